@@ -1,0 +1,113 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let package = Package(
+    name: "swift-retry-policy",
+    platforms: [.macOS(.v15), .iOS(.v18)],
+    products: [
+        .library(name: "RetryPolicyCore", targets: ["RetryPolicyCore"]),
+        .library(name: "RetryPolicyYAML", targets: ["RetryPolicyYAML"]),
+        .library(name: "RetryPolicyLint", targets: ["RetryPolicyLint"]),
+        .library(name: "RetryPolicyExecutor", targets: ["RetryPolicyExecutor"]),
+        .library(name: "RetryPolicyAsyncHTTPClient", targets: ["RetryPolicyAsyncHTTPClient"]),
+        .library(name: "RetryPolicyURLSession", targets: ["RetryPolicyURLSession"]),
+        .executable(name: "retry-policy", targets: ["RetryPolicyCLI"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.5.0"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.80.0"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.25.0"),
+        .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.0"),
+    ],
+    targets: [
+        // The pure engine: model, decider, backoff, taxonomy. No I/O, no Foundation.
+        .target(name: "RetryPolicyCore"),
+
+        // libyaml, found through pkg-config.
+        .systemLibrary(
+            name: "CYAML",
+            pkgConfig: "yaml-0.1",
+            providers: [.apt(["libyaml-dev"]), .brew(["libyaml"])]
+        ),
+
+        // Strict YAML loader with source locations.
+        .target(name: "RetryPolicyYAML", dependencies: ["RetryPolicyCore", "CYAML"]),
+
+        // Semantic lint rules and report formats.
+        .target(name: "RetryPolicyLint", dependencies: ["RetryPolicyCore", "RetryPolicyYAML"]),
+
+        // Runs operations under a decider; policy store; telemetry.
+        .target(
+            name: "RetryPolicyExecutor",
+            dependencies: [
+                "RetryPolicyCore",
+                "RetryPolicyYAML",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+            ]
+        ),
+
+        // HTTP adapters, each in its own target so the core stays dependency-free.
+        .target(
+            name: "RetryPolicyAsyncHTTPClient",
+            dependencies: [
+                "RetryPolicyCore",
+                "RetryPolicyExecutor",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
+        .target(name: "RetryPolicyURLSession", dependencies: ["RetryPolicyCore", "RetryPolicyExecutor"]),
+
+        // The command-line tool: a thin layer over the modules above.
+        .executableTarget(
+            name: "RetryPolicyCLI",
+            dependencies: [
+                "RetryPolicyCore",
+                "RetryPolicyYAML",
+                "RetryPolicyLint",
+                "RetryPolicyExecutor",
+                "RetryPolicyAsyncHTTPClient",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+
+        .testTarget(
+            name: "RetryPolicyCoreTests",
+            dependencies: [
+                "RetryPolicyCore",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
+        ),
+        .testTarget(
+            name: "RetryPolicyYAMLTests",
+            dependencies: ["RetryPolicyCore", "RetryPolicyYAML"],
+            resources: [.copy("Fixtures")]
+        ),
+        .testTarget(name: "RetryPolicyLintTests", dependencies: ["RetryPolicyCore", "RetryPolicyYAML", "RetryPolicyLint"]),
+        .testTarget(
+            name: "RetryPolicyExecutorTests",
+            dependencies: [
+                "RetryPolicyCore",
+                "RetryPolicyExecutor",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
+        ),
+        .testTarget(
+            name: "RetryPolicyHTTPTests",
+            dependencies: [
+                "RetryPolicyCore",
+                "RetryPolicyExecutor",
+                "RetryPolicyAsyncHTTPClient",
+                "RetryPolicyURLSession",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
+        .testTarget(name: "RetryPolicyCLITests", dependencies: ["RetryPolicyCore"]),
+    ]
+)

@@ -1,0 +1,1 @@
+print("retry-policy")

@@ -1,0 +1,141 @@
+/// Why a request stopped without success.
+public enum StopReason: String, Hashable, Sendable, CaseIterable, CustomStringConvertible {
+    /// The matching rule says stop.
+    case notRetryable = "not_retryable"
+    /// The attempt was the last one allowed.
+    case attemptsExhausted = "attempts_exhausted"
+    /// The next retry could not start before the total deadline.
+    case deadlineExceeded = "deadline_exceeded"
+    /// The shared retry budget has no tokens left.
+    case budgetExhausted = "budget_exhausted"
+    /// The method is not safe to repeat under the policy.
+    case notIdempotent = "not_idempotent"
+    /// The server asked for a delay above the policy's cap.
+    case retryAfterTooLong = "retry_after_too_long"
+    /// The caller cancelled.
+    case cancelled
+
+    public var description: String { rawValue }
+}
+
+/// What happened on one attempt.
+public enum AttemptOutcome: Hashable, Sendable {
+    /// A complete response arrived.
+    case response(status: Int, headers: ResponseHeaders)
+    /// No usable response arrived.
+    case transport(TransportFailure)
+
+    public static func status(_ status: Int) -> AttemptOutcome { .response(status: status, headers: .none) }
+}
+
+/// Everything one decision looks at besides the policy and shared state.
+public struct DecisionInput: Hashable, Sendable {
+    public var outcome: AttemptOutcome
+    /// The attempt that produced `outcome`; 1 is the first try.
+    public var attempt: Int
+    /// Time since the first attempt started.
+    public var elapsed: Duration
+    public var method: HTTPMethod
+    /// The caller vouches that repeating the request is safe (an idempotency
+    /// key is set).
+    public var markedIdempotent: Bool
+    /// Selects per-endpoint timeout overrides.
+    public var endpoint: String?
+    /// Wall-clock time of the decision; needed for HTTP-date and Unix-time
+    /// headers and for cooldowns.
+    public var now: Timestamp?
+    /// The delay before the previous retry (decorrelated jitter builds on
+    /// it).
+    public var previousDelay: Duration?
+    /// Budget tokens the previous retry of this request cost (0 if none);
+    /// a success refunds it.
+    public var lastRetryCost: Int
+    /// How many times this request already refreshed credentials.
+    public var credentialRefreshes: Int
+
+    public init(
+        outcome: AttemptOutcome,
+        attempt: Int = 1,
+        elapsed: Duration = .zero,
+        method: HTTPMethod = .get,
+        markedIdempotent: Bool = false,
+        endpoint: String? = nil,
+        now: Timestamp? = nil,
+        previousDelay: Duration? = nil,
+        lastRetryCost: Int = 0,
+        credentialRefreshes: Int = 0
+    ) {
+        self.outcome = outcome
+        self.attempt = attempt
+        self.elapsed = elapsed
+        self.method = method
+        self.markedIdempotent = markedIdempotent
+        self.endpoint = endpoint
+        self.now = now
+        self.previousDelay = previousDelay
+        self.lastRetryCost = lastRetryCost
+        self.credentialRefreshes = credentialRefreshes
+    }
+
+    /// Carries per-request state forward after a retry decision, so the
+    /// next attempt's input is correct by construction.
+    public mutating func advance(after decision: Decision, outcome next: AttemptOutcome, elapsed: Duration, now: Timestamp?) {
+        if case .retry(let delay) = decision.action {
+            previousDelay = delay
+            lastRetryCost = decision.budgetCost
+            if decision.refreshCredentials { credentialRefreshes += 1 }
+        }
+        attempt += 1
+        outcome = next
+        self.elapsed = elapsed
+        self.now = now
+    }
+}
+
+/// The outcome of one decision.
+public struct Decision: Hashable, Sendable {
+    public enum Action: Hashable, Sendable {
+        case success
+        case retry(after: Duration)
+        case stop(SDKError, StopReason)
+    }
+
+    public var action: Action
+    /// Index in ``Policy/rules`` of the rule that decided; `nil` when the
+    /// default rule or the implicit 2xx success decided.
+    public var ruleIndex: Int?
+    /// Where the deciding rule (or default) is written.
+    public var ruleLocation: SourceLocation?
+    /// For a retry: the range the delay was drawn from (equal bounds when
+    /// nothing is random).
+    public var delayBounds: ClosedRange<Duration>?
+    /// For a retry: whether the delay is the server's.
+    public var serverDirected: Bool
+    /// For a retry: refresh credentials before sending again.
+    public var refreshCredentials: Bool
+    /// For a retry: budget tokens it cost.
+    public var budgetCost: Int
+
+    public init(
+        action: Action,
+        ruleIndex: Int? = nil,
+        ruleLocation: SourceLocation? = nil,
+        delayBounds: ClosedRange<Duration>? = nil,
+        serverDirected: Bool = false,
+        refreshCredentials: Bool = false,
+        budgetCost: Int = 0
+    ) {
+        self.action = action
+        self.ruleIndex = ruleIndex
+        self.ruleLocation = ruleLocation
+        self.delayBounds = delayBounds
+        self.serverDirected = serverDirected
+        self.refreshCredentials = refreshCredentials
+        self.budgetCost = budgetCost
+    }
+
+    public var isRetry: Bool { if case .retry = action { true } else { false } }
+    public var error: SDKError? { if case .stop(let error, _) = action { error } else { nil } }
+    public var stopReason: StopReason? { if case .stop(_, let reason) = action { reason } else { nil } }
+    public var delay: Duration? { if case .retry(let delay) = action { delay } else { nil } }
+}

@@ -1,0 +1,180 @@
+/// The duration syntax of policy files: `250ms`, `10s`, `1m30s`, `1.5s`,
+/// `2h`.
+///
+/// Lives in the core so the loader, the CLI and every message format
+/// durations the same way; a bare number is rejected because `10` could mean
+/// seconds or milliseconds and a wrong guess is off by a factor of 1,000.
+public enum DurationText {
+    /// Why a text is not a duration.
+    public enum ParseError: Error, Hashable, Sendable, CustomStringConvertible {
+        case empty
+        case missingUnit
+        case negative
+        case unknownUnit(String)
+        case unitOrder
+        case malformedNumber
+        case overflow
+
+        public var description: String {
+            switch self {
+            case .empty: "an empty duration"
+            case .missingUnit: "a number without a unit (write 10s or 250ms)"
+            case .negative: "a negative duration"
+            case .unknownUnit(let unit): "unknown unit '\(unit)' (use h, m, s or ms)"
+            case .unitOrder: "units out of order or repeated (write 1m30s)"
+            case .malformedNumber: "a malformed number"
+            case .overflow: "a duration too large to represent"
+            }
+        }
+    }
+
+    /// The largest duration a policy may state: 100 days. Longer values are
+    /// certainly mistakes and would overflow arithmetic downstream.
+    public static let maximum: Duration = .seconds(100 * 24 * 3600)
+
+    /// Parses `text` strictly.
+    public static func parse(_ text: some StringProtocol) -> Result<Duration, ParseError> {
+        let bytes = Array(text.utf8)
+        if bytes.isEmpty { return .failure(.empty) }
+        if bytes[0] == UInt8(ascii: "-") { return .failure(.negative) }
+        var index = 0
+        var total: Double = 0
+        var lastUnitRank = Int.max
+        while index < bytes.count {
+            // number: digits, optional '.' digits
+            let numberStart = index
+            var sawDigit = false
+            var sawDot = false
+            while index < bytes.count {
+                let byte = bytes[index]
+                if byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") {
+                    sawDigit = true
+                } else if byte == UInt8(ascii: ".") && !sawDot {
+                    sawDot = true
+                } else {
+                    break
+                }
+                index += 1
+            }
+            if !sawDigit { return .failure(.malformedNumber) }
+            if bytes[index - 1] == UInt8(ascii: ".") || bytes[numberStart] == UInt8(ascii: ".") {
+                return .failure(.malformedNumber)
+            }
+            if index - numberStart > 18 { return .failure(.overflow) }
+            let number = parseDecimal(bytes[numberStart..<index])
+            let unitStart = index
+            while index < bytes.count,
+                (bytes[index] >= UInt8(ascii: "a") && bytes[index] <= UInt8(ascii: "z"))
+                    || (bytes[index] >= UInt8(ascii: "A") && bytes[index] <= UInt8(ascii: "Z"))
+            {
+                index += 1
+            }
+            if unitStart == index {
+                return .failure(index == bytes.count ? .missingUnit : .unknownUnit(String(decoding: bytes[index...], as: UTF8.self)))
+            }
+            let unit = String(decoding: bytes[unitStart..<index], as: UTF8.self)
+            let rank: Int
+            let seconds: Double
+            switch unit {
+            case "h": rank = 3; seconds = 3600
+            case "m": rank = 2; seconds = 60
+            case "s": rank = 1; seconds = 1
+            case "ms": rank = 0; seconds = 0.001
+            default: return .failure(.unknownUnit(unit))
+            }
+            if rank >= lastUnitRank { return .failure(.unitOrder) }
+            lastUnitRank = rank
+            total += number * seconds
+            if total > Double(maximum.components.seconds) { return .failure(.overflow) }
+        }
+        let nanoseconds = (total * 1e9).rounded()
+        return .success(.nanoseconds(Int64(nanoseconds)))
+    }
+
+    private static func parseDecimal(_ bytes: ArraySlice<UInt8>) -> Double {
+        var integer: Double = 0
+        var fraction: Double = 0
+        var scale: Double = 1
+        var afterDot = false
+        for byte in bytes {
+            if byte == UInt8(ascii: ".") { afterDot = true; continue }
+            let digit = Double(byte - UInt8(ascii: "0"))
+            if afterDot {
+                scale /= 10
+                fraction += digit * scale
+            } else {
+                integer = integer * 10 + digit
+            }
+        }
+        return integer + fraction
+    }
+
+    /// Formats a duration in the policy syntax, choosing the shortest exact
+    /// spelling: `0s`, `250ms`, `1.5s`, `1m30s`, `2h`.
+    public static func format(_ duration: Duration) -> String {
+        let totalNanoseconds = duration.nanosecondsSaturated
+        if totalNanoseconds < 0 { return "-" + format(.nanoseconds(-totalNanoseconds)) }
+        if totalNanoseconds == 0 { return "0s" }
+        let milliseconds = totalNanoseconds / 1_000_000
+        let subMillisecond = totalNanoseconds % 1_000_000
+        if subMillisecond != 0 {
+            let seconds = Double(totalNanoseconds) / 1e9
+            return trimmed(seconds) + "s"
+        }
+        if milliseconds < 1000 { return "\(milliseconds)ms" }
+        var remaining = milliseconds
+        var text = ""
+        let hours = remaining / 3_600_000
+        remaining %= 3_600_000
+        let minutes = remaining / 60_000
+        remaining %= 60_000
+        if hours > 0 { text += "\(hours)h" }
+        if minutes > 0 { text += "\(minutes)m" }
+        if remaining > 0 {
+            if remaining % 1000 == 0 {
+                text += "\(remaining / 1000)s"
+            } else if hours == 0 && minutes == 0 {
+                text += trimmed(Double(remaining) / 1000) + "s"
+            } else {
+                text += "\(remaining / 1000)s\(remaining % 1000)ms"
+            }
+        }
+        return text
+    }
+
+    private static func trimmed(_ value: Double) -> String {
+        // Up to three decimals without trailing zeros, without Foundation.
+        let scaled = Int64((value * 1000).rounded())
+        let whole = scaled / 1000
+        var fraction = scaled % 1000
+        if fraction == 0 { return "\(whole)" }
+        var digits = 3
+        while fraction % 10 == 0 { fraction /= 10; digits -= 1 }
+        var fractionText = "\(fraction)"
+        while fractionText.count < digits { fractionText = "0" + fractionText }
+        return "\(whole).\(fractionText)"
+    }
+}
+
+extension Duration {
+    /// The duration in whole nanoseconds, saturating instead of trapping so
+    /// that hostile values can never crash a decision.
+    @inlinable
+    public var nanosecondsSaturated: Int64 {
+        let (seconds, attoseconds) = components
+        let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        if overflow { return seconds < 0 ? Int64.min : Int64.max }
+        let (sum, overflow2) = scaled.addingReportingOverflow(attoseconds / 1_000_000_000)
+        if overflow2 { return seconds < 0 ? Int64.min : Int64.max }
+        return sum
+    }
+
+    /// Milliseconds as a Double, for reports.
+    public var milliseconds: Double {
+        let (seconds, attoseconds) = components
+        return Double(seconds) * 1000 + Double(attoseconds) / 1e15
+    }
+
+    /// The duration in the policy file syntax (`1m30s`).
+    public var formattedForHumans: String { DurationText.format(self) }
+}
