@@ -108,6 +108,6 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
-        .testTarget(name: "RetryPolicyCLITests", dependencies: ["RetryPolicyCore"]),
+        .testTarget(name: "RetryPolicyCLITests", dependencies: ["RetryPolicyCore"], exclude: ["Fixtures"]),
     ]
 )

@@ -101,8 +101,15 @@ public struct ErrorTable: Sendable {
         if !row.statuses.isEmpty {
             if row.statuses.count == 1, row.statuses[0].count == 1 {
                 parts.append(reasonPhrase(row.statuses[0].lowerBound))
-            } else if let first = row.statuses.first, first.lowerBound / 100 == first.upperBound / 100 {
-                parts.append(classPhrase(first.lowerBound / 100))
+            } else {
+                var classes: [Int] = []
+                for range in row.statuses {
+                    for leading in (range.lowerBound / 100)...(range.upperBound / 100) where !classes.contains(leading) {
+                        classes.append(leading)
+                    }
+                }
+                let phrases = classes.map(classPhrase)
+                parts.append(phrases.enumerated().map { $0.offset == 0 ? $0.element : $0.element.lowercased() }.joined(separator: " / "))
             }
         } else {
             parts.append(row.transports.count == 1 ? transportPhrase(row.transports[0]) : "Network connectivity failure")
@@ -115,7 +122,10 @@ public struct ErrorTable: Sendable {
         case .stop:
             if row.decision.reason == .attemptsExhausted { parts.append("client does not retry") }
         }
-        if row.honorsRetryAfter {
+        // Servers send Retry-After with 429 and 503 (RFC 9110 §10.2.3), so
+        // the table mentions it where it applies, as the seed table does.
+        let carriesRetryAfter = row.statuses.contains { $0.contains(429) || $0.contains(503) }
+        if row.honorsRetryAfter && carriesRetryAfter {
             let cap = policy.retryAfter.cap.map { " (cap \($0.formattedForHumans))" } ?? ""
             parts.append("respect Retry-After\(cap)")
         }
