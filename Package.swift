@@ -87,7 +87,15 @@ let package = Package(
             dependencies: ["RetryPolicyCore", "RetryPolicyYAML"],
             resources: [.copy("Fixtures")]
         ),
-        .testTarget(name: "RetryPolicyLintTests", dependencies: ["RetryPolicyCore", "RetryPolicyYAML", "RetryPolicyLint"]),
+        .testTarget(
+            name: "RetryPolicyLintTests",
+            dependencies: [
+                "RetryPolicyCore",
+                "RetryPolicyYAML",
+                "RetryPolicyLint",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
+        ),
         .testTarget(
             name: "RetryPolicyExecutorTests",
             dependencies: [
