@@ -143,7 +143,8 @@ enum DecisionSentence {
         case .retry:
             let delay = outline.delay.map(DecisionOutline.text) ?? "0s"
             let source = outline.serverDirected ? ", as the server asked" : (outline.delay.map { $0.lowerBound != $0.upperBound } == true ? " (\(policy.backoff.jitter.rawValue) jitter)" : "")
-            return "Retry after \(delay)\(source): \(matched), which retries it as \(errorText); this was \(attemptText)."
+            let retries = outline.ruleIndex == nil ? "and it retries it" : "which retries it"
+            return "Retry after \(delay)\(source): \(matched), \(retries) as \(errorText); this was \(attemptText)."
         case .stop:
             let reason = outline.reason ?? .notRetryable
             let because: String
@@ -160,10 +161,16 @@ enum DecisionSentence {
             case .notIdempotent: because = "which retries it, but \(input.method) is not idempotent under the policy and the request is not marked idempotent"
             case .retryAfterTooLong:
                 let cap = policy.retryAfter.cap.map(\.formattedForHumans) ?? "?"
-                because = "which retries it, but the server asked for a delay above the cap \(cap)"
+                var asked = "a delay"
+                if case .response(_, let headers) = input.outcome, let delay = policy.retryAfter.serverDelay(in: headers, now: input.now) {
+                    asked = delay.formattedForHumans
+                }
+                because = "which retries it, but the server asked for \(asked), above the cap \(cap)"
             case .cancelled: because = "and cancelled requests are never retried"
             }
-            return "Stop with \(errorText) (\(reason.rawValue)): \(matched), \(because)."
+            // "the default ... decides, which ..." reads oddly; the default is not a rule.
+            let joined = outline.ruleIndex == nil ? because.replacingOccurrences(of: "which ", with: "and it ", options: .anchored) : because
+            return "Stop with \(errorText) (\(reason.rawValue)): \(matched), \(joined)."
         }
     }
 }
