@@ -149,7 +149,11 @@ struct SimulateCommandTests {
         let wellFormed = try python("import sys, xml.dom.minidom; xml.dom.minidom.parse(sys.argv[1]); print('ok')", arguments: [workspace.path("storm.svg")])
         #expect(wellFormed.output == "ok\n")
         let human = try workspace.run(["simulate", "nojitter.yaml", "--clients", "500", "--outage", "10s"])
-        #expect(human.stdout.contains("server load: 1500 requests in total, peak 500 per 1s at 0s (3 requests per client)"), "\(human)")
+        #expect(human.stdout.contains("server load: 1500 requests in total, peak 500 per 1s at 0s (3 requests per client)\nlargest retry burst: 500 retries within 10ms\n"), "\(human)")
+        let spread = try workspace.run(["simulate", "jitter.yaml", "--clients", "500", "--outage", "10s"])
+        let burst = spread.stdout.split(separator: "\n").first { $0.hasPrefix("largest retry burst: ") }.map(String.init) ?? ""
+        let count = Int(burst.dropFirst("largest retry burst: ".count).prefix { $0.isNumber }) ?? 500
+        #expect(count < 50, "full jitter breaks the retry burst up: \(burst)")
         #expect(human.stdout.contains("clients: 0 succeeded, 500 failed (attempts_exhausted 500)"))
     }
 

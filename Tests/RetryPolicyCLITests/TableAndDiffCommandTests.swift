@@ -38,10 +38,18 @@ struct TableAndDiffCommandTests {
         #expect(lines.contains { $0.hasPrefix("| 200-203 | Success | Success | N/A |") })
     }
 
+    @Test("without a platform the error column shows kinds")
+    func kinds() throws {
+        let workspace = try Workspace(["clean.yaml": PolicyTexts.clean])
+        let result = try workspace.run(["table", "clean.yaml"])
+        #expect(result.stdout.hasPrefix("| HTTP Status | SDK Error | Retry? | Explanation |\n"), "\(result)")
+        #expect(result.stdout.contains("| 429 | `status_429` | Yes (up to 3 attempts) | Too Many Requests; backoff 1s-10s, full jitter; respect Retry-After (cap 1m) |"), "\(result)")
+    }
+
     @Test("json table; a retried row says so")
     func json() throws {
         let workspace = try Workspace(["clean.yaml": PolicyTexts.clean])
-        let result = try workspace.run(["table", "clean.yaml", "--format", "json"])
+        let result = try workspace.run(["table", "clean.yaml", "--format", "json", "--platform", "ios", "--platform", "android"])
         let document = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
         let rows = try #require(document["rows"] as? [[String: Any]])
         let row503 = try #require(rows.first { ($0["input"] as? String) == "502-599" || ($0["input"] as? String) == "500, 502-599" || ($0["input"] as? String)?.hasPrefix("502") == true })

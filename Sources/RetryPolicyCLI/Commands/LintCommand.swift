@@ -164,7 +164,7 @@ enum RuleExplanation {
 
     static func listing() -> String {
         var lines: [String] = []
-        for rule in LoaderRule.allCases { lines.append("\(rule.id)  error    \(rule.title)") }
+        for rule in LoaderRule.allCases { lines.append("\(rule.id)  error    \(LintCatalog.loaderRule(id: rule.id).summary)") }
         for rule in LintCatalog.rules {
             lines.append("\(rule.id)  \(rule.defaultSeverity.rawValue.padding(toLength: 7, withPad: " ", startingAt: 0))  \(rule.summary)")
         }

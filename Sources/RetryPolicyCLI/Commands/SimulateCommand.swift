@@ -194,9 +194,10 @@ enum StormText {
     static func render(_ storm: OutageStorm, policy: Policy) -> String {
         let configuration = storm.configuration
         var output = "\(policy.name): \(configuration.clients) clients, outage of \(configuration.outage.formattedForHumans) answering \(configuration.outageResponse), "
-        output += "jitter \(policy.backoff.jitter.rawValue), \(configuration.shared ? "one shared" : "per-client") budget, seed \(configuration.seed)\n"
+        output += "jitter \(policy.backoff.jitter.rawValue), \(policy.budget == nil ? "no" : configuration.shared ? "one shared" : "per-client") budget, seed \(configuration.seed)\n"
         output += "server load: \(storm.totalRequests) requests in total, peak \(storm.peak) per \(configuration.window.formattedForHumans) at \(storm.peakAt.formattedForHumans)"
         output += " (\(formatRatio(storm.totalRequests, configuration.clients)) requests per client)\n"
+        output += "largest retry burst: \(storm.retryBurst == 1 ? "1 retry" : "\(storm.retryBurst) retries") within \(OutageStorm.burstWindow.formattedForHumans)\n"
         var outcome = "clients: \(storm.succeeded) succeeded"
         let failed = storm.failures.values.reduce(0, +)
         if failed > 0 {
@@ -233,6 +234,7 @@ enum StormText {
             ("total_requests", .int(storm.totalRequests)),
             ("peak_requests", .int(storm.peak)),
             ("peak_at_ms", DecisionJSON.milliseconds(storm.peakAt)),
+            ("retry_burst_10ms", .int(storm.retryBurst)),
             ("succeeded", .int(storm.succeeded)),
             ("failed", .object(storm.failures.sorted { $0.key.rawValue < $1.key.rawValue }.map { ($0.key.rawValue, .int($0.value)) })),
             ("rejected_by_cooldown", .int(storm.rejectedByCooldown)),
