@@ -137,14 +137,8 @@ struct PolicyDecoder {
         guard let fields = reader.fields(node, at: "backoff", allowed: PolicyKeys.backoff) else { return nil }
         let initial = fields["initial"].flatMap { reader.duration($0, at: fields.path("initial")) } ?? .zero
         var result = Backoff(initial: initial, max: initial, location: fields.location)
-        if let node = fields["max"], let max = reader.duration(node, at: fields.path("max")) {
-            if max < initial {
-                reader.report(
-                    .outOfRange, at: node.location,
-                    "backoff.max: expected a duration of at least backoff.initial (\(initial.formattedForHumans)), found '\(max.formattedForHumans)'")
-            }
-            result.max = max
-        }
+        // A max below initial is well-formed; lint reports it (RP104).
+        if let node = fields["max"], let max = reader.duration(node, at: fields.path("max")) { result.max = max }
         if let node = fields["multiplier"], let multiplier = reader.number(node, at: fields.path("multiplier"), in: PolicyBounds.multiplier) {
             result.multiplier = multiplier
         }
