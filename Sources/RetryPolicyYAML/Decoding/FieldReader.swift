@@ -77,7 +77,7 @@ struct FieldReader {
         case .scalar: return [node]
         case .sequence(let items, _):
             if items.isEmpty {
-                expected("\(what) or a non-empty list of them", for: keyPath, found: node, rule: .outOfRange)
+                expected("\(what) or a list of at least one", for: keyPath, found: node, rule: .outOfRange)
                 return nil
             }
             return items
