@@ -87,7 +87,15 @@ let package = Package(
             dependencies: ["RetryPolicyCore", "RetryPolicyYAML"],
             resources: [.copy("Fixtures")]
         ),
-        .testTarget(name: "RetryPolicyLintTests", dependencies: ["RetryPolicyCore", "RetryPolicyYAML", "RetryPolicyLint"]),
+        .testTarget(
+            name: "RetryPolicyLintTests",
+            dependencies: [
+                "RetryPolicyCore",
+                "RetryPolicyYAML",
+                "RetryPolicyLint",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
+        ),
         .testTarget(
             name: "RetryPolicyExecutorTests",
             dependencies: [
@@ -108,6 +116,6 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
-        .testTarget(name: "RetryPolicyCLITests", dependencies: ["RetryPolicyCore"]),
+        .testTarget(name: "RetryPolicyCLITests", dependencies: ["RetryPolicyCore"], exclude: ["Fixtures"]),
     ]
 )

@@ -41,10 +41,12 @@ struct AnalysisTests {
         #expect(table.platforms == ["ios"])
         let markdown = table.markdown
         #expect(markdown.hasPrefix("| HTTP Status | SDK Error | Retry? | Explanation |\n|-------------|-----------|--------|-------------|\n"))
-        #expect(markdown.contains("| 204 | `SDKError.noFill` | No | No Content; respect Retry-After (cap 1m) |"))
+        #expect(markdown.contains("| 204 | `SDKError.noFill` | No | No Content |"))
         #expect(markdown.contains("| 500-599 | `SDKError.status_5xx` | No | Server error; respect Retry-After (cap 1m) |"))
         #expect(markdown.contains("| Timeout | `SDKError.timeout` | No | Request exceeded timeout budget |"))
-        #expect(markdown.contains("| DNS/SSL/TLS | `SDKError.networkError` | No | Network connectivity failure |"))
+        // Transport failures with the same decision share a row, whether a rule or the default decides them.
+        #expect(markdown.contains("| Connection lost/Offline/DNS/SSL/TLS/Connection refused/Invalid URL/Decoding/Unknown | `SDKError.networkError` | No | Network connectivity failure |"))
+        #expect(markdown.contains("| 300-428 | `SDKError.networkError` | No | Redirection / client error |"))
     }
 
     @Test("a scripted timeline follows the decider: server delay, jitter bounds, final success")

@@ -23,7 +23,7 @@ struct LintRuleTests {
         let found = findings(policy).filter { $0.id == "RP101" }
         try #require(found.count == 1)
         #expect(found[0].location.line == 26)
-        #expect(found[0].message.contains("rule at line 26 can never match: rule at line 23"))
+        #expect(found[0].message.contains("rule at line 26 can never match: rule at line 23 already matches every input it matches"))
     }
 
     @Test("RP101 is silent when the specific rule comes first or a method restriction leaves inputs to it")

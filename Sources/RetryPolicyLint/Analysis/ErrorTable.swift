@@ -12,8 +12,11 @@ public struct ErrorTable: Sendable {
         public var transports: [TransportFailure]
         /// `nil` for a success.
         public var error: SDKError.Kind?
-        /// The error's name per platform, in ``ErrorTable/platforms`` order.
+        /// The error's name per platform, in ``ErrorTable/platforms`` order
+        /// (the kind itself when no platform is chosen).
         public var names: [String]
+        /// Where the rules (or default) that decide the row are written.
+        public var rules: [SourceLocation]
         public var decision: DecisionOutline
         public var honorsRetryAfter: Bool
         public var explanation: String
@@ -31,22 +34,22 @@ public struct ErrorTable: Sendable {
     public var rows: [Row]
 
     /// Builds the table from first-attempt decisions for a GET without
-    /// headers. Platforms default to the policy's own, else iOS and Android.
+    /// headers. Platforms default to the policy's own, else those it names
+    /// errors for; with none, the error column shows the kinds.
     public init(policy: Policy, platforms: [String]? = nil) {
         self.policy = policy
-        let chosen = platforms ?? (policy.platform.map { [$0] } ?? ["ios", "android"])
+        let chosen = platforms ?? (policy.platform.map { [$0] } ?? policy.errorNames.platforms)
         self.platforms = chosen
         let decider = RetryDecider(policy: policy.withoutBudget)
         struct Key: Hashable {
             var signature: DecisionOutline.Signature
             var honors: Bool
-            var ruleIndex: Int?
         }
         func describe(_ input: PolicyInput) -> (Key, DecisionOutline, Bool) {
             let outline = decider.outline(DecisionInput(outcome: input.outcome, attempt: 1, method: .get))
             let honors = policy.decidingAction(for: input, method: .get)?.honorsRetryAfter ?? policy.retryAfter.honor
             let shownHonors = outline.action != .success && honors && !policy.retryAfter.headers.isEmpty
-            return (Key(signature: outline.signature, honors: shownHonors, ruleIndex: outline.ruleIndex), outline, shownHonors)
+            return (Key(signature: outline.signature, honors: shownHonors), outline, shownHonors)
         }
         var rows: [Row] = []
         var lastKey: Key?
@@ -54,8 +57,9 @@ public struct ErrorTable: Sendable {
             let (key, outline, honors) = describe(.status(code))
             if key == lastKey, let last = rows.last, last.statuses.last?.upperBound == code - 1 {
                 rows[rows.count - 1].statuses[rows[rows.count - 1].statuses.count - 1] = last.statuses.last!.lowerBound...code
+                if let rule = outline.rule, !rows[rows.count - 1].rules.contains(rule) { rows[rows.count - 1].rules.append(rule) }
             } else {
-                rows.append(Row(statuses: [code...code], transports: [], error: outline.error, names: [],
+                rows.append(Row(statuses: [code...code], transports: [], error: outline.error, names: [], rules: outline.rule.map { [$0] } ?? [],
                                 decision: outline, honorsRetryAfter: honors, explanation: ""))
             }
             lastKey = key
@@ -65,17 +69,22 @@ public struct ErrorTable: Sendable {
             let (key, outline, _) = describe(.transport(failure))
             if let index = transportRows[key] {
                 rows[index].transports.append(failure)
+                if let rule = outline.rule, !rows[index].rules.contains(rule) { rows[index].rules.append(rule) }
             } else {
                 transportRows[key] = rows.count
-                rows.append(Row(statuses: [], transports: [failure], error: outline.error, names: [],
+                rows.append(Row(statuses: [], transports: [failure], error: outline.error, names: [], rules: outline.rule.map { [$0] } ?? [],
                                 decision: outline, honorsRetryAfter: false, explanation: ""))
             }
         }
         for index in rows.indices {
             let row = rows[index]
-            rows[index].names = chosen.map { platform in
-                guard let kind = row.error else { return "Success" }
-                return policy.platformName(of: kind, on: platform) ?? kind.rawValue
+            if chosen.isEmpty {
+                rows[index].names = [row.error?.rawValue ?? "Success"]
+            } else {
+                rows[index].names = chosen.map { platform in
+                    guard let kind = row.error else { return "Success" }
+                    return policy.platformName(of: kind, on: platform) ?? kind.rawValue
+                }
             }
             rows[index].explanation = Self.explanation(for: row, policy: policy)
         }
@@ -101,8 +110,15 @@ public struct ErrorTable: Sendable {
         if !row.statuses.isEmpty {
             if row.statuses.count == 1, row.statuses[0].count == 1 {
                 parts.append(reasonPhrase(row.statuses[0].lowerBound))
-            } else if let first = row.statuses.first, first.lowerBound / 100 == first.upperBound / 100 {
-                parts.append(classPhrase(first.lowerBound / 100))
+            } else {
+                var classes: [Int] = []
+                for range in row.statuses {
+                    for leading in (range.lowerBound / 100)...(range.upperBound / 100) where !classes.contains(leading) {
+                        classes.append(leading)
+                    }
+                }
+                let phrases = classes.map(classPhrase)
+                parts.append(phrases.enumerated().map { $0.offset == 0 ? $0.element : $0.element.lowercased() }.joined(separator: " / "))
             }
         } else {
             parts.append(row.transports.count == 1 ? transportPhrase(row.transports[0]) : "Network connectivity failure")
@@ -115,7 +131,10 @@ public struct ErrorTable: Sendable {
         case .stop:
             if row.decision.reason == .attemptsExhausted { parts.append("client does not retry") }
         }
-        if row.honorsRetryAfter {
+        // Servers send Retry-After with 429 and 503 (RFC 9110 §10.2.3), so
+        // the table mentions it where it applies, as the seed table does.
+        let carriesRetryAfter = row.statuses.contains { $0.contains(429) || $0.contains(503) }
+        if row.honorsRetryAfter && carriesRetryAfter {
             let cap = policy.retryAfter.cap.map { " (cap \($0.formattedForHumans))" } ?? ""
             parts.append("respect Retry-After\(cap)")
         }
@@ -179,7 +198,7 @@ public struct ErrorTable: Sendable {
 
     /// The table as GitHub-flavoured Markdown.
     public var markdown: String {
-        let errorHeaders = platforms.count == 1 ? ["SDK Error"] : platforms.map { "SDK Error (\($0))" }
+        let errorHeaders = platforms.count <= 1 ? ["SDK Error"] : platforms.map { "SDK Error (\($0))" }
         let headers = ["HTTP Status"] + errorHeaders + ["Retry?", "Explanation"]
         var lines = ["| " + headers.joined(separator: " | ") + " |"]
         lines.append("|" + headers.map { String(repeating: "-", count: $0.count + 2) }.joined(separator: "|") + "|")
@@ -203,12 +222,12 @@ public struct ErrorTable: Sendable {
                     ("transports", .array(row.transports.map { .string($0.rawValue) })),
                     ("error", .optional(row.error?.rawValue)),
                     ("names", .object(zip(platforms, row.names).map { ($0, row.error == nil ? .null : .string($1)) })),
+                    ("rules", .array(row.rules.map { .string("\($0.file):\($0.line)") })),
                     ("action", .string(row.decision.action.rawValue)),
                     ("retry", .bool(row.retries)),
                     ("reason", .optional(row.decision.reason?.rawValue)),
                     ("honors_retry_after", .bool(row.honorsRetryAfter)),
                     ("explanation", .string(row.explanation)),
-                    ("rule", .optional(row.decision.rule.map { "\($0.file):\($0.line)" })),
                 ])
             })),
         ])

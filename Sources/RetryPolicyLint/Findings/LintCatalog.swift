@@ -1,3 +1,5 @@
+import RetryPolicyYAML
+
 /// Every semantic rule, in id order. Ids are stable: a retired rule's id is
 /// never reused.
 public enum LintCatalog {
@@ -15,19 +17,31 @@ public enum LintCatalog {
         rules.first { $0.id == id.uppercased() }
     }
 
-    /// The rule that structural problems found by the loader are reported
-    /// under in rule metadata: the loader's own ids (RP0xx) are listed with
-    /// this explanation.
+    /// Metadata for a structural problem the loader reports (RP0xx), taken
+    /// from the loader's own rule table so the two cannot drift apart.
     public static func loaderRule(id: String) -> LintRule {
-        LintRule(
-            id: id, name: "policy-structure", defaultSeverity: .error,
-            summary: "The file is not a valid policy: the loader rejected it.",
-            explanation: """
-                Ids RP001-RP099 are structural problems found while loading a policy file: YAML \
-                syntax, unknown or misspelled keys, wrong types, malformed durations and status \
-                patterns, undeclared error kinds, unreadable `extends` or `parity` files. The message \
-                says what was expected at that position and what was found, with a suggestion when one \
-                is obvious. The format is specified in docs/policy-format.md.
-                """)
+        guard let rule = LoaderRule(rawValue: id.uppercased()) else {
+            return LintRule(
+                id: id, name: "policy-structure", defaultSeverity: .error,
+                summary: "The file is not a valid policy: the loader rejected it.",
+                explanation: "Structural problems found while loading a policy file; see docs/policy-format.md.")
+        }
+        return LintRule(
+            id: rule.id, name: kebabCase(String(describing: rule)), defaultSeverity: .error,
+            summary: rule.title.prefix(1).uppercased() + rule.title.dropFirst() + ".",
+            explanation: rule.explanation)
+    }
+
+    /// `unknownKey` -> `unknown-key`.
+    static func kebabCase(_ name: String) -> String {
+        var result = ""
+        for character in name {
+            if character.isUppercase {
+                result += "-" + character.lowercased()
+            } else {
+                result.append(character)
+            }
+        }
+        return result
     }
 }

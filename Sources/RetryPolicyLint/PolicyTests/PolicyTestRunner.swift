@@ -94,7 +94,13 @@ public enum PolicyTestRunner {
         }
         if expect.delayMin != nil || expect.delayMax != nil {
             let actual = outline.delay.map(DecisionOutline.text) ?? "no delay"
-            let expectedText = "\(expect.delayMin?.formattedForHumans ?? "?")-\(expect.delayMax?.formattedForHumans ?? "?")"
+            let expectedText: String
+            switch (expect.delayMin, expect.delayMax) {
+            case (let low?, let high?): expectedText = DecisionOutline.text(low...max(low, high))
+            case (let low?, nil): expectedText = "at least \(low.formattedForHumans)"
+            case (nil, let high?): expectedText = "at most \(high.formattedForHumans)"
+            case (nil, nil): expectedText = "a delay"
+            }
             if let delay = outline.delay {
                 if let low = expect.delayMin, low != delay.lowerBound {
                     mismatches.append(.init(field: "delay.min", expected: low.formattedForHumans, actual: delay.lowerBound.formattedForHumans))

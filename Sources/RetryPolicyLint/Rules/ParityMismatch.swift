@@ -29,7 +29,8 @@ enum ParityMismatch: PolicyCheck {
             var message = "decides differently from \(reference) (\(other.name)) on \(comparison.differingInputs) of \(comparison.comparedInputs) inputs: "
                 + shown.joined(separator: "; ")
             if comparison.differences.count > shownDifferences {
-                message += "; and \(comparison.differences.count - shownDifferences) more ranges"
+                let more = comparison.differences.count - shownDifferences
+                message += "; and \(more) more \(more == 1 ? "range" : "ranges")"
             }
             findings.append(finding(
                 at: context.parityLocation ?? context.place(policy.location, policy), message,

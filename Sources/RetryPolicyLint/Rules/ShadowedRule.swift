@@ -41,7 +41,7 @@ enum ShadowedRule: PolicyCheck {
             let earlier = shadowing.sorted().map { ruleName(policy.rules[$0], index: $0) }
             findings.append(finding(
                 at: context.place(candidate.location, policy),
-                "\(ruleName(candidate, index: index)) can never match: \(earlier.joined(separator: " and ")) already match every input it matches",
+                "\(ruleName(candidate, index: index)) can never match: \(earlier.joined(separator: " and ")) already \(earlier.count == 1 ? "matches" : "match") every input it matches",
                 suggestion: "move it above \(earlier[0]) or delete it"))
         }
         return findings

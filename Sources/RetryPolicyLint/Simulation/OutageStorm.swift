@@ -50,6 +50,13 @@ public struct OutageStorm: Sendable {
     public var rejectedByCooldown: Int
     /// When the last client finished.
     public var finishedAt: Duration
+    /// The most retries (attempts after the first) that reached the server
+    /// within any ``burstWindow``: the synchronisation jitter exists to
+    /// break up, which per-second counts hide.
+    public var retryBurst: Int
+
+    /// The window of ``retryBurst``.
+    public static let burstWindow: Duration = .milliseconds(10)
 
     private struct Event: Comparable {
         var time: Duration
@@ -73,6 +80,7 @@ public struct OutageStorm: Sendable {
             queue.push(Event(time: start, client: client))
         }
         var requestStarts: [Duration] = []
+        var retryStarts: [Duration] = []
         var firstStart = Array(repeating: Duration.zero, count: clients)
         var succeeded = 0
         var failures: [StopReason: Int] = [:]
@@ -94,6 +102,7 @@ public struct OutageStorm: Sendable {
                 continue
             }
             requestStarts.append(event.time)
+            if inputs[client] != nil { retryStarts.append(event.time) }
             let response: AttemptOutcome = event.time < configuration.outage ? configuration.outageResponse.outcome : .status(200)
             let begin = inputs[client] == nil ? event.time : firstStart[client]
             var duration = (response == .transport(.timeout) ? perAttempt : nil) ?? configuration.latency
@@ -134,11 +143,18 @@ public struct OutageStorm: Sendable {
             load[slot] += 1
         }
         let peak = load.max() ?? 0
+        retryStarts.sort()
+        var burst = 0
+        var low = 0
+        for high in retryStarts.indices {
+            while retryStarts[high] - retryStarts[low] >= burstWindow { low += 1 }
+            burst = max(burst, high - low + 1)
+        }
         let peakSlot = load.firstIndex(of: peak) ?? 0
         return OutageStorm(
             configuration: configuration, load: load, totalRequests: requestStarts.count, peak: peak,
             peakAt: .nanoseconds(Int64(peakSlot) * windowNanos), succeeded: succeeded, failures: failures,
-            rejectedByCooldown: rejected, finishedAt: finishedAt)
+            rejectedByCooldown: rejected, finishedAt: finishedAt, retryBurst: burst)
     }
 
     /// An SVG bar chart of the load per window, with the end of the outage
