@@ -143,13 +143,27 @@ struct LoaderErrorCase: CustomTestStringConvertible, Sendable {
         ]),
         LoaderErrorCase("invalid/wrong-type.yaml", [
             "invalid/wrong-type.yaml:3:11: error: attempts: expected an integer from 1 to 100, found the quoted string \"4\" [RP011] (write 4 without quotes)",
-            "invalid/wrong-type.yaml:5:10: error: retry_after.honor: expected true or false, found the string 'yes' [RP011]",
+            "invalid/wrong-type.yaml:5:10: error: retry_after.honor: expected true or false, found the string 'yes' [RP011] (write true; since YAML 1.2 'yes' is a string)",
             "invalid/wrong-type.yaml:6:10: error: backoff: expected a mapping, found a list [RP011]",
             "invalid/wrong-type.yaml:8:3: error: rules: expected a list of rules, found a mapping [RP011]",
         ]),
         LoaderErrorCase("invalid/yaml-syntax.yaml", [
             "invalid/yaml-syntax.yaml:5:11: error: expected valid YAML, found a syntax error: did not find expected ',' or ']' (while parsing a flow sequence at line 4, column 13) [RP001]",
-        ]),    ]
+        ]),        LoaderErrorCase("invalid/empty-lists.yaml", [
+            "invalid/empty-lists.yaml:3:10: error: extends: expected a policy file path, found the quoted string \"\" [RP013]",
+            "invalid/empty-lists.yaml:6:14: error: rules[0].methods: expected a list of HTTP methods with at least one item, found an empty list [RP019]",
+            "invalid/empty-lists.yaml:9:16: error: rules[1].transport: expected a transport class or a list of at least one, found an empty list [RP019]",
+        ]),
+        LoaderErrorCase("invalid/yaml11-booleans.yaml", [
+            "invalid/yaml11-booleans.yaml:4:10: error: retry_after.honor: expected true or false, found the string 'on' [RP011] (write true; since YAML 1.2 'on' is a string)",
+            "invalid/yaml11-booleans.yaml:5:13: error: retry_after.cooldown: expected off, wait or reject, found the string 'no' [RP013]",
+            "invalid/yaml11-booleans.yaml:10:26: error: rules[0].refresh_credentials: expected true or false, found the string 'Yes' [RP011] (write true; since YAML 1.2 'Yes' is a string)",
+        ]),
+        LoaderErrorCase("invalid/float-for-integer.yaml", [
+            "invalid/float-for-integer.yaml:1:10: error: version: expected the format version 1, found the number 1.0 [RP011]",
+            "invalid/float-for-integer.yaml:3:11: error: attempts: expected an integer from 1 to 100, found the number 4.0 [RP011]",
+        ]),
+    ]
 
     @Test(arguments: cases) func reportsExactlyTheseLocatedDiagnostics(_ testCase: LoaderErrorCase) {
         let actual = LoaderErrorCase.diagnostics(of: testCase.file)
