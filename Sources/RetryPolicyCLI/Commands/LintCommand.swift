@@ -34,7 +34,7 @@ struct LintCommand: ParsableCommand {
     @Argument(help: "Policy files or directories to check (default: the current directory).")
     var paths: [String] = []
 
-    @Option(help: "Output format: human, json, sarif, github or junit. Default: github when GITHUB_ACTIONS is set, else human.")
+    @Option(help: "Output format (default: github when GITHUB_ACTIONS is set, else human).")
     var format: LintFormat?
 
     @Flag(help: "Fail (exit 1) on warnings too, not only on errors.")

@@ -62,7 +62,7 @@ struct SimulateCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Write the load chart as SVG to this file (with --clients).", valueName: "file"))
     var svg: String?
 
-    @Option(help: "Output format: human or json.")
+    @Option(help: "Output format.")
     var format: OutputFormat = .human
 
     func validate() throws {
