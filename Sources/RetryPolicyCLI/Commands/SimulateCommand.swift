@@ -127,7 +127,7 @@ enum TimelineText {
             switch attempt.decision.action {
             case .success: decision = "success"
             case .retry:
-                decision = "retry in \(attempt.delay?.formattedForHumans ?? "0s")"
+                decision = "retry in \(shown(attempt.delay ?? .zero))"
                 if let bounds = attempt.decision.delay, bounds.lowerBound != bounds.upperBound {
                     decision += " (drawn from \(DecisionOutline.text(bounds)))"
                 } else if attempt.decision.serverDirected {
@@ -138,16 +138,16 @@ enum TimelineText {
                 decision = "stop: \(attempt.decision.error?.rawValue ?? "") (\(attempt.decision.reason?.rawValue ?? ""))"
             }
             let rule = attempt.decision.rule.map { "\($0.file):\($0.line)" } ?? "-"
-            rows.append(["t=" + attempt.start.formattedForHumans, "\(attempt.number)", attempt.response.description, decision, rule])
+            rows.append(["t=" + shown(attempt.start), "\(attempt.number)", attempt.response.description, decision, rule])
         }
         var output = "\(policy.name) (\(path)), seed \(seed)\n"
         output += table(rows)
         let result = timeline.result
         switch result.action {
         case .success:
-            output += "result: success after \(plural(timeline.attempts.count, "attempt")) in \(timeline.elapsed.formattedForHumans)\n"
+            output += "result: success after \(plural(timeline.attempts.count, "attempt")) in \(shown(timeline.elapsed))\n"
         default:
-            output += "result: \(result.error?.rawValue ?? "") (\(result.reason?.rawValue ?? "")) after \(plural(timeline.attempts.count, "attempt")) in \(timeline.elapsed.formattedForHumans)\n"
+            output += "result: \(result.error?.rawValue ?? "") (\(result.reason?.rawValue ?? "")) after \(plural(timeline.attempts.count, "attempt")) in \(shown(timeline.elapsed))\n"
         }
         return output
     }
@@ -173,6 +173,12 @@ enum TimelineText {
                 ("elapsed_ms", DecisionJSON.milliseconds(timeline.elapsed)),
             ])),
         ])
+    }
+
+    /// A drawn delay to the millisecond: `390ms` reads better than
+    /// `0.39s`, and the JSON form keeps the exact value.
+    static func shown(_ duration: Duration) -> String {
+        Duration.milliseconds(Int64(duration.milliseconds.rounded())).formattedForHumans
     }
 
     /// Left-aligned columns separated by two spaces.
