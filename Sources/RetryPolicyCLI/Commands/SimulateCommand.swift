@@ -68,6 +68,9 @@ struct SimulateCommand: ParsableCommand {
     func validate() throws {
         if clients == nil && responses == nil { throw ValidationError("give --responses for one request, or --clients N for a storm") }
         if let clients, clients < 1 || clients > 1_000_000 { throw ValidationError("--clients must be within 1-1000000") }
+        if let window = try? DurationText.parse(window).get(), window < .milliseconds(1) {
+            throw ValidationError("--window must be at least 1ms")
+        }
         if svg != nil && clients == nil { throw ValidationError("--svg needs --clients") }
         for (name, value) in [("latency", latency), ("outage", outage), ("spread", spread), ("window", window)] {
             if case .failure(let error) = DurationText.parse(value) {
@@ -76,7 +79,6 @@ struct SimulateCommand: ParsableCommand {
         }
         if case .failure(let error) = ScriptedResponse.parse(outageResponse) { throw ValidationError("--outage-response: \(error)") }
         if let responses, case .failure(let error) = ScriptedResponse.parseList(responses) { throw ValidationError("--responses: \(error)") }
-        if (try? DurationText.parse(window).get()) == .zero { throw ValidationError("--window must be longer than 0s") }
     }
 
     func run() throws {
