@@ -116,7 +116,9 @@ struct FileLinter {
                 }
                 let context = LintContext(file: file, parityPolicies: parity, parityLocation: parityLocation)
                 findings += linter.check(policy: policy, context: context)
-            case .stack(let stack):
+            case .stack(var stack):
+                // Point the amplification finding at the `stack:` list rather than the top of the file.
+                if let stackLocation = keyLocation("stack", in: source, file: file) { stack.location = stackLocation }
                 var layers: [(layer: PolicyStack.Layer, policy: Policy)] = []
                 for layer in stack.layers {
                     let path = PolicyFiles.resolve(layer.policyPath, relativeTo: file)
