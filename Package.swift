@@ -80,7 +80,10 @@ let package = Package(
             dependencies: [
                 "RetryPolicyCore",
                 .product(name: "PropertyBased", package: "swift-property-based"),
-            ]
+            ],
+            // The allocation counter defines `malloc` in the test binary;
+            // exporting it lets it see the Swift runtime's allocations.
+            linkerSettings: [.unsafeFlags(["-Xlinker", "--export-dynamic-symbol=malloc"], .when(platforms: [.linux]))]
         ),
         .testTarget(
             name: "RetryPolicyYAMLTests",
