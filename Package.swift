@@ -80,14 +80,25 @@ let package = Package(
             dependencies: [
                 "RetryPolicyCore",
                 .product(name: "PropertyBased", package: "swift-property-based"),
-            ]
+            ],
+            // The allocation counter defines `malloc` in the test binary;
+            // exporting it lets it see the Swift runtime's allocations.
+            linkerSettings: [.unsafeFlags(["-Xlinker", "--export-dynamic-symbol=malloc"], .when(platforms: [.linux]))]
         ),
         .testTarget(
             name: "RetryPolicyYAMLTests",
             dependencies: ["RetryPolicyCore", "RetryPolicyYAML"],
             resources: [.copy("Fixtures")]
         ),
-        .testTarget(name: "RetryPolicyLintTests", dependencies: ["RetryPolicyCore", "RetryPolicyYAML", "RetryPolicyLint"]),
+        .testTarget(
+            name: "RetryPolicyLintTests",
+            dependencies: [
+                "RetryPolicyCore",
+                "RetryPolicyYAML",
+                "RetryPolicyLint",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
+        ),
         .testTarget(
             name: "RetryPolicyExecutorTests",
             dependencies: [
@@ -111,6 +122,6 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
-        .testTarget(name: "RetryPolicyCLITests", dependencies: ["RetryPolicyCore"]),
+        .testTarget(name: "RetryPolicyCLITests", dependencies: ["RetryPolicyCore"], exclude: ["Fixtures"]),
     ]
 )

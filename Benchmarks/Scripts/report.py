@@ -1,0 +1,103 @@
+"""Turns package-benchmark's JMH export into the ratio table Benchmarks/run prints.
+
+Benchmarks are named `<group>.<case>.engine` and `<group>.<case>.baseline`;
+a pair gives a ratio of median wall-clock times (engine / baseline). A
+benchmark without a twin is reported on its own against an absolute target.
+"""
+import json
+import os
+import platform
+import subprocess
+import sys
+
+# What one iteration of each benchmark does, and the target it is held to.
+WORK = {
+    "decision": "1,000 decisions (realistic mix)",
+    "table": "2 full decision tables (3,060 rows each) + diff",
+    "executor": "1 executed request",
+    "corpus": "load + lint 1,000 policy files",
+}
+RATIO_TARGETS = {"decision": 3.0, "executor": 1.2}
+ABSOLUTE_TARGETS_US = {"corpus": 1_000_000}
+
+
+def machine():
+    model = "unknown CPU"
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    memory = ""
+    try:
+        for line in open("/proc/meminfo"):
+            if line.startswith("MemTotal"):
+                memory = f"{int(line.split()[1]) // (1024 * 1024)} GiB"
+    except OSError:
+        pass
+    swift = subprocess.run(["swift", "--version"], capture_output=True, text=True).stdout.splitlines()
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    return (f"{model}, {os.cpu_count()} cores, {memory}, {platform.system()} {platform.machine()}, "
+            f"{swift[0] if swift else 'swift ?'}, load average {load:.1f}")
+
+
+def main(paths):
+    results = {}
+    for path in paths:
+        for element in json.load(open(path)):
+            name = element["benchmark"].split(".", 3)[-1]  # package.benchmark.<target>.<name>
+            secondary = element["secondaryMetrics"]
+            wall = secondary["Time (wall clock)"]["scorePercentiles"]["50.0"]
+            mallocs = secondary.get("Malloc (total)", {}).get("scorePercentiles", {}).get("50.0")
+            results[name] = {"wall_us": wall, "mallocs": mallocs, "iterations": element["measurementIterations"]}
+
+    rows = []
+    seen = set()
+    for name in sorted(results):
+        if name in seen:
+            continue
+        group = name.split(".")[0]
+        if name.endswith(".engine") or name.endswith(".baseline"):
+            stem = name.rsplit(".", 1)[0]
+            engine, baseline = results.get(stem + ".engine"), results.get(stem + ".baseline")
+            seen.update({stem + ".engine", stem + ".baseline"})
+            if not engine or not baseline:
+                continue
+            ratio = engine["wall_us"] / baseline["wall_us"] if baseline["wall_us"] else float("inf")
+            target = RATIO_TARGETS.get(group)
+            malloc_ok = engine["mallocs"] == 0 if group == "decision" else (
+                engine["mallocs"] is None or baseline["mallocs"] is None or engine["mallocs"] <= baseline["mallocs"])
+            met = "-" if target is None else ("yes" if ratio <= target and malloc_ok else "NO")
+            rows.append((stem, WORK.get(group, ""), f"{engine['wall_us']:.1f}", f"{baseline['wall_us']:.1f}",
+                         f"{ratio:.2f}x", fmt(engine["mallocs"]), fmt(baseline["mallocs"]),
+                         "-" if target is None else f"<= {target}x" + (", 0 mallocs" if group == "decision" else ", no extra mallocs"),
+                         met))
+        else:
+            seen.add(name)
+            result = results[name]
+            target = ABSOLUTE_TARGETS_US.get(group)
+            met = "-" if target is None else ("yes" if result["wall_us"] < target else "NO")
+            rows.append((name, WORK.get(group, ""), f"{result['wall_us']:.1f}", "-", "-", fmt(result["mallocs"]), "-",
+                         "-" if target is None else f"< {target / 1e6:g} s", met))
+
+    header = ("benchmark", "one iteration", "engine p50 us", "baseline p50 us", "ratio", "engine mallocs",
+              "baseline mallocs", "target", "met")
+    widths = [max(len(str(row[i])) for row in rows + [header]) for i in range(len(header))]
+    print(f"machine: {machine()}")
+    print("| " + " | ".join(h.ljust(w) for h, w in zip(header, widths)) + " |")
+    print("|" + "|".join("-" * (w + 2) for w in widths) + "|")
+    for row in rows:
+        print("| " + " | ".join(str(c).ljust(w) for c, w in zip(row, widths)) + " |")
+    failed = [row[0] for row in rows if row[-1] == "NO"]
+    if failed:
+        print(f"targets missed: {', '.join(failed)}")
+
+
+def fmt(value):
+    return "-" if value is None else f"{value:g}"
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

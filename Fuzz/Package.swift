@@ -1,0 +1,19 @@
+// swift-tools-version: 6.1
+// libFuzzer targets, in their own package so that normal builds never see
+// `-sanitize=fuzzer`. Build and run with `Fuzz/run` (see docs/hardening.md).
+import PackageDescription
+
+let package = Package(
+    name: "swift-retry-policy-fuzz",
+    platforms: [.macOS(.v15)],
+    dependencies: [
+        .package(name: "swift-retry-policy", path: ".."),
+    ],
+    targets: [
+        .executableTarget(
+            name: "FuzzRetryAfter",
+            dependencies: [.product(name: "RetryPolicyCore", package: "swift-retry-policy")],
+            swiftSettings: [.unsafeFlags(["-parse-as-library"])]
+        ),
+    ]
+)

@@ -1,0 +1,176 @@
+import ArgumentParser
+import Foundation
+import RetryPolicyCore
+import RetryPolicyLint
+
+struct DecideCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "decide",
+        abstract: "Show what a policy decides for one response or transport failure.",
+        discussion: """
+            Examples:
+              retry-policy decide policies/tmdb.yaml --status 503
+              retry-policy decide policies/tmdb.yaml --status 429 --retry-after 2 --attempt 2
+              retry-policy decide policies/tmdb.yaml --transport timeout --elapsed 25s --format json
+
+            The JSON form is {"action", "error", "reason", "delay_ms": {"min", "max"}, "rule"}: \
+            delay_ms gives the bounds jitter can draw from (equal without jitter) and rule is the \
+            FILE:LINE of the rule that decided (null when no rule did). error is the kind the \
+            outcome maps to (also for a retry: the error reported if it were the last attempt).
+            """)
+
+    @Argument(help: "The policy file.")
+    var policy: String
+
+    @Option(help: "The response status (100-599).")
+    var status: Int?
+
+    @Option(help: ArgumentHelp("The transport failure instead of a response: \(TransportFailure.allCases.map(\.rawValue).joined(separator: ", ")).", valueName: "class"))
+    var transport: String?
+
+    @Option(name: .customLong("retry-after"), help: "The response's Retry-After header (delta-seconds or HTTP-date).")
+    var retryAfter: String?
+
+    @Option(name: .customLong("header"), help: ArgumentHelp("Another response header, NAME=VALUE (repeatable).", valueName: "name=value"))
+    var headers: [String] = []
+
+    @Option(help: "Which attempt produced the outcome; 1 is the first try.")
+    var attempt: Int = 1
+
+    @Option(help: "Time since the first attempt started, e.g. 2.5s.")
+    var elapsed: String = "0s"
+
+    @Option(help: "The request method.")
+    var method: String = "GET"
+
+    @Flag(help: "The caller marked the request idempotent (it carries an idempotency key).")
+    var idempotent = false
+
+    @Option(help: "The endpoint (placement) whose timeout overrides apply.")
+    var endpoint: String?
+
+    @Option(help: "Output format.")
+    var format: OutputFormat = .human
+
+    func validate() throws {
+        if (status == nil) == (transport == nil) {
+            throw ValidationError("give exactly one of --status or --transport")
+        }
+        if let status, !StatusPattern.validCodes.contains(status) {
+            throw ValidationError("--status must be within 100-599, found \(status)")
+        }
+        if let transport, TransportFailure(rawValue: transport) == nil {
+            throw ValidationError("--transport must be one of \(TransportFailure.allCases.map(\.rawValue).joined(separator: ", ")), found '\(transport)'")
+        }
+        if attempt < 1 { throw ValidationError("--attempt must be at least 1") }
+        if case .failure(let error) = DurationText.parse(elapsed) {
+            throw ValidationError("--elapsed: expected a duration such as 2.5s, found \(error)")
+        }
+        for header in headers where !header.contains("=") {
+            throw ValidationError("--header expects NAME=VALUE, found '\(header)'")
+        }
+    }
+
+    func run() throws {
+        let loaded = try PolicyFiles.loadPolicy(policy)
+        var responseHeaders = ResponseHeaders()
+        if let retryAfter { responseHeaders.append(name: "Retry-After", value: retryAfter) }
+        for header in headers {
+            let parts = header.split(separator: "=", maxSplits: 1)
+            responseHeaders.append(name: String(parts[0]), value: parts.count > 1 ? String(parts[1]) : "")
+        }
+        let outcome: AttemptOutcome = status.map { .response(status: $0, headers: responseHeaders) }
+            ?? .transport(TransportFailure(rawValue: transport!)!)
+        let now = Timestamp(nanosecondsSince1970: Int64(Date().timeIntervalSince1970 * 1e9))
+        let input = DecisionInput(
+            outcome: outcome, attempt: attempt, elapsed: (try? DurationText.parse(elapsed).get()) ?? .zero,
+            method: HTTPMethod(rawValue: method), markedIdempotent: idempotent, endpoint: endpoint, now: now)
+        let outline = RetryDecider(policy: loaded).outline(input)
+        switch format {
+        case .json:
+            StandardOutput.write(DecisionJSON.value(outline).rendered() + "\n")
+        case .human:
+            StandardOutput.write(DecisionSentence.text(outline, input: input, policy: loaded) + "\n")
+        }
+    }
+}
+
+/// The JSON shape of one decision, shared by `decide` and `simulate`.
+enum DecisionJSON {
+    static func value(_ outline: DecisionOutline) -> JSONValue {
+        .object([
+            ("action", .string(outline.action.rawValue)),
+            ("error", .optional(outline.error?.rawValue)),
+            ("reason", .optional(outline.reason?.rawValue)),
+            ("delay_ms", outline.delay.map { .object([("min", milliseconds($0.lowerBound)), ("max", milliseconds($0.upperBound))]) } ?? .null),
+            ("rule", .optional(outline.rule.map { "\($0.file):\($0.line)" })),
+        ])
+    }
+
+    /// Whole milliseconds as an integer, fractions as a number.
+    static func milliseconds(_ duration: Duration) -> JSONValue {
+        let value = duration.milliseconds
+        return value == value.rounded() ? .int(Int(value)) : .double(value)
+    }
+}
+
+/// The human form of a decision: one sentence that says what happens and
+/// which rule made it so.
+enum DecisionSentence {
+    static func text(_ outline: DecisionOutline, input: DecisionInput, policy: Policy) -> String {
+        let what: String
+        switch input.outcome {
+        case .response(let status, _): what = "HTTP \(status)"
+        case .transport(let failure): what = "transport failure \(failure.rawValue)"
+        }
+        let ruleText: String
+        if let location = outline.rule {
+            let kind = outline.ruleIndex == nil ? "the default" : "the rule"
+            ruleText = "\(kind) at \(location.file):\(location.line)"
+        } else if outline.ruleIndex == nil && outline.action == .success {
+            return "Success: \(what) is a 2xx and no rule matches it."
+        } else {
+            ruleText = outline.ruleIndex == nil ? "no rule and no default (built-in stop)" : "rule \(outline.ruleIndex! + 1)"
+        }
+        let matched = outline.ruleIndex == nil ? "no rule matches \(what), so \(ruleText) decides" : "\(what) matches \(ruleText)"
+        let error = outline.error?.rawValue ?? "internal_error"
+        let platformName = policy.platform.flatMap { platform in outline.error.flatMap { policy.platformName(of: $0, on: platform) } }
+        let errorText = platformName.map { "\(error) (\($0))" } ?? error
+        let attemptText = "attempt \(input.attempt) of \(policy.attempts)"
+        switch outline.action {
+        case .success:
+            return "Success: \(matched), which treats it as a success."
+        case .retry:
+            let delay = outline.delay.map(DecisionOutline.text) ?? "0s"
+            let source = outline.serverDirected ? ", as the server asked" : (outline.delay.map { $0.lowerBound != $0.upperBound } == true ? " (\(policy.backoff.jitter.rawValue) jitter)" : "")
+            let retries = outline.ruleIndex == nil ? "and it retries it" : "which retries it"
+            return "Retry after \(delay)\(source): \(matched), \(retries) as \(errorText); this was \(attemptText)."
+        case .stop:
+            let reason = outline.reason ?? .notRetryable
+            let because: String
+            switch reason {
+            case .notRetryable:
+                because = outline.ruleIndex != nil && policy.rules[outline.ruleIndex!].action == .retry
+                    ? "which retries it only once after refreshing credentials, and that retry was used"
+                    : "which does not retry it"
+            case .attemptsExhausted: because = "which retries it, but \(attemptText) was the last"
+            case .deadlineExceeded:
+                let total = policy.timeouts(for: input.endpoint).total.map(\.formattedForHumans) ?? "?"
+                because = "which retries it, but the next attempt could not start before the total deadline \(total) (elapsed \(input.elapsed.formattedForHumans))"
+            case .budgetExhausted: because = "which retries it, but the retry budget is empty"
+            case .notIdempotent: because = "which retries it, but \(input.method) is not idempotent under the policy and the request is not marked idempotent"
+            case .retryAfterTooLong:
+                let cap = policy.retryAfter.cap.map(\.formattedForHumans) ?? "?"
+                var asked = "a delay"
+                if case .response(_, let headers) = input.outcome, let delay = policy.retryAfter.serverDelay(in: headers, now: input.now) {
+                    asked = delay.formattedForHumans
+                }
+                because = "which retries it, but the server asked for \(asked), above the cap \(cap)"
+            case .cancelled: because = "and cancelled requests are never retried"
+            }
+            // "the default ... decides, which ..." reads oddly; the default is not a rule.
+            let joined = outline.ruleIndex == nil ? because.replacingOccurrences(of: "which ", with: "and it ", options: .anchored) : because
+            return "Stop with \(errorText) (\(reason.rawValue)): \(matched), \(joined)."
+        }
+    }
+}

@@ -1,0 +1,259 @@
+import ArgumentParser
+import Foundation
+import RetryPolicyCore
+import RetryPolicyLint
+
+struct SimulateCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "simulate",
+        abstract: "Play a request or an outage storm through a policy on a test clock.",
+        discussion: """
+            One request: --responses lists what each attempt gets, in order; the last one repeats \
+            if the policy keeps retrying. A response is a status with optional headers, or a \
+            transport failure class:
+              retry-policy simulate policies/tmdb.yaml --responses 503,503,429:retry-after=2,200
+              retry-policy simulate policies/tmdb.yaml --responses timeout,connection_lost,200 --seed 7
+
+            A storm: --clients N clients hit an outage together; the server answers \
+            --outage-response for --outage, then 200. The report gives the peak and total load on \
+            the server, which shows what jitter and budgets do to a retry storm:
+              retry-policy simulate policies/tmdb.yaml --clients 1000 --outage 20s --svg storm.svg
+
+            Time is simulated (nothing sleeps) and jitter is drawn from --seed, so a run is \
+            reproducible on every machine.
+            """)
+
+    @Argument(help: "The policy file.")
+    var policy: String
+
+    @Option(help: ArgumentHelp("Comma-separated responses, one per attempt: 503, 429:retry-after=2, timeout, 200.", valueName: "list"))
+    var responses: String?
+
+    @Option(help: "Seed for the jitter draws.")
+    var seed: UInt64 = 1
+
+    @Option(help: "How long each attempt takes (a timeout takes timeouts.per_attempt).")
+    var latency: String = "0s"
+
+    @Option(help: "The request method.")
+    var method: String = "GET"
+
+    @Flag(help: "The caller marked the request idempotent.")
+    var idempotent = false
+
+    @Option(help: "Simulate this many clients hitting an outage at once.")
+    var clients: Int?
+
+    @Option(help: "How long the outage lasts (with --clients).")
+    var outage: String = "10s"
+
+    @Option(name: .customLong("outage-response"), help: "What the server answers during the outage (with --clients).")
+    var outageResponse: String = "503"
+
+    @Option(help: "Clients start spread uniformly over this window (with --clients).")
+    var spread: String = "0s"
+
+    @Option(help: "Width of one bar of the load histogram (with --clients).")
+    var window: String = "1s"
+
+    @Flag(help: "All clients share one budget and cooldown, like concurrent requests in one process (with --clients).")
+    var sharedBudget = false
+
+    @Option(help: ArgumentHelp("Write the load chart as SVG to this file (with --clients).", valueName: "file"))
+    var svg: String?
+
+    @Option(help: "Output format.")
+    var format: OutputFormat = .human
+
+    func validate() throws {
+        if clients == nil && responses == nil { throw ValidationError("give --responses for one request, or --clients N for a storm") }
+        if let clients, clients < 1 || clients > 1_000_000 { throw ValidationError("--clients must be within 1-1000000") }
+        if let window = try? DurationText.parse(window).get(), window < .milliseconds(1) {
+            throw ValidationError("--window must be at least 1ms")
+        }
+        if svg != nil && clients == nil { throw ValidationError("--svg needs --clients") }
+        for (name, value) in [("latency", latency), ("outage", outage), ("spread", spread), ("window", window)] {
+            if case .failure(let error) = DurationText.parse(value) {
+                throw ValidationError("--\(name): expected a duration such as 10s, found \(error)")
+            }
+        }
+        if case .failure(let error) = ScriptedResponse.parse(outageResponse) { throw ValidationError("--outage-response: \(error)") }
+        if let responses, case .failure(let error) = ScriptedResponse.parseList(responses) { throw ValidationError("--responses: \(error)") }
+    }
+
+    func run() throws {
+        let loaded = try PolicyFiles.loadPolicy(policy)
+        let latency = try! DurationText.parse(latency).get()
+        if let clients {
+            try runStorm(policy: loaded, clients: clients, latency: latency)
+            return
+        }
+        let script = try! ScriptedResponse.parseList(responses!).get()
+        let timeline = RequestTimeline.simulate(
+            policy: loaded, responses: script, seed: seed, latency: latency,
+            method: HTTPMethod(rawValue: method), markedIdempotent: idempotent)
+        switch format {
+        case .human: StandardOutput.write(TimelineText.render(timeline, policy: loaded, path: policy, seed: seed))
+        case .json: StandardOutput.write(TimelineText.json(timeline, policy: loaded, seed: seed).rendered() + "\n")
+        }
+    }
+
+    func runStorm(policy loaded: Policy, clients: Int, latency: Duration) throws {
+        let configuration = OutageStorm.Configuration(
+            clients: clients, outage: try! DurationText.parse(outage).get(),
+            outageResponse: try! ScriptedResponse.parse(outageResponse).get(),
+            spread: try! DurationText.parse(spread).get(), latency: latency,
+            window: try! DurationText.parse(window).get(), shared: sharedBudget, seed: seed)
+        let storm = OutageStorm.run(policy: loaded, configuration: configuration)
+        if let svg {
+            let title = "\(loaded.name): \(clients) clients, \(configuration.outage.formattedForHumans) outage of \(configuration.outageResponse), jitter \(loaded.backoff.jitter.rawValue)"
+            do {
+                try storm.svg(title: title).write(toFile: svg, atomically: true, encoding: .utf8)
+            } catch {
+                throw CommandFailure("\(svg): cannot write the chart: \(error.localizedDescription)")
+            }
+        }
+        switch format {
+        case .human: StandardOutput.write(StormText.render(storm, policy: loaded))
+        case .json: StandardOutput.write(StormText.json(storm, policy: loaded).rendered() + "\n")
+        }
+    }
+}
+
+/// Text forms of a single-request timeline.
+enum TimelineText {
+    static func render(_ timeline: RequestTimeline, policy: Policy, path: String, seed: UInt64) -> String {
+        var rows: [[String]] = [["time", "attempt", "response", "decision", "rule"]]
+        for attempt in timeline.attempts {
+            var decision: String
+            switch attempt.decision.action {
+            case .success: decision = "success"
+            case .retry:
+                decision = "retry in \(shown(attempt.delay ?? .zero))"
+                if let bounds = attempt.decision.delay, bounds.lowerBound != bounds.upperBound {
+                    decision += " (drawn from \(DecisionOutline.text(bounds)))"
+                } else if attempt.decision.serverDirected {
+                    decision += " (server-directed)"
+                }
+                decision += " [\(attempt.decision.error?.rawValue ?? "")]"
+            case .stop:
+                decision = "stop: \(attempt.decision.error?.rawValue ?? "") (\(attempt.decision.reason?.rawValue ?? ""))"
+            }
+            let rule = attempt.decision.rule.map { "\($0.file):\($0.line)" } ?? "-"
+            rows.append(["t=" + shown(attempt.start), "\(attempt.number)", attempt.response.description, decision, rule])
+        }
+        var output = "\(policy.name) (\(path)), seed \(seed)\n"
+        output += table(rows)
+        let result = timeline.result
+        switch result.action {
+        case .success:
+            output += "result: success after \(plural(timeline.attempts.count, "attempt")) in \(shown(timeline.elapsed))\n"
+        default:
+            output += "result: \(result.error?.rawValue ?? "") (\(result.reason?.rawValue ?? "")) after \(plural(timeline.attempts.count, "attempt")) in \(shown(timeline.elapsed))\n"
+        }
+        return output
+    }
+
+    static func json(_ timeline: RequestTimeline, policy: Policy, seed: UInt64) -> JSONValue {
+        .object([
+            ("policy", .string(policy.name)),
+            ("seed", .int(Int(truncatingIfNeeded: seed))),
+            ("attempts", .array(timeline.attempts.map { attempt in
+                .object([
+                    ("attempt", .int(attempt.number)),
+                    ("start_ms", DecisionJSON.milliseconds(attempt.start)),
+                    ("response", .string(attempt.response.description)),
+                    ("decision", DecisionJSON.value(attempt.decision)),
+                    ("delay_ms", attempt.delay.map(DecisionJSON.milliseconds) ?? .null),
+                ])
+            })),
+            ("result", .object([
+                ("action", .string(timeline.result.action.rawValue)),
+                ("error", .optional(timeline.result.error?.rawValue)),
+                ("reason", .optional(timeline.result.reason?.rawValue)),
+                ("attempts", .int(timeline.attempts.count)),
+                ("elapsed_ms", DecisionJSON.milliseconds(timeline.elapsed)),
+            ])),
+        ])
+    }
+
+    /// A drawn delay to the millisecond: `390ms` reads better than
+    /// `0.39s`, and the JSON form keeps the exact value.
+    static func shown(_ duration: Duration) -> String {
+        Duration.milliseconds(Int64(duration.milliseconds.rounded())).formattedForHumans
+    }
+
+    /// Left-aligned columns separated by two spaces.
+    static func table(_ rows: [[String]]) -> String {
+        guard let columns = rows.first?.count else { return "" }
+        let widths = (0..<columns).map { column in rows.map { $0[column].count }.max() ?? 0 }
+        return rows.map { row in
+            row.enumerated().map { index, cell in
+                index == columns - 1 ? cell : cell.padding(toLength: widths[index], withPad: " ", startingAt: 0)
+            }.joined(separator: "  ")
+        }.joined(separator: "\n") + "\n"
+    }
+}
+
+/// Text forms of an outage storm.
+enum StormText {
+    static let maximumRows = 60
+
+    static func render(_ storm: OutageStorm, policy: Policy) -> String {
+        let configuration = storm.configuration
+        var output = "\(policy.name): \(configuration.clients) clients, outage of \(configuration.outage.formattedForHumans) answering \(configuration.outageResponse), "
+        output += "jitter \(policy.backoff.jitter.rawValue), \(policy.budget == nil ? "no" : configuration.shared ? "one shared" : "per-client") budget, seed \(configuration.seed)\n"
+        output += "server load: \(storm.totalRequests) requests in total, peak \(storm.peak) per \(configuration.window.formattedForHumans) at \(storm.peakAt.formattedForHumans)"
+        output += " (\(formatRatio(storm.totalRequests, configuration.clients)) requests per client)\n"
+        output += "largest retry burst: \(storm.retryBurst == 1 ? "1 retry" : "\(storm.retryBurst) retries") within \(OutageStorm.burstWindow.formattedForHumans)\n"
+        var outcome = "clients: \(storm.succeeded) succeeded"
+        let failed = storm.failures.values.reduce(0, +)
+        if failed > 0 {
+            let reasons = storm.failures.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.key.rawValue) \($0.value)" }
+            outcome += ", \(failed) failed (\(reasons.joined(separator: ", ")))"
+        }
+        if storm.rejectedByCooldown > 0 { outcome += ", \(storm.rejectedByCooldown) refused by cooldown without a request" }
+        output += outcome + "; the last finished at \(storm.finishedAt.formattedForHumans)\n"
+        output += "requests per \(configuration.window.formattedForHumans):\n"
+        let width = 40
+        let labels = storm.load.indices.map { (configuration.window * $0).formattedForHumans }
+        let labelWidth = labels.map(\.count).max() ?? 0
+        for (index, count) in storm.load.enumerated().prefix(maximumRows) {
+            let bar = storm.peak > 0 ? Int((Double(count) / Double(storm.peak) * Double(width)).rounded(.up)) : 0
+            let label = String(repeating: " ", count: labelWidth - labels[index].count) + labels[index]
+            output += "  \(label) \(String(repeating: "#", count: bar)) \(count)\n"
+        }
+        if storm.load.count > maximumRows {
+            output += "  ... \(storm.load.count - maximumRows) more windows (use --format json or --svg for all)\n"
+        }
+        return output
+    }
+
+    static func json(_ storm: OutageStorm, policy: Policy) -> JSONValue {
+        let configuration = storm.configuration
+        return .object([
+            ("policy", .string(policy.name)),
+            ("clients", .int(configuration.clients)),
+            ("outage_ms", DecisionJSON.milliseconds(configuration.outage)),
+            ("outage_response", .string(configuration.outageResponse.description)),
+            ("seed", .int(Int(truncatingIfNeeded: configuration.seed))),
+            ("shared_budget", .bool(configuration.shared)),
+            ("window_ms", DecisionJSON.milliseconds(configuration.window)),
+            ("total_requests", .int(storm.totalRequests)),
+            ("peak_requests", .int(storm.peak)),
+            ("peak_at_ms", DecisionJSON.milliseconds(storm.peakAt)),
+            ("retry_burst_10ms", .int(storm.retryBurst)),
+            ("succeeded", .int(storm.succeeded)),
+            ("failed", .object(storm.failures.sorted { $0.key.rawValue < $1.key.rawValue }.map { ($0.key.rawValue, .int($0.value)) })),
+            ("rejected_by_cooldown", .int(storm.rejectedByCooldown)),
+            ("finished_at_ms", DecisionJSON.milliseconds(storm.finishedAt)),
+            ("load", .array(storm.load.map(JSONValue.int))),
+        ])
+    }
+
+    static func formatRatio(_ total: Int, _ clients: Int) -> String {
+        guard clients > 0 else { return "0" }
+        let tenths = Int((Double(total) / Double(clients) * 10).rounded())
+        return tenths % 10 == 0 ? "\(tenths / 10)" : "\(tenths / 10).\(tenths % 10)"
+    }
+}

@@ -1,0 +1,127 @@
+import RetryPolicyCore
+
+/// Inline comments that silence rules:
+///
+///     backoff:            # retry-policy: disable=RP107
+///     # retry-policy: disable=RP101,RP108   (on its own line: the next line)
+///     # retry-policy: disable-file=RP114
+///
+/// A suppression that silences nothing is reported (RP116), so stale
+/// comments cannot hide the next real problem.
+public struct Suppressions: Sendable {
+    public struct Entry: Hashable, Sendable {
+        public enum Scope: Hashable, Sendable {
+            case line(Int)
+            case file
+        }
+
+        public var id: String
+        public var scope: Scope
+        /// Where the comment is written.
+        public var location: SourceLocation
+    }
+
+    public private(set) var entries: [Entry]
+
+    /// Finds every suppression comment in `source`.
+    public init(source: String, file: String) {
+        entries = []
+        let lines = source.split(separator: "\n", omittingEmptySubsequences: false)
+        var pendingOwnLine: [(id: String, location: SourceLocation)] = []
+        for (offset, rawLine) in lines.enumerated() {
+            let lineNumber = offset + 1
+            let line = rawLine.hasSuffix("\r") ? rawLine.dropLast() : rawLine
+            let trimmed = line.drop { $0 == " " || $0 == "\t" }
+            let isBlankOrComment = trimmed.isEmpty || trimmed.hasPrefix("#")
+            if !isBlankOrComment {
+                for pending in pendingOwnLine {
+                    entries.append(Entry(id: pending.id, scope: .line(lineNumber), location: pending.location))
+                }
+                pendingOwnLine = []
+            }
+            guard let (directive, ids, column) = Self.directive(in: line) else { continue }
+            let location = SourceLocation(file: file, line: lineNumber, column: column)
+            for id in ids {
+                if directive == "disable-file" {
+                    entries.append(Entry(id: id, scope: .file, location: location))
+                } else if trimmed.hasPrefix("#") {
+                    pendingOwnLine.append((id, location))
+                } else {
+                    entries.append(Entry(id: id, scope: .line(lineNumber), location: location))
+                }
+            }
+        }
+    }
+
+    /// `(directive, ids, column of '#')` for a comment such as
+    /// `# retry-policy: disable=RP105,RP106`.
+    static func directive(in line: Substring) -> (String, [String], Int)? {
+        var inSingle = false
+        var inDouble = false
+        var column = 0
+        for (index, character) in zip(line.indices, line) {
+            column += 1
+            switch character {
+            case "'" where !inDouble: inSingle.toggle()
+            case "\"" where !inSingle: inDouble.toggle()
+            case "#" where !inSingle && !inDouble:
+                let isCommentStart = index == line.startIndex || line[line.index(before: index)] == " " || line[line.index(before: index)] == "\t"
+                guard isCommentStart else { continue }
+                let comment = line[line.index(after: index)...].drop { $0 == " " }
+                guard comment.hasPrefix("retry-policy:") else { return nil }
+                let body = comment.dropFirst("retry-policy:".count).drop { $0 == " " }
+                let parts = body.split(separator: "=", maxSplits: 1)
+                guard parts.count == 2 else { return nil }
+                let directive = String(parts[0].trimmingSpaces)
+                guard directive == "disable" || directive == "disable-file" else { return nil }
+                let idText = parts[1].split(separator: " ", maxSplits: 1).first ?? ""
+                let ids = idText.split(separator: ",").map { String($0.trimmingSpaces).uppercased() }.filter { !$0.isEmpty }
+                return ids.isEmpty ? nil : (directive, ids, column)
+            default: continue
+            }
+        }
+        return nil
+    }
+
+    /// Removes suppressed findings and adds one RP116 finding per
+    /// suppression that removed nothing.
+    public func apply(to findings: [LintFinding]) -> [LintFinding] {
+        var used = Set<Entry>()
+        var kept: [LintFinding] = []
+        for finding in findings {
+            let silencing = entries.filter { entry in
+                guard entry.id == finding.id, entry.location.file == finding.location.file else { return false }
+                switch entry.scope {
+                case .file: return true
+                case .line(let line): return line == finding.location.line
+                }
+            }
+            if silencing.isEmpty {
+                kept.append(finding)
+            } else {
+                used.formUnion(silencing)
+            }
+        }
+        for entry in entries where !used.contains(entry) {
+            let scope: String
+            switch entry.scope {
+            case .file: scope = "in this file"
+            case .line(let line): scope = "on line \(line)"
+            }
+            kept.append(LintFinding(
+                id: UnusedSuppression.rule.id, severity: UnusedSuppression.rule.defaultSeverity, location: entry.location,
+                message: "suppression of \(entry.id) silences nothing: no \(entry.id) finding \(scope)",
+                suggestion: "delete the comment"))
+        }
+        return kept
+    }
+}
+
+extension Substring {
+    var trimmingSpaces: Substring {
+        var result = self
+        while let first = result.first, first == " " || first == "\t" { result = result.dropFirst() }
+        while let last = result.last, last == " " || last == "\t" { result = result.dropLast() }
+        return result
+    }
+}

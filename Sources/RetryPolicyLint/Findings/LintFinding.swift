@@ -1,0 +1,57 @@
+import RetryPolicyCore
+
+/// How much a finding matters; `error` fails CI, `warning` fails it under
+/// `--strict`, `note` only informs.
+public enum LintSeverity: String, Hashable, Sendable, CaseIterable, Comparable, CustomStringConvertible {
+    case error
+    case warning
+    case note
+
+    public var description: String { rawValue }
+
+    private var rank: Int {
+        switch self {
+        case .error: 2
+        case .warning: 1
+        case .note: 0
+        }
+    }
+
+    public static func < (lhs: LintSeverity, rhs: LintSeverity) -> Bool { lhs.rank < rhs.rank }
+}
+
+/// One problem found in one file: a loader diagnostic or a semantic rule's
+/// finding, in the one shape every report format renders.
+public struct LintFinding: Hashable, Sendable, CustomStringConvertible {
+    /// Stable rule id: `RP0xx` for structural problems the loader reports,
+    /// `RP1xx` for semantic rules.
+    public var id: String
+    public var severity: LintSeverity
+    public var location: SourceLocation
+    /// One line naming the numbers involved.
+    public var message: String
+    /// What to write instead, when there is an obvious fix.
+    public var suggestion: String?
+
+    public init(id: String, severity: LintSeverity, location: SourceLocation, message: String, suggestion: String? = nil) {
+        self.id = id
+        self.severity = severity
+        self.location = location
+        self.message = message
+        self.suggestion = suggestion
+    }
+
+    /// `file:line:col: warning: message [RP101]`, the form editors and
+    /// compilers use.
+    public var description: String {
+        var text = "\(location): \(severity): \(message) [\(id)]"
+        if let suggestion { text += " (\(suggestion))" }
+        return text
+    }
+
+    /// Report order: by file, line, column, then id.
+    public static func reportOrder(_ lhs: LintFinding, _ rhs: LintFinding) -> Bool {
+        if lhs.location != rhs.location { return lhs.location < rhs.location }
+        return lhs.id < rhs.id
+    }
+}

@@ -1,0 +1,106 @@
+import RetryPolicyCore
+
+/// The unit tests of one policy, read from `NAME.tests.yaml` next to it (the
+/// format is in docs/cli.md). Policy authors state what the policy must do
+/// for given inputs, the way `opa test` and `conftest verify` let them test
+/// authorisation policies.
+public struct PolicyTestSuite: Sendable {
+    /// The test file.
+    public var path: String
+    /// The policy under test, as written in the file (relative to it).
+    public var policyReference: String
+    public var cases: [DecisionCase]
+    public var sequences: [SequenceCase]
+
+    public init(path: String, policyReference: String, cases: [DecisionCase], sequences: [SequenceCase]) {
+        self.path = path
+        self.policyReference = policyReference
+        self.cases = cases
+        self.sequences = sequences
+    }
+}
+
+/// One input and the decision expected for it.
+public struct DecisionCase: Sendable {
+    public var name: String
+    public var location: SourceLocation
+    public var input: DecisionInput
+    public var expect: DecisionExpectation
+
+    public init(name: String, location: SourceLocation, input: DecisionInput, expect: DecisionExpectation) {
+        self.name = name
+        self.location = location
+        self.input = input
+        self.expect = expect
+    }
+}
+
+/// What a decision must be; unset fields are not checked.
+public struct DecisionExpectation: Sendable {
+    public var action: DecisionOutline.Action?
+    /// A kind (`status_429`) or a platform name (`SDKError.status_429`).
+    public var error: String?
+    public var reason: StopReason?
+    public var delayMin: Duration?
+    public var delayMax: Duration?
+    /// The line of the rule that must decide.
+    public var ruleLine: Int?
+
+    public init(action: DecisionOutline.Action? = nil, error: String? = nil, reason: StopReason? = nil,
+                delayMin: Duration? = nil, delayMax: Duration? = nil, ruleLine: Int? = nil) {
+        self.action = action
+        self.error = error
+        self.reason = reason
+        self.delayMin = delayMin
+        self.delayMax = delayMax
+        self.ruleLine = ruleLine
+    }
+}
+
+/// A whole request: scripted responses in order and the expected end.
+public struct SequenceCase: Sendable {
+    public var name: String
+    public var location: SourceLocation
+    public var responses: [ScriptedResponse]
+    public var method: HTTPMethod
+    public var markedIdempotent: Bool
+    public var endpoint: String?
+    public var latency: Duration
+    public var seed: UInt64
+    public var expect: SequenceExpectation
+
+    public init(name: String, location: SourceLocation, responses: [ScriptedResponse], method: HTTPMethod = .get,
+                markedIdempotent: Bool = false, endpoint: String? = nil, latency: Duration = .zero, seed: UInt64 = 1,
+                expect: SequenceExpectation) {
+        self.name = name
+        self.location = location
+        self.responses = responses
+        self.method = method
+        self.markedIdempotent = markedIdempotent
+        self.endpoint = endpoint
+        self.latency = latency
+        self.seed = seed
+        self.expect = expect
+    }
+}
+
+/// How a sequence must end; unset fields are not checked.
+public struct SequenceExpectation: Sendable {
+    /// `success` or `stop`.
+    public var result: DecisionOutline.Action?
+    public var error: String?
+    public var reason: StopReason?
+    /// How many attempts were made.
+    public var attempts: Int?
+    /// The longest the request may take, first attempt to final outcome.
+    public var maxElapsed: Duration?
+
+    public init(result: DecisionOutline.Action? = nil, error: String? = nil, reason: StopReason? = nil,
+                attempts: Int? = nil, maxElapsed: Duration? = nil) {
+        self.result = result
+        self.error = error
+        self.reason = reason
+        self.attempts = attempts
+        self.maxElapsed = maxElapsed
+    }
+}

@@ -1,0 +1,34 @@
+import RetryPolicyCore
+
+/// `--format github`: workflow commands that GitHub Actions turns into
+/// annotations on the pull request diff. Chosen automatically when
+/// `GITHUB_ACTIONS` is set.
+public enum GitHubFormatter {
+    public static func render(_ report: LintReport) -> String {
+        var output = ""
+        for finding in report.findings {
+            let command: String
+            switch finding.severity {
+            case .error: command = "error"
+            case .warning: command = "warning"
+            case .note: command = "notice"
+            }
+            var message = finding.message
+            if let suggestion = finding.suggestion { message += " (\(suggestion))" }
+            output += "::\(command) file=\(property(finding.location.file)),line=\(finding.location.line),"
+                + "col=\(finding.location.column),title=\(property(finding.id))::\(data(message))\n"
+        }
+        output += report.summary + "\n"
+        return output
+    }
+
+    /// Escaping of a command's message (the runner's `escapeData`).
+    static func data(_ text: String) -> String {
+        text.replacing("%", with: "%25").replacing("\r", with: "%0D").replacing("\n", with: "%0A")
+    }
+
+    /// Escaping of a command property (the runner's `escapeProperty`).
+    static func property(_ text: String) -> String {
+        data(text).replacing(":", with: "%3A").replacing(",", with: "%2C")
+    }
+}

@@ -1,0 +1,26 @@
+import RetryPolicyCore
+
+/// `--format json`: the findings and counts as one JSON object.
+public enum JSONFormatter {
+    public static func render(_ report: LintReport) -> String {
+        let findings: [JSONValue] = report.findings.map { finding in
+            .object([
+                ("id", .string(finding.id)),
+                ("severity", .string(finding.severity.rawValue)),
+                ("file", .string(finding.location.file)),
+                ("line", .int(finding.location.line)),
+                ("column", .int(finding.location.column)),
+                ("message", .string(finding.message)),
+                ("suggestion", .optional(finding.suggestion)),
+            ])
+        }
+        let document: JSONValue = .object([
+            ("files", .array(report.files.map(JSONValue.string))),
+            ("findings", .array(findings)),
+            ("errors", .int(report.count(.error))),
+            ("warnings", .int(report.count(.warning))),
+            ("notes", .int(report.count(.note))),
+        ])
+        return document.rendered() + "\n"
+    }
+}

@@ -1,0 +1,60 @@
+import RetryPolicyCore
+
+/// `--format junit`: one test case per file, failed by its errors (and, with
+/// `--strict`, warnings), for CI systems that only understand test reports.
+public struct JUnitFormatter: Sendable {
+    public var strict: Bool
+
+    public init(strict: Bool) { self.strict = strict }
+
+    public func render(_ report: LintReport) -> String {
+        let byFile = Dictionary(grouping: report.findings, by: \.location.file)
+        var files = report.files
+        for file in byFile.keys.sorted() where !files.contains(file) { files.append(file) }
+        var cases = ""
+        var failureCount = 0
+        for file in files {
+            let findings = byFile[file] ?? []
+            let failing = findings.filter { $0.severity == .error || (strict && $0.severity == .warning) }
+            let informational = findings.filter { !failing.contains($0) }
+            cases += "    <testcase classname=\"retry-policy.lint\" name=\"\(Self.escape(file))\">\n"
+            if !failing.isEmpty {
+                failureCount += 1
+                let first = failing[0]
+                let body = failing.map(\.description).joined(separator: "\n")
+                cases += "      <failure type=\"\(Self.escape(first.id))\" message=\"\(Self.escape(first.description))\">"
+                    + Self.escape(body) + "</failure>\n"
+            }
+            if !informational.isEmpty {
+                cases += "      <system-out>" + Self.escape(informational.map(\.description).joined(separator: "\n")) + "</system-out>\n"
+            }
+            cases += "    </testcase>\n"
+        }
+        return """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <testsuites name="retry-policy" tests="\(files.count)" failures="\(failureCount)" errors="0">
+              <testsuite name="retry-policy lint" tests="\(files.count)" failures="\(failureCount)" errors="0" skipped="0">
+            \(cases)  </testsuite>
+            </testsuites>
+
+            """
+    }
+
+    /// Escapes text for XML attributes and content.
+    public static func escape(_ text: String) -> String {
+        var output = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "&": output += "&amp;"
+            case "<": output += "&lt;"
+            case ">": output += "&gt;"
+            case "\"": output += "&quot;"
+            case "'": output += "&apos;"
+            case "\n", "\t", "\r": output.unicodeScalars.append(scalar)
+            case _ where scalar.value < 0x20: output += "?"
+            default: output.unicodeScalars.append(scalar)
+            }
+        }
+        return output
+    }
+}

@@ -1,0 +1,32 @@
+import RetryPolicyCore
+
+/// RP114: what a retry budget means, in numbers a person can check.
+enum BudgetInNumbers: PolicyCheck {
+    static let rule = LintRule(
+        id: "RP114", name: "budget-in-numbers", defaultSeverity: .note,
+        summary: "What the retry budget means in consecutive failed retries.",
+        explanation: """
+            A retry budget (token bucket) is shared by every request under the policy: retries \
+            withdraw tokens, successes refund them. During an outage nothing refunds, so the bucket \
+            empties after capacity / retry_cost retries and from then on requests fail fast with \
+            `budget_exhausted` instead of adding load. This note states those numbers so that a \
+            reviewer can check them against real traffic. Turn it off in `.retry-policy.yaml` \
+            (`RP114: off`) once known.
+            """)
+
+    static func check(_ policy: Policy, context: LintContext) -> [LintFinding] {
+        guard let budget = policy.budget, policy.retries else { return [] }
+        var message = "the budget is empty after \(budget.consecutiveRetries) consecutive failed retries "
+            + "(capacity \(budget.capacity) / retry_cost \(budget.retryCost))"
+        if budget.timeoutRetryCost != budget.retryCost {
+            message += ", or \(budget.consecutiveTimeoutRetries) after timeouts (timeout_retry_cost \(budget.timeoutRetryCost))"
+        }
+        if budget.successRefund > 0 {
+            let refill = (budget.capacity + budget.successRefund - 1) / budget.successRefund
+            message += "; refilling it from empty takes \(refill) first-try successes"
+        } else {
+            message += "; first-try successes refund nothing, so only successful retries refill it"
+        }
+        return [finding(at: context.place(budget.location, policy), message)]
+    }
+}

@@ -1,0 +1,44 @@
+import RetryPolicyCore
+
+/// RP108: retrying 4xx responses other than 408, 425 and 429.
+enum RetriedClientError: PolicyCheck {
+    static let rule = LintRule(
+        id: "RP108", name: "retried-client-error", defaultSeverity: .warning,
+        summary: "A 4xx other than 408, 425 and 429 is retried.",
+        explanation: """
+            A 4xx says the request itself is wrong (bad input, missing auth, not found). Sending the \
+            same request again gets the same answer, so the retries only add load and latency. The \
+            exceptions are transient by definition: 408 Request Timeout, 425 Too Early and \
+            429 Too Many Requests. A 401 rule with `refresh_credentials: true` (refresh the token, \
+            retry once) is also fine: the retried request is a different request.
+
+            Fix: make the rule `action: stop`, or narrow its statuses to 408, 425, 429.
+            """)
+
+    static let transient: Set<Int> = [408, 425, 429]
+
+    static func check(_ policy: Policy, context: LintContext) -> [LintFinding] {
+        guard policy.attempts > 1 else { return [] }
+        var byRule: [Int: Set<Int>] = [:]  // rule index (-1 = default) -> statuses
+        for code in 400...499 where !transient.contains(code) {
+            for method in HTTPMethod.standard {
+                guard let decided = policy.decidingAction(for: .status(code), method: method), decided.action == .retry else { continue }
+                if let index = decided.ruleIndex, policy.rules[index].refreshCredentials { continue }
+                byRule[decided.ruleIndex ?? -1, default: []].insert(code)
+            }
+        }
+        return byRule.keys.sorted().map { index in
+            let codes = IntegerRanges.text(byRule[index]!)
+            if index < 0 {
+                return finding(
+                    at: context.place(policy.defaultRule?.location, policy),
+                    "the default retries client errors \(codes); a 4xx other than 408, 425, 429 fails the same way again",
+                    suggestion: "make the default stop, with rules for 408, 425, 429")
+            }
+            return finding(
+                at: context.place(policy.rules[index].location, policy),
+                "\(ruleName(policy.rules[index], index: index)) retries client errors \(codes); a 4xx other than 408, 425, 429 fails the same way again",
+                suggestion: "use action: stop for these statuses")
+        }
+    }
+}

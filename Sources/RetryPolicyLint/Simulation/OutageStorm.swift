@@ -1,0 +1,265 @@
+import RetryPolicyCore
+
+/// Many clients hitting one outage at once: how much load their retries put
+/// on the server, second by second. This is what jitter and budgets are for,
+/// and the simulation makes the difference visible.
+public struct OutageStorm: Sendable {
+    public struct Configuration: Sendable {
+        public var clients: Int
+        /// How long the server answers with `outageResponse`; afterwards it
+        /// answers 200.
+        public var outage: Duration
+        public var outageResponse: ScriptedResponse
+        /// Clients start uniformly within this window (zero: all at once).
+        public var spread: Duration
+        /// Time one attempt takes (a `timeout` takes `per_attempt`).
+        public var latency: Duration
+        /// Width of one bar of the load histogram.
+        public var window: Duration
+        /// One decider (budget, cooldown) for every client, as for
+        /// concurrent requests inside one process; otherwise one per client.
+        public var shared: Bool
+        public var seed: UInt64
+
+        public init(
+            clients: Int, outage: Duration, outageResponse: ScriptedResponse, spread: Duration = .zero,
+            latency: Duration = .zero, window: Duration = .seconds(1), shared: Bool = false, seed: UInt64 = 1
+        ) {
+            self.clients = clients
+            self.outage = outage
+            self.outageResponse = outageResponse
+            self.spread = spread
+            self.latency = latency
+            self.window = window
+            self.shared = shared
+            self.seed = seed
+        }
+    }
+
+    public var configuration: Configuration
+    /// Requests that reached the server in each window, from time zero.
+    public var load: [Int]
+    public var totalRequests: Int
+    public var peak: Int
+    /// Start of the busiest window.
+    public var peakAt: Duration
+    public var succeeded: Int
+    /// Final failures by stop reason.
+    public var failures: [StopReason: Int]
+    /// Requests refused by a cooldown before reaching the server.
+    public var rejectedByCooldown: Int
+    /// When the last client finished.
+    public var finishedAt: Duration
+    /// The most retries (attempts after the first) that reached the server
+    /// within any ``burstWindow``: the synchronisation jitter exists to
+    /// break up, which per-second counts hide.
+    public var retryBurst: Int
+
+    /// The window of ``retryBurst``.
+    public static let burstWindow: Duration = .milliseconds(10)
+
+    /// The most histogram windows a storm reports.
+    public static let maximumWindows = 100_000
+
+    private struct Event: Comparable {
+        var time: Duration
+        var client: Int
+        static func < (lhs: Event, rhs: Event) -> Bool { (lhs.time, lhs.client) < (rhs.time, rhs.client) }
+    }
+
+    public static func run(policy: Policy, configuration: Configuration) -> OutageStorm {
+        let clients = max(configuration.clients, 0)
+        let sharedDecider = RetryDecider(policy: policy)
+        // Separate clients need separate state only when the policy has
+        // state (a budget or cooldowns); otherwise one decider is the same
+        // and keeps a million-client storm small in memory.
+        let stateful = policy.budget != nil || policy.retryAfter.cooldown != .off
+        let shared = configuration.shared || !stateful
+        var deciders: [RetryDecider] = []
+        if !shared { deciders = (0..<clients).map { _ in RetryDecider(policy: policy) } }
+        var generator = SplitMix64(seed: configuration.seed)
+        var inputs: [DecisionInput?] = Array(repeating: nil, count: clients)
+        var queue = MinHeap<Event>()
+        for client in 0..<clients {
+            var start = Duration.zero
+            if configuration.spread > .zero {
+                start = .nanoseconds(Int64.random(in: 0...configuration.spread.nanosecondsSaturated, using: &generator))
+            }
+            queue.push(Event(time: start, client: client))
+        }
+        var requestStarts: [Duration] = []
+        var retryStarts: [Duration] = []
+        var firstStart = Array(repeating: Duration.zero, count: clients)
+        var succeeded = 0
+        var failures: [StopReason: Int] = [:]
+        var rejected = 0
+        var finishedAt = Duration.zero
+        let perAttempt = policy.timeouts.perAttempt
+        let origin = RequestTimeline.origin
+        while let event = queue.pop() {
+            let client = event.client
+            let decider = shared ? sharedDecider : deciders[client]
+            switch decider.admit(now: origin + event.time) {
+            case .proceed: break
+            case .wait(let remaining):
+                queue.push(Event(time: event.time + max(remaining, .nanoseconds(1)), client: client))
+                continue
+            case .reject:
+                rejected += 1
+                finishedAt = max(finishedAt, event.time)
+                continue
+            }
+            requestStarts.append(event.time)
+            if inputs[client] != nil { retryStarts.append(event.time) }
+            let response: AttemptOutcome = event.time < configuration.outage ? configuration.outageResponse.outcome : .status(200)
+            let begin = inputs[client] == nil ? event.time : firstStart[client]
+            var duration = (response == .transport(.timeout) ? perAttempt : nil) ?? configuration.latency
+            if let total = policy.timeouts.total, event.time + duration > begin + total {
+                duration = max(begin + total - event.time, .zero)
+            }
+            let end = event.time + duration
+            var input: DecisionInput
+            if let previous = inputs[client] {
+                input = previous
+                input.outcome = response
+                input.elapsed = end - firstStart[client]
+                input.now = origin + end
+            } else {
+                firstStart[client] = event.time
+                input = DecisionInput(outcome: response, attempt: 1, elapsed: duration, now: origin + end)
+            }
+            let decision = decider.decide(input, using: &generator)
+            switch decision.action {
+            case .success:
+                succeeded += 1
+                finishedAt = max(finishedAt, end)
+            case .stop(_, let reason):
+                failures[reason, default: 0] += 1
+                finishedAt = max(finishedAt, end)
+            case .retry(let delay):
+                var next = input
+                next.advance(after: decision, outcome: response, elapsed: input.elapsed, now: input.now)
+                inputs[client] = next
+                queue.push(Event(time: end + delay, client: client))
+            }
+        }
+        // At most `maximumWindows` bars: a window too fine for the storm's
+        // length is widened tenfold until it fits.
+        var configuration = configuration
+        var windowNanos = max(configuration.window.nanosecondsSaturated, 1)
+        let lastStart = requestStarts.max()?.nanosecondsSaturated ?? 0
+        while lastStart / windowNanos >= Int64(maximumWindows) {
+            windowNanos = windowNanos > Int64.max / 10 ? Int64.max : windowNanos * 10
+        }
+        configuration.window = .nanoseconds(windowNanos)
+        var load: [Int] = []
+        for start in requestStarts {
+            let slot = Int(start.nanosecondsSaturated / windowNanos)
+            if slot >= load.count { load.append(contentsOf: repeatElement(0, count: slot - load.count + 1)) }
+            load[slot] += 1
+        }
+        let peak = load.max() ?? 0
+        retryStarts.sort()
+        var burst = 0
+        var low = 0
+        for high in retryStarts.indices {
+            while retryStarts[high] - retryStarts[low] >= burstWindow { low += 1 }
+            burst = max(burst, high - low + 1)
+        }
+        let peakSlot = load.firstIndex(of: peak) ?? 0
+        return OutageStorm(
+            configuration: configuration, load: load, totalRequests: requestStarts.count, peak: peak,
+            peakAt: .nanoseconds(Int64(peakSlot) * windowNanos), succeeded: succeeded, failures: failures,
+            rejectedByCooldown: rejected, finishedAt: finishedAt, retryBurst: burst)
+    }
+
+    /// An SVG bar chart of the load per window, with the end of the outage
+    /// marked.
+    public func svg(title: String) -> String {
+        let width = 800.0
+        let height = 320.0
+        let left = 60.0
+        let bottom = 40.0
+        let top = 40.0
+        let plotWidth = width - left - 20
+        let plotHeight = height - top - bottom
+        // At most 400 bars: finer histograms are summed into wider windows.
+        let group = max(1, (load.count + 399) / 400)
+        let bars = stride(from: 0, to: max(load.count, 1), by: group).map { start in
+            load[start..<min(start + group, load.count)].reduce(0, +)
+        }
+        let window = configuration.window * group
+        let peak = bars.max() ?? 0
+        let barWidth = plotWidth / Double(max(bars.count, 1))
+        let scale = peak > 0 ? plotHeight / Double(peak) : 0
+        var svg = """
+            <svg xmlns="http://www.w3.org/2000/svg" width="\(Int(width))" height="\(Int(height))" viewBox="0 0 \(Int(width)) \(Int(height))" font-family="sans-serif" font-size="12">
+            <title>\(JUnitFormatter.escape(title))</title>
+            <rect width="100%" height="100%" fill="white"/>
+            <text x="\(Int(left))" y="24" font-size="14">\(JUnitFormatter.escape(title))</text>
+
+            """
+        for (index, count) in bars.enumerated() where count > 0 {
+            let x = left + Double(index) * barWidth
+            let barHeight = Double(count) * scale
+            svg += "<rect x=\(quoted(x)) y=\(quoted(top + plotHeight - barHeight)) width=\(quoted(max(barWidth - 1, 0.5))) height=\(quoted(barHeight)) fill=\"#d9534f\"><title>\(count) requests at \((window * index).formattedForHumans)</title></rect>\n"
+        }
+        let windowNanos = Double(max(window.nanosecondsSaturated, 1))
+        let outageX = left + Double(configuration.outage.nanosecondsSaturated) / windowNanos * barWidth
+        if outageX <= left + plotWidth {
+            svg += "<line x1=\(quoted(outageX)) y1=\(quoted(top)) x2=\(quoted(outageX)) y2=\(quoted(top + plotHeight)) stroke=\"#337ab7\" stroke-dasharray=\"4 3\"/>\n"
+            svg += "<text x=\(quoted(outageX + 4)) y=\(quoted(top + 12)) fill=\"#337ab7\">outage ends</text>\n"
+        }
+        svg += "<line x1=\(quoted(left)) y1=\(quoted(top + plotHeight)) x2=\(quoted(left + plotWidth)) y2=\(quoted(top + plotHeight)) stroke=\"black\"/>\n"
+        svg += "<line x1=\(quoted(left)) y1=\(quoted(top)) x2=\(quoted(left)) y2=\(quoted(top + plotHeight)) stroke=\"black\"/>\n"
+        svg += "<text x=\(quoted(left - 6)) y=\(quoted(top + 4)) text-anchor=\"end\">\(peak)</text>\n"
+        svg += "<text x=\(quoted(left - 6)) y=\(quoted(top + plotHeight)) text-anchor=\"end\">0</text>\n"
+        svg += "<text x=\(quoted(left)) y=\(quoted(height - 12))>0s</text>\n"
+        svg += "<text x=\(quoted(left + plotWidth)) y=\(quoted(height - 12)) text-anchor=\"end\">\((window * bars.count).formattedForHumans)</text>\n"
+        svg += "<text x=\(quoted(left + plotWidth / 2)) y=\(quoted(height - 12)) text-anchor=\"middle\">requests per \(window.formattedForHumans) (peak \(peak), total \(totalRequests))</text>\n"
+        svg += "</svg>\n"
+        return svg
+    }
+
+    private func quoted(_ value: Double) -> String {
+        let rounded = (value * 10).rounded() / 10
+        return "\"\(rounded == rounded.rounded() ? String(Int(rounded)) : String(rounded))\""
+    }
+}
+
+/// A binary min-heap; the event queue of the storm simulation.
+struct MinHeap<Element: Comparable> {
+    private var items: [Element] = []
+
+    mutating func push(_ item: Element) {
+        items.append(item)
+        var child = items.count - 1
+        while child > 0 {
+            let parent = (child - 1) / 2
+            if items[child] < items[parent] {
+                items.swapAt(child, parent)
+                child = parent
+            } else {
+                break
+            }
+        }
+    }
+
+    mutating func pop() -> Element? {
+        guard !items.isEmpty else { return nil }
+        items.swapAt(0, items.count - 1)
+        let top = items.removeLast()
+        var parent = 0
+        while true {
+            let left = 2 * parent + 1
+            let right = left + 1
+            var smallest = parent
+            if left < items.count, items[left] < items[smallest] { smallest = left }
+            if right < items.count, items[right] < items[smallest] { smallest = right }
+            if smallest == parent { break }
+            items.swapAt(parent, smallest)
+            parent = smallest
+        }
+        return top
+    }
+}

@@ -1,0 +1,241 @@
+import RetryPolicyCore
+
+/// Typed, located access to a YAML tree that records a diagnostic for
+/// every problem instead of stopping at the first, so that a file's whole
+/// list of mistakes comes out of one run.
+///
+/// Every message names the key path, then says what was expected and what
+/// was found: `backoff.initial: expected a duration such as 250ms, 10s or
+/// 1m30s, found the integer 10`.
+struct FieldReader {
+    var diagnostics: [Diagnostic] = []
+
+    mutating func report(_ rule: LoaderRule, at location: SourceLocation, _ message: String, suggestion: String? = nil) {
+        diagnostics.append(Diagnostic(rule, at: location, message, suggestion: suggestion))
+    }
+
+    /// `keyPath: expected X, found Y`.
+    mutating func expected(
+        _ what: String, for keyPath: String, found node: YAMLNode,
+        rule: LoaderRule = .wrongType, suggestion: String? = nil
+    ) {
+        report(rule, at: node.location, "\(Self.prefix(keyPath))expected \(what), found \(node.kindDescription)", suggestion: suggestion)
+    }
+
+    static func prefix(_ keyPath: String) -> String { keyPath.isEmpty ? "" : "\(keyPath): " }
+
+    static func join(_ keyPath: String, _ key: String) -> String { keyPath.isEmpty ? key : "\(keyPath).\(key)" }
+
+    // MARK: Collections
+
+    /// The entries of a mapping, after reporting unknown and missing keys.
+    mutating func fields(
+        _ node: YAMLNode, at keyPath: String, allowed: [String], required: [String] = [],
+        what: String = "a mapping"
+    ) -> Fields? {
+        guard case .mapping(let entries, let location) = node else {
+            expected(what, for: keyPath, found: node)
+            return nil
+        }
+        var byKey: [String: (key: YAMLScalar, value: YAMLNode)] = [:]
+        for entry in entries {
+            if allowed.contains(entry.key.value) {
+                byKey[entry.key.value] = entry
+            } else {
+                let shown = YAMLScalar.abbreviated(entry.key.value)
+                let place = keyPath.isEmpty ? "" : " in '\(keyPath)'"
+                report(
+                    .unknownKey, at: entry.key.location,
+                    "unknown key '\(shown)'\(place); expected one of: \(allowed.joined(separator: ", "))",
+                    suggestion: Suggestion.didYouMean(entry.key.value, among: allowed))
+            }
+        }
+        for key in required where byKey[key] == nil {
+            let place = keyPath.isEmpty ? "at the top level" : "in '\(keyPath)'"
+            report(.missingKey, at: location, "missing required key '\(key)' \(place)")
+        }
+        return Fields(entries: byKey, location: location, keyPath: keyPath)
+    }
+
+    /// The items of a list.
+    mutating func list(_ node: YAMLNode, at keyPath: String, what: String = "a list", nonEmpty: Bool = false) -> [YAMLNode]? {
+        guard case .sequence(let items, _) = node else {
+            expected(what, for: keyPath, found: node)
+            return nil
+        }
+        if nonEmpty && items.isEmpty {
+            expected("\(what) with at least one item", for: keyPath, found: node, rule: .outOfRange)
+            return nil
+        }
+        return items
+    }
+
+    /// A scalar or a list of scalars, as `status: 429` or
+    /// `status: [429, 503]`.
+    mutating func oneOrMany(_ node: YAMLNode, at keyPath: String, what: String) -> [YAMLNode]? {
+        switch node {
+        case .scalar: return [node]
+        case .sequence(let items, _):
+            if items.isEmpty {
+                expected("\(what) or a list of at least one", for: keyPath, found: node, rule: .outOfRange)
+                return nil
+            }
+            return items
+        case .mapping:
+            expected("\(what) or a list of them", for: keyPath, found: node)
+            return nil
+        }
+    }
+
+    // MARK: Scalars
+
+    mutating func string(_ node: YAMLNode, at keyPath: String, what: String = "a string") -> String? {
+        if case .scalar(let scalar) = node, case .string(let text) = scalar.resolved { return text }
+        expected(what, for: keyPath, found: node)
+        return nil
+    }
+
+    /// A string of `[A-Za-z0-9._-]+`, for names that appear in messages
+    /// and metrics.
+    mutating func name(_ node: YAMLNode, at keyPath: String) -> String? {
+        guard let text = string(node, at: keyPath, what: "a name of letters, digits, '.', '_' or '-'") else { return nil }
+        let valid = !text.isEmpty && text.count <= 128 && text.unicodeScalars.allSatisfy {
+            ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == "." || $0 == "_" || $0 == "-"
+        }
+        if !valid {
+            expected("a name of 1 to 128 letters, digits, '.', '_' or '-'", for: keyPath, found: node, rule: .invalidValue)
+            return nil
+        }
+        return text
+    }
+
+    /// A lower-case identifier (`[a-z][a-z0-9_]*`), for error kinds and
+    /// platforms.
+    mutating func identifier(_ text: String, at location: SourceLocation, keyPath: String, what: String) -> Bool {
+        let scalars = Array(text.unicodeScalars)
+        let valid = !scalars.isEmpty && scalars.count <= 64 && ("a"..."z").contains(scalars[0])
+            && scalars.allSatisfy { ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "_" }
+        if !valid {
+            report(
+                .invalidValue, at: location,
+                "\(Self.prefix(keyPath))expected \(what) in snake_case (a-z, 0-9, _), found '\(YAMLScalar.abbreviated(text))'")
+        }
+        return valid
+    }
+
+    mutating func bool(_ node: YAMLNode, at keyPath: String) -> Bool? {
+        if case .scalar(let scalar) = node, case .bool(let value) = scalar.resolved { return value }
+        expected("true or false", for: keyPath, found: node)
+        return nil
+    }
+
+    mutating func integer(_ node: YAMLNode, at keyPath: String, in range: ClosedRange<Int>) -> Int? {
+        let what = "an integer from \(range.lowerBound) to \(range.upperBound)"
+        guard case .scalar(let scalar) = node else {
+            expected(what, for: keyPath, found: node)
+            return nil
+        }
+        switch scalar.resolved {
+        case .integer(let value):
+            if range.contains(value) { return value }
+            expected(what, for: keyPath, found: node, rule: .outOfRange)
+        case .oversizedInteger:
+            expected(what, for: keyPath, found: node, rule: .outOfRange)
+        case .string(let text) where scalar.isQuoted && CoreSchema.integer(text) != nil:
+            expected(what, for: keyPath, found: node, suggestion: "write \(YAMLScalar.abbreviated(text)) without quotes")
+        default:
+            expected(what, for: keyPath, found: node)
+        }
+        return nil
+    }
+
+    mutating func number(_ node: YAMLNode, at keyPath: String, in range: ClosedRange<Double>) -> Double? {
+        let what = "a number from \(Self.trim(range.lowerBound)) to \(Self.trim(range.upperBound))"
+        guard case .scalar(let scalar) = node else {
+            expected(what, for: keyPath, found: node)
+            return nil
+        }
+        let value: Double
+        switch scalar.resolved {
+        case .integer(let int): value = Double(int)
+        case .float(let float): value = float
+        case .oversizedInteger: value = .infinity
+        default:
+            expected(what, for: keyPath, found: node)
+            return nil
+        }
+        if value.isFinite && range.contains(value) { return value }
+        expected(what, for: keyPath, found: node, rule: .outOfRange)
+        return nil
+    }
+
+    private static func trim(_ value: Double) -> String {
+        value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(value)
+    }
+
+    /// A duration in policy syntax (`250ms`, `10s`, `1m30s`), parsed by
+    /// ``DurationText`` so that the loader and every message agree.
+    mutating func duration(_ node: YAMLNode, at keyPath: String, positive: Bool = false) -> Duration? {
+        let what = "a duration such as 250ms, 10s or 1m30s"
+        guard case .scalar(let scalar) = node else {
+            expected(what, for: keyPath, found: node)
+            return nil
+        }
+        switch scalar.resolved {
+        case .string(let text):
+            switch DurationText.parse(text) {
+            case .success(let duration):
+                if positive && duration <= .zero {
+                    expected("a duration above 0s", for: keyPath, found: node, rule: .outOfRange)
+                    return nil
+                }
+                return duration
+            case .failure(let error):
+                report(
+                    .invalidDuration, at: node.location,
+                    "\(Self.prefix(keyPath))expected \(what), found '\(YAMLScalar.abbreviated(text))': \(error)")
+                return nil
+            }
+        case .integer(let value):
+            expected(what, for: keyPath, found: node, rule: .invalidDuration, suggestion: "write \(value)s or \(value)ms")
+        case .float(let value) where value.isFinite:
+            expected(what, for: keyPath, found: node, rule: .invalidDuration, suggestion: "write \(scalar.value)s")
+        default:
+            expected(what, for: keyPath, found: node, rule: .invalidDuration)
+        }
+        return nil
+    }
+
+    /// One of an enumeration's raw values.
+    mutating func choice<E: RawRepresentable & CaseIterable>(
+        _ node: YAMLNode, at keyPath: String, of type: E.Type
+    ) -> E? where E.RawValue == String {
+        let allowed = E.allCases.map(\.rawValue)
+        let what = Self.alternatives(allowed)
+        guard case .scalar(let scalar) = node, case .string(let text) = scalar.resolved else {
+            expected(what, for: keyPath, found: node)
+            return nil
+        }
+        if let value = E(rawValue: text) { return value }
+        expected(what, for: keyPath, found: node, rule: .invalidValue, suggestion: Suggestion.didYouMean(text, among: allowed))
+        return nil
+    }
+
+    /// `a, b or c`.
+    static func alternatives(_ words: [String]) -> String {
+        guard words.count > 1 else { return words.first ?? "" }
+        return words.dropLast().joined(separator: ", ") + " or " + words.last!
+    }
+}
+
+/// A mapping's known entries, by key.
+struct Fields {
+    let entries: [String: (key: YAMLScalar, value: YAMLNode)]
+    let location: SourceLocation
+    let keyPath: String
+
+    subscript(key: String) -> YAMLNode? { entries[key]?.value }
+
+    /// The key path of a child key, for messages.
+    func path(_ key: String) -> String { FieldReader.join(keyPath, key) }
+}

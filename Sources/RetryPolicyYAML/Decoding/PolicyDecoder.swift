@@ -1,0 +1,306 @@
+import RetryPolicyCore
+
+/// Turns a located YAML tree into a ``Policy`` or a ``PolicyStack``,
+/// strictly: every unknown key, wrong type, missing key and bad value is a
+/// diagnostic, and any diagnostic means no policy (a half-understood policy
+/// must never run).
+struct PolicyDecoder {
+    var reader = FieldReader()
+
+    /// Decodes a whole document; `path` locates an empty file.
+    mutating func decodeDocument(_ root: YAMLNode?, path: String) -> PolicyDocument? {
+        guard let root else {
+            reader.report(.documentCount, at: SourceLocation(file: path, line: 1, column: 1),
+                          "expected a policy document with 'version' and 'name', found an empty file")
+            return nil
+        }
+        guard case .mapping = root else {
+            reader.expected("a mapping with 'version' and 'name' at the top of the file", for: "", found: root)
+            return nil
+        }
+        if root["stack"] != nil {
+            return decodeStack(root).map(PolicyDocument.stack)
+        }
+        return decodePolicy(root).map(PolicyDocument.policy)
+    }
+
+    // MARK: Header
+
+    private mutating func version(_ fields: Fields) {
+        guard let node = fields["version"] else { return }
+        guard case .scalar(let scalar) = node, case .integer(let value) = scalar.resolved else {
+            var suggestion: String?
+            if case .scalar(let scalar) = node, scalar.isQuoted { suggestion = "write 1 without quotes" }
+            reader.expected("the format version 1", for: "version", found: node, suggestion: suggestion)
+            return
+        }
+        if value != 1 {
+            reader.expected("the format version 1 (the only one)", for: "version", found: node, rule: .unsupportedVersion)
+        }
+    }
+
+    // MARK: Stack files
+
+    private mutating func decodeStack(_ root: YAMLNode) -> PolicyStack? {
+        if case .mapping(let entries, _) = root {
+            for entry in entries where PolicyKeys.policyOnly.contains(entry.key.value) {
+                reader.report(
+                    .wrongDocumentKind, at: entry.key.location,
+                    "expected only stack keys (\(PolicyKeys.stack.joined(separator: ", "))) in a file with 'stack', found the policy key '\(entry.key.value)'",
+                    suggestion: "move the policy into its own file and list it as a layer")
+            }
+        }
+        let allowedHere = PolicyKeys.stack + PolicyKeys.policyOnly.sorted()  // policy keys reported above
+        guard let fields = reader.fields(root, at: "", allowed: allowedHere, required: ["version", "name", "stack"]) else { return nil }
+        version(fields)
+        let name = fields["name"].flatMap { reader.name($0, at: "name") }
+        if let node = fields["description"] { _ = reader.string(node, at: "description") }
+        var layers: [PolicyStack.Layer] = []
+        if let node = fields["stack"], let items = reader.list(node, at: "stack", what: "a list of layers", nonEmpty: true) {
+            for (index, item) in items.enumerated() {
+                let keyPath = "stack[\(index)]"
+                guard let layer = reader.fields(item, at: keyPath, allowed: PolicyKeys.layer, required: PolicyKeys.layer,
+                                                what: "a layer mapping with 'name' and 'policy'") else { continue }
+                let layerName = layer["name"].flatMap { reader.name($0, at: layer.path("name")) }
+                let policy = layer["policy"].flatMap { reader.string($0, at: layer.path("policy"), what: "a policy file path") }
+                if let layerName, let policy {
+                    layers.append(PolicyStack.Layer(name: layerName, policyPath: policy, location: layer.location))
+                }
+            }
+        }
+        var maxAmplification = 10
+        if let node = fields["max_amplification"],
+            let value = reader.integer(node, at: "max_amplification", in: PolicyBounds.amplification)
+        {
+            maxAmplification = value
+        }
+        guard reader.diagnostics.isEmpty, let name else { return nil }
+        return PolicyStack(name: name, layers: layers, maxAmplification: maxAmplification, location: fields.location)
+    }
+
+    // MARK: Policy files
+
+    private mutating func decodePolicy(_ root: YAMLNode) -> Policy? {
+        guard let fields = reader.fields(root, at: "", allowed: PolicyKeys.policy, required: ["version", "name"]) else { return nil }
+        version(fields)
+        let name = fields["name"].flatMap { reader.name($0, at: "name") }
+        var policy = Policy(name: name ?? "", location: fields.location)
+        policy.backoff = Backoff(initial: .zero, max: .zero)
+        if let node = fields["description"] { policy.description = reader.string(node, at: "description") }
+        if let node = fields["extends"] { _ = reader.string(node, at: "extends", what: "a policy file path") }
+        if let node = fields["platform"], let platform = reader.string(node, at: "platform", what: "a platform name") {
+            if reader.identifier(platform, at: node.location, keyPath: "platform", what: "a platform name") {
+                policy.platform = platform
+            }
+        }
+        if let node = fields["attempts"], let attempts = reader.integer(node, at: "attempts", in: PolicyBounds.attempts) {
+            policy.attempts = attempts
+        }
+        if let node = fields["idempotency"], let idempotency = idempotency(node) { policy.idempotency = idempotency }
+        if let node = fields["backoff"], let backoff = backoff(node) { policy.backoff = backoff }
+        if let node = fields["retry_after"], let retryAfter = retryAfter(node) { policy.retryAfter = retryAfter }
+        if let node = fields["timeouts"], let timeouts = timeoutBudget(node, at: "timeouts") { policy.timeouts = timeouts }
+        if let node = fields["endpoints"] { policy.endpoints = endpoints(node) }
+        if let node = fields["budget"] { policy.budget = budget(node) }
+        var known = Set(SDKError.Kind.standard)
+        if let node = fields["errors"] {
+            let (names, declared) = errorNames(node)
+            policy.errorNames = names
+            known.formUnion(declared)
+        }
+        if let node = fields["rules"], let items = reader.list(node, at: "rules", what: "a list of rules") {
+            for (index, item) in items.enumerated() {
+                if let rule = rule(item, at: "rules[\(index)]", known: known) { policy.rules.append(rule) }
+            }
+        }
+        if let node = fields["default"] { policy.defaultRule = defaultRule(node, known: known) }
+        if let node = fields["parity"], let items = reader.list(node, at: "parity", what: "a list of policy file paths") {
+            policy.parity = items.compactMap { reader.string($0, at: "parity", what: "a policy file path") }
+        }
+        guard reader.diagnostics.isEmpty, name != nil else { return nil }
+        return policy
+    }
+
+    private mutating func idempotency(_ node: YAMLNode) -> Idempotency? {
+        guard let fields = reader.fields(node, at: "idempotency", allowed: PolicyKeys.idempotency) else { return nil }
+        var result = Idempotency(isExplicit: true, location: fields.location)
+        if let node = fields["methods"], let methods = reader.methods(node, at: fields.path("methods")) {
+            result.retryableMethods = methods
+        }
+        if let node = fields["honor_idempotent_requests"], let honor = reader.bool(node, at: fields.path("honor_idempotent_requests")) {
+            result.honorIdempotentRequests = honor
+        }
+        return result
+    }
+
+    private mutating func backoff(_ node: YAMLNode) -> Backoff? {
+        guard let fields = reader.fields(node, at: "backoff", allowed: PolicyKeys.backoff) else { return nil }
+        let initial = fields["initial"].flatMap { reader.duration($0, at: fields.path("initial")) } ?? .zero
+        var result = Backoff(initial: initial, max: initial, location: fields.location)
+        // A max below initial is well-formed; lint reports it (RP104).
+        if let node = fields["max"], let max = reader.duration(node, at: fields.path("max")) { result.max = max }
+        if let node = fields["multiplier"], let multiplier = reader.number(node, at: fields.path("multiplier"), in: PolicyBounds.multiplier) {
+            result.multiplier = multiplier
+        }
+        if let node = fields["jitter"], let jitter = reader.choice(node, at: fields.path("jitter"), of: Backoff.Jitter.self) {
+            result.jitter = jitter
+        }
+        return result
+    }
+
+    private mutating func retryAfter(_ node: YAMLNode) -> RetryAfterPolicy? {
+        guard let fields = reader.fields(node, at: "retry_after", allowed: PolicyKeys.retryAfter) else { return nil }
+        var result = RetryAfterPolicy(location: fields.location)
+        if let node = fields["honor"], let honor = reader.bool(node, at: fields.path("honor")) { result.honor = honor }
+        if let node = fields["cap"] { result.cap = reader.duration(node, at: fields.path("cap")) }
+        if let node = fields["above_cap"], let value = reader.choice(node, at: fields.path("above_cap"), of: RetryAfterPolicy.AboveCap.self) {
+            result.aboveCap = value
+        }
+        if let node = fields["combine"], let value = reader.choice(node, at: fields.path("combine"), of: RetryAfterPolicy.Combine.self) {
+            result.combine = value
+        }
+        if let node = fields["cooldown"], let value = reader.choice(node, at: fields.path("cooldown"), of: RetryAfterPolicy.Cooldown.self) {
+            result.cooldown = value
+        }
+        if let node = fields["headers"], let items = reader.list(node, at: fields.path("headers"), what: "a list of headers") {
+            var headers: [RetryAfterPolicy.Header] = []
+            for (index, item) in items.enumerated() {
+                let keyPath = "retry_after.headers[\(index)]"
+                guard let header = reader.fields(item, at: keyPath, allowed: PolicyKeys.header, required: ["name"],
+                                                 what: "a header mapping with 'name' and 'format'") else { continue }
+                var format = RetryAfterPolicy.Header.Format.http
+                if let node = header["format"], let value = reader.choice(node, at: header.path("format"), of: RetryAfterPolicy.Header.Format.self) {
+                    format = value
+                }
+                if let node = header["name"], let name = reader.string(node, at: header.path("name"), what: "a header name") {
+                    if Self.isToken(name) {
+                        headers.append(RetryAfterPolicy.Header(name: name, format: format))
+                    } else {
+                        reader.expected("a header name (letters, digits and !#$%&'*+-.^_`|~)", for: header.path("name"),
+                                        found: node, rule: .invalidValue)
+                    }
+                }
+            }
+            result.headers = headers
+        }
+        return result
+    }
+
+    /// RFC 9110 §5.6.2 token, the syntax of header names.
+    static func isToken(_ text: String) -> Bool {
+        !text.isEmpty && text.utf8.count <= 256 && text.unicodeScalars.allSatisfy {
+            ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || "!#$%&'*+-.^_`|~".unicodeScalars.contains($0)
+        }
+    }
+
+    private mutating func timeoutBudget(_ node: YAMLNode, at keyPath: String) -> TimeoutBudget? {
+        guard let fields = reader.fields(node, at: keyPath, allowed: PolicyKeys.timeouts) else { return nil }
+        var result = TimeoutBudget(location: fields.location)
+        if let node = fields["per_attempt"] { result.perAttempt = reader.duration(node, at: fields.path("per_attempt"), positive: true) }
+        if let node = fields["total"] { result.total = reader.duration(node, at: fields.path("total"), positive: true) }
+        return result
+    }
+
+    private mutating func endpoints(_ node: YAMLNode) -> [String: TimeoutBudget] {
+        guard case .mapping(let entries, _) = node else {
+            reader.expected("a mapping from endpoint names to timeouts", for: "endpoints", found: node)
+            return [:]
+        }
+        var result: [String: TimeoutBudget] = [:]
+        for entry in entries {
+            if entry.key.value.isEmpty {
+                reader.report(.invalidValue, at: entry.key.location, "endpoints: expected an endpoint name, found an empty key")
+                continue
+            }
+            if let budget = timeoutBudget(entry.value, at: "endpoints.\(YAMLScalar.abbreviated(entry.key.value))") {
+                result[entry.key.value] = budget
+            }
+        }
+        return result
+    }
+
+    private mutating func budget(_ node: YAMLNode) -> RetryBudgetConfiguration? {
+        guard let fields = reader.fields(node, at: "budget", allowed: PolicyKeys.budget) else { return nil }
+        var result = RetryBudgetConfiguration(location: fields.location)
+        if let node = fields["capacity"], let value = reader.integer(node, at: fields.path("capacity"), in: PolicyBounds.budgetCapacity) {
+            result.capacity = value
+        }
+        if let node = fields["retry_cost"], let value = reader.integer(node, at: fields.path("retry_cost"), in: PolicyBounds.budgetAmount) {
+            result.retryCost = value
+        }
+        if let node = fields["timeout_retry_cost"],
+            let value = reader.integer(node, at: fields.path("timeout_retry_cost"), in: PolicyBounds.budgetAmount)
+        {
+            result.timeoutRetryCost = value
+        }
+        if let node = fields["success_refund"], let value = reader.integer(node, at: fields.path("success_refund"), in: PolicyBounds.budgetAmount) {
+            result.successRefund = value
+        }
+        return result
+    }
+
+    /// The `errors` section: declared kinds and their per-platform names.
+    private mutating func errorNames(_ node: YAMLNode) -> (PlatformNames, Set<SDKError.Kind>) {
+        guard case .mapping(let entries, _) = node else {
+            reader.expected("a mapping from error kinds to platform names", for: "errors", found: node)
+            return (PlatformNames(), [])
+        }
+        var names: [String: [SDKError.Kind: String]] = [:]
+        var declared: Set<SDKError.Kind> = []
+        for entry in entries {
+            let kindText = entry.key.value
+            guard reader.identifier(kindText, at: entry.key.location, keyPath: "errors", what: "an error kind") else { continue }
+            let kind = SDKError.Kind(rawValue: kindText)
+            declared.insert(kind)
+            let keyPath = "errors.\(kindText)"
+            if case .scalar(let scalar) = entry.value, case .null = scalar.resolved { continue }
+            guard case .mapping(let platforms, _) = entry.value else {
+                reader.expected("a mapping from platforms to error names (or nothing)", for: keyPath, found: entry.value)
+                continue
+            }
+            for platform in platforms {
+                guard reader.identifier(platform.key.value, at: platform.key.location, keyPath: keyPath, what: "a platform name") else { continue }
+                if let name = reader.string(platform.value, at: "\(keyPath).\(platform.key.value)", what: "an error name") {
+                    if name.isEmpty {
+                        reader.expected("a non-empty error name", for: "\(keyPath).\(platform.key.value)", found: platform.value, rule: .invalidValue)
+                    } else {
+                        names[platform.key.value, default: [:]][kind] = name
+                    }
+                }
+            }
+        }
+        return (PlatformNames(names), declared)
+    }
+
+    private mutating func rule(_ node: YAMLNode, at keyPath: String, known: Set<SDKError.Kind>) -> Rule? {
+        guard let fields = reader.fields(node, at: keyPath, allowed: PolicyKeys.rule, required: ["action"],
+                                         what: "a rule mapping with 'action' and 'status' or 'transport'") else { return nil }
+        let before = reader.diagnostics.count
+        let action = fields["action"].flatMap { reader.choice($0, at: fields.path("action"), of: Rule.Action.self) }
+        var rule = Rule(action: action ?? .stop, location: fields.location)
+        if let node = fields["status"] { rule.statuses = reader.statusPatterns(node, at: fields.path("status")) ?? [] }
+        if let node = fields["transport"] { rule.transports = reader.transports(node, at: fields.path("transport")) ?? [] }
+        if let node = fields["methods"] { rule.methods = reader.methods(node, at: fields.path("methods")) }
+        if let node = fields["error"] { rule.error = reader.errorKind(node, at: fields.path("error"), known: known) }
+        if let node = fields["honor_retry_after"] { rule.honorRetryAfter = reader.bool(node, at: fields.path("honor_retry_after")) }
+        if let node = fields["refresh_credentials"], let value = reader.bool(node, at: fields.path("refresh_credentials")) {
+            rule.refreshCredentials = value
+        }
+        if fields["status"] == nil && fields["transport"] == nil {
+            reader.report(.incompleteRule, at: fields.location, "\(keyPath): expected 'status' or 'transport' (or both), found neither",
+                          suggestion: "a rule without conditions matches nothing; use 'default' for unmatched inputs")
+        }
+        if let action, action != .success, fields["error"] == nil {
+            reader.report(.missingKey, at: fields.location, "missing required key 'error' in '\(keyPath)' (a \(action) rule reports an error kind)")
+        }
+        return reader.diagnostics.count == before ? rule : nil
+    }
+
+    private mutating func defaultRule(_ node: YAMLNode, known: Set<SDKError.Kind>) -> DefaultRule? {
+        guard let fields = reader.fields(node, at: "default", allowed: PolicyKeys.defaultRule, required: PolicyKeys.defaultRule) else { return nil }
+        let action = fields["action"].flatMap { reader.choice($0, at: fields.path("action"), of: Rule.Action.self) }
+        let error = fields["error"].flatMap { reader.errorKind($0, at: fields.path("error"), known: known) }
+        guard let action, let error else { return nil }
+        return DefaultRule(error: error, action: action, location: fields.location)
+    }
+}

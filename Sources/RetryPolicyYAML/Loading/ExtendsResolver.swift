@@ -1,0 +1,99 @@
+import RetryPolicyCore
+
+/// Resolves `extends`: the extended file's keys are defaults for the
+/// extending file's keys (mappings merge key by key, lists and scalars
+/// replace), applied before decoding so that every value keeps the location
+/// of the file it was written in.
+struct ExtendsResolver {
+    let limits: YAMLLimits
+    var diagnostics: [Diagnostic] = []
+
+    init(limits: YAMLLimits) {
+        self.limits = limits
+    }
+
+    /// `root` with everything it extends merged underneath it.
+    /// - Parameter chain: the files already being resolved, outermost first
+    ///   (as written, and canonical for comparison).
+    mutating func resolve(_ root: YAMLNode?, path: String, chain: [(shown: String, canonical: String)]) -> YAMLNode? {
+        guard let root, let entry = root.entry("extends"),
+            case .scalar(let scalar) = entry.value, case .string(let relative) = scalar.resolved, !relative.isEmpty
+        else { return root }
+        let at = scalar.location
+        let basePath = PolicyFileReader.resolve(relative, from: path)
+        let canonical = PolicyFileReader.canonical(basePath)
+        if let start = chain.firstIndex(where: { $0.canonical == canonical }) {
+            let cycle = chain[start...].map(\.shown) + [basePath]
+            diagnostics.append(Diagnostic(
+                .extendsCycle, at: at,
+                "extends: expected a chain of policies without cycles, found \(cycle.joined(separator: " -> "))",
+                suggestion: "remove 'extends' from one of these files"))
+            return root
+        }
+        if chain.count > limits.maxExtendsDepth {
+            diagnostics.append(Diagnostic(
+                .limitExceeded, at: at, "extends: expected at most \(limits.maxExtendsDepth) levels of extends, found more"))
+            return root
+        }
+        let bytes: [UInt8]
+        switch PolicyFileReader.read(basePath, limits: limits, reportedAt: at) {
+        case .success(let read): bytes = read
+        case .failure(let error):
+            diagnostics += error.diagnostics.map { diagnostic in
+                var moved = diagnostic
+                if diagnostic.id == LoaderRule.unreadableFile.id {
+                    moved.id = LoaderRule.extendsProblem.id
+                    moved.message = "extends: " + moved.message
+                }
+                return moved
+            }
+            return root
+        }
+        let baseRoot: YAMLNode?
+        do {
+            baseRoot = try YAMLParser.parse(bytes: bytes, path: basePath, limits: limits)
+        } catch {
+            diagnostics += error.diagnostics
+            return root
+        }
+        guard let baseRoot, case .mapping = baseRoot else {
+            diagnostics.append(Diagnostic(
+                .extendsProblem, at: at,
+                "extends: expected '\(basePath)' to hold a policy mapping, found \(baseRoot?.kindDescription ?? "an empty file")"))
+            return root
+        }
+        if baseRoot["stack"] != nil {
+            diagnostics.append(Diagnostic(
+                .extendsProblem, at: at, "extends: expected '\(basePath)' to be a policy, found a stack file"))
+            return root
+        }
+        if let version = baseRoot["version"], case .scalar(let versionScalar) = version, case .integer(1) = versionScalar.resolved {
+        } else {
+            diagnostics.append(Diagnostic(
+                .extendsProblem, at: at, "extends: expected '\(basePath)' to declare version: 1, found \(baseRoot["version"]?.kindDescription ?? "no version")"))
+            return root
+        }
+        let resolvedBase = resolve(baseRoot, path: basePath, chain: chain + [(basePath, canonical)])
+        return Self.merge(base: resolvedBase ?? baseRoot, override: root)
+    }
+
+    /// `override` on top of `base`: mappings merge key by key (recursively),
+    /// everything else is replaced. Keys keep the base's order, new keys
+    /// follow.
+    static func merge(base: YAMLNode, override: YAMLNode) -> YAMLNode {
+        guard case .mapping(var merged, _) = base, case .mapping(let overrides, let location) = override else {
+            return override
+        }
+        var index: [String: Int] = [:]
+        for (position, entry) in merged.enumerated() { index[entry.key.value] = position }
+        for entry in overrides {
+            if let position = index[entry.key.value] {
+                merged[position] = (entry.key, merge(base: merged[position].value, override: entry.value))
+            } else {
+                index[entry.key.value] = merged.count
+                merged.append(entry)
+            }
+        }
+        return .mapping(merged, location)
+    }
+}

@@ -1,0 +1,88 @@
+import RetryPolicyCore
+
+/// Loads policy files strictly: YAML through libyaml, `extends` resolved,
+/// every problem of a file reported at once as located ``Diagnostic``s.
+///
+/// ```swift
+/// let policy = try PolicyLoader().loadPolicy(atPath: "policies/tmdb.yaml")
+/// let decider = RetryDecider(policy: policy)
+/// ```
+public struct PolicyLoader: Sendable {
+    public let limits: YAMLLimits
+
+    public init(limits: YAMLLimits = .default) {
+        self.limits = limits
+    }
+
+    /// Loads a policy file; a stack file is an error here.
+    public func loadPolicy(atPath path: String) throws(PolicyLoadError) -> Policy {
+        try policy(from: loadDocument(atPath: path), path: path)
+    }
+
+    /// Loads a policy from text; `path` names it in messages and anchors
+    /// relative `extends` paths.
+    public func loadPolicy(yaml: String, path: String) throws(PolicyLoadError) -> Policy {
+        try policy(from: loadDocument(yaml: yaml, path: path), path: path)
+    }
+
+    /// Loads a policy or stack file.
+    public func loadDocument(atPath path: String) throws(PolicyLoadError) -> PolicyDocument {
+        let bytes = try PolicyFileReader.read(path, limits: limits).get()
+        return try loadDocument(bytes: bytes, path: path)
+    }
+
+    /// Loads a policy or stack file from text.
+    public func loadDocument(yaml: String, path: String) throws(PolicyLoadError) -> PolicyDocument {
+        try loadDocument(bytes: Array(yaml.utf8), path: path)
+    }
+
+    /// Loads a policy or stack file from raw bytes (checked to be UTF-8).
+    public func loadDocument(bytes: [UInt8], path: String) throws(PolicyLoadError) -> PolicyDocument {
+        let root = try YAMLParser.parse(bytes: bytes, path: path, limits: limits)
+        var resolver = ExtendsResolver(limits: limits)
+        let merged = resolver.resolve(root, path: path, chain: [(path, PolicyFileReader.canonical(path))])
+        var decoder = PolicyDecoder()
+        let document = decoder.decodeDocument(merged, path: path)
+        let diagnostics = Self.ordered(resolver.diagnostics + decoder.reader.diagnostics, mainFile: path)
+        guard diagnostics.isEmpty, let document else {
+            throw PolicyLoadError(diagnostics: diagnostics)
+        }
+        return document
+    }
+
+    private func policy(from document: PolicyDocument, path: String) throws(PolicyLoadError) -> Policy {
+        switch document {
+        case .policy(let policy): return policy
+        case .stack(let stack):
+            throw PolicyLoadError(Diagnostic(
+                .wrongDocumentKind, at: stack.location ?? SourceLocation(file: path, line: 1, column: 1),
+                "expected a policy file, found a stack file (it has 'stack')",
+                suggestion: "load it with loadDocument, or lint it as a stack"))
+        }
+    }
+
+    /// The file's own diagnostics first, in line order, then those of the
+    /// files it extends; without duplicates.
+    static func ordered(_ diagnostics: [Diagnostic], mainFile: String) -> [Diagnostic] {
+        var seen: Set<Diagnostic> = []
+        let unique = diagnostics.filter { seen.insert($0).inserted }
+        let sorted = unique.enumerated().sorted { lhs, rhs in
+            let lhsMain = lhs.element.location.file == mainFile
+            let rhsMain = rhs.element.location.file == mainFile
+            if lhsMain != rhsMain { return lhsMain }
+            if lhs.element.location != rhs.element.location { return lhs.element.location < rhs.element.location }
+            return lhs.offset < rhs.offset
+        }.map(\.element)
+        guard sorted.count > maximumDiagnostics else { return sorted }
+        var shown = Array(sorted.prefix(maximumDiagnostics))
+        var last = sorted[maximumDiagnostics]
+        last.message = "stopped after \(maximumDiagnostics) problems; \(sorted.count - maximumDiagnostics) more not listed"
+        last.suggestion = nil
+        shown.append(last)
+        return shown
+    }
+
+    /// Past this many problems a file is not a policy with mistakes but
+    /// something else; listing everything would only flood the terminal.
+    static let maximumDiagnostics = 100
+}

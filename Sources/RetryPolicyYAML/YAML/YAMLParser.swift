@@ -1,0 +1,287 @@
+import CYAML
+import RetryPolicyCore
+
+/// Parses YAML into a located ``YAMLNode`` tree through libyaml's event
+/// API.
+///
+/// Events (not libyaml's document API) are used so that nothing is ever
+/// expanded: an alias is refused the moment it is seen, depth and node
+/// count are checked as the tree grows, and a hostile file costs at most one
+/// pass over at most ``YAMLLimits/maxBytes`` bytes.
+public enum YAMLParser {
+    /// Parses one YAML document. Returns `nil` for a file with no document
+    /// (empty or comments only).
+    public static func parse(_ text: String, path: String, limits: YAMLLimits = .default) throws(PolicyLoadError) -> YAMLNode? {
+        try parse(bytes: Array(text.utf8), path: path, limits: limits)
+    }
+
+    /// Parses raw file bytes, checking that they are UTF-8 first.
+    public static func parse(bytes: [UInt8], path: String, limits: YAMLLimits = .default) throws(PolicyLoadError) -> YAMLNode? {
+        let result: Result<YAMLNode?, PolicyLoadError> = bytes.withUnsafeBufferPointer { buffer in
+            if let problem = TextValidation.check(buffer, path: path, limits: limits) {
+                return .failure(PolicyLoadError(problem))
+            }
+            var builder = TreeBuilder(path: path, limits: limits)
+            return builder.run(buffer)
+        }
+        return try result.get()
+    }
+}
+
+/// Turns the event stream into a tree, collecting every non-fatal problem
+/// (anchors, tags, duplicate keys) so that one run reports them all.
+private struct TreeBuilder {
+    enum Frame {
+        case mapping(entries: [(key: YAMLScalar, value: YAMLNode)], location: SourceLocation, pendingKey: YAMLScalar?, keyIsBroken: Bool, seen: [String: SourceLocation])
+        case sequence(items: [YAMLNode], location: SourceLocation)
+    }
+
+    let path: String
+    let limits: YAMLLimits
+    var stack: [Frame] = []
+    var root: YAMLNode?
+    var diagnostics: [Diagnostic] = []
+    var nodeCount = 0
+    var documentCount = 0
+    /// Anchors and aliases seen; only the first few are reported so that an
+    /// alias bomb gives a short answer.
+    var aliasCount = 0
+    var firstUnreportedAlias: SourceLocation?
+    static let reportedAliases = 3
+
+    init(path: String, limits: YAMLLimits) {
+        self.path = path
+        self.limits = limits
+    }
+
+    mutating func run(_ buffer: UnsafeBufferPointer<UInt8>) -> Result<YAMLNode?, PolicyLoadError> {
+        let parser = UnsafeMutablePointer<yaml_parser_t>.allocate(capacity: 1)
+        defer { parser.deallocate() }
+        guard yaml_parser_initialize(parser) != 0 else {
+            return .failure(PolicyLoadError(Diagnostic(.yamlSyntax, at: location(line: 1, column: 1), "libyaml could not start (out of memory)")))
+        }
+        defer { yaml_parser_delete(parser) }
+        yaml_parser_set_encoding(parser, YAML_UTF8_ENCODING)
+        if let base = buffer.baseAddress {
+            yaml_parser_set_input_string(parser, base, buffer.count)
+        } else {
+            var empty: UInt8 = 0
+            yaml_parser_set_input_string(parser, &empty, 0)
+        }
+
+        var event = yaml_event_t()
+        while true {
+            guard yaml_parser_parse(parser, &event) != 0 else {
+                return .failure(PolicyLoadError(diagnostics: diagnostics + [syntaxError(parser.pointee, buffer)]))
+            }
+            let type = event.type
+            let fatal = handle(&event)
+            yaml_event_delete(&event)
+            if let fatal { return .failure(PolicyLoadError(diagnostics: diagnostics + [fatal])) }
+            if type == YAML_STREAM_END_EVENT { break }
+        }
+        if let firstUnreportedAlias {
+            diagnostics.append(Diagnostic(
+                .aliasOrAnchor, at: firstUnreportedAlias,
+                "expected no anchors or aliases, found \(aliasCount - Self.reportedAliases) more from here on (not listed)"))
+        }
+        if !diagnostics.isEmpty { return .failure(PolicyLoadError(diagnostics: diagnostics)) }
+        return .success(root)
+    }
+
+    // MARK: Events
+
+    /// Handles one event; returns a diagnostic when parsing must stop.
+    private mutating func handle(_ event: inout yaml_event_t) -> Diagnostic? {
+        let start = location(event.start_mark)
+        switch event.type {
+        case YAML_DOCUMENT_START_EVENT:
+            documentCount += 1
+            if documentCount > 1 {
+                return Diagnostic(.documentCount, at: start, "expected one YAML document per file, found a second document")
+            }
+        case YAML_ALIAS_EVENT:
+            let name = string(event.data.alias.anchor) ?? ""
+            if shouldReportAlias(at: start) { diagnostics.append(Diagnostic(
+                .aliasOrAnchor, at: start,
+                "expected a value, found the alias '*\(YAMLScalar.abbreviated(name))'; anchors and aliases are not allowed",
+                suggestion: "share settings between files with 'extends'")) }
+            return add(.scalar(YAMLScalar(value: "", location: start)))
+        case YAML_SCALAR_EVENT:
+            let scalarData = event.data.scalar
+            checkAnchor(scalarData.anchor, at: start)
+            let tag = checkTag(scalarData.tag, at: start, forScalar: true)
+            var text = ""
+            if let value = scalarData.value, scalarData.length > 0 {
+                text = String(decoding: UnsafeBufferPointer(start: value, count: scalarData.length), as: UTF8.self)
+            }
+            if text.utf8.contains(0) {
+                diagnostics.append(Diagnostic(.encoding, at: start, "expected text, found a NUL character (\\0) in a string"))
+            }
+            let style: YAMLScalar.Style =
+                switch scalarData.style {
+                case YAML_SINGLE_QUOTED_SCALAR_STYLE: .singleQuoted
+                case YAML_DOUBLE_QUOTED_SCALAR_STYLE: .doubleQuoted
+                case YAML_LITERAL_SCALAR_STYLE: .literal
+                case YAML_FOLDED_SCALAR_STYLE: .folded
+                default: .plain
+                }
+            return add(.scalar(YAMLScalar(value: text, location: start, style: style, tag: tag)))
+        case YAML_SEQUENCE_START_EVENT:
+            checkAnchor(event.data.sequence_start.anchor, at: start)
+            let tag = checkTag(event.data.sequence_start.tag, at: start, forScalar: false)
+            if let tag, tag != .seq { diagnostics.append(mismatchedTag(tag, at: start, on: "a list")) }
+            if let problem = open(at: start) { return problem }
+            stack.append(.sequence(items: [], location: start))
+        case YAML_MAPPING_START_EVENT:
+            checkAnchor(event.data.mapping_start.anchor, at: start)
+            let tag = checkTag(event.data.mapping_start.tag, at: start, forScalar: false)
+            if let tag, tag != .map { diagnostics.append(mismatchedTag(tag, at: start, on: "a mapping")) }
+            if let problem = open(at: start) { return problem }
+            stack.append(.mapping(entries: [], location: start, pendingKey: nil, keyIsBroken: false, seen: [:]))
+        case YAML_SEQUENCE_END_EVENT, YAML_MAPPING_END_EVENT:
+            guard let frame = stack.popLast() else { return nil }
+            switch frame {
+            case .sequence(let items, let location): return add(.sequence(items, location), counted: false)
+            case .mapping(let entries, let location, _, _, _): return add(.mapping(entries, location), counted: false)
+            }
+        default:
+            break
+        }
+        return nil
+    }
+
+    /// Checks depth and node count before a collection opens.
+    private mutating func open(at start: SourceLocation) -> Diagnostic? {
+        if stack.count + 1 > limits.maxDepth {
+            return Diagnostic(.limitExceeded, at: start, "expected nesting at most \(limits.maxDepth) levels deep, found deeper nesting")
+        }
+        return countNode(at: start)
+    }
+
+    private mutating func countNode(at start: SourceLocation) -> Diagnostic? {
+        nodeCount += 1
+        if nodeCount > limits.maxNodes {
+            return Diagnostic(.limitExceeded, at: start, "expected at most \(limits.maxNodes) YAML nodes, found more")
+        }
+        return nil
+    }
+
+    /// Attaches a finished node to its parent (or makes it the root).
+    private mutating func add(_ node: YAMLNode, counted: Bool = true) -> Diagnostic? {
+        if counted, let problem = countNode(at: node.location) { return problem }
+        guard let top = stack.popLast() else {
+            root = node
+            return nil
+        }
+        switch top {
+        case .sequence(var items, let location):
+            items.append(node)
+            stack.append(.sequence(items: items, location: location))
+        case .mapping(var entries, let location, let pendingKey, let keyIsBroken, var seen):
+            if let pendingKey {
+                if !keyIsBroken { entries.append((pendingKey, node)) }
+                stack.append(.mapping(entries: entries, location: location, pendingKey: nil, keyIsBroken: false, seen: seen))
+            } else if case .scalar(let key) = node {
+                var broken = false
+                if let first = seen[key.value] {
+                    broken = true
+                    diagnostics.append(Diagnostic(
+                        .duplicateKey, at: key.location,
+                        "expected each key once in a mapping, found '\(YAMLScalar.abbreviated(key.value))' again (first at line \(first.line), column \(first.column))",
+                        suggestion: "remove one of the two entries"))
+                } else {
+                    seen[key.value] = key.location
+                }
+                stack.append(.mapping(entries: entries, location: location, pendingKey: key, keyIsBroken: broken, seen: seen))
+            } else {
+                diagnostics.append(Diagnostic(.wrongType, at: node.location, "expected a plain key, found \(node.kindDescription) used as a key"))
+                let placeholder = YAMLScalar(value: "", location: node.location)
+                stack.append(.mapping(entries: entries, location: location, pendingKey: placeholder, keyIsBroken: true, seen: seen))
+            }
+        }
+        return nil
+    }
+
+    // MARK: Anchors and tags
+
+    private mutating func checkAnchor(_ anchor: UnsafeMutablePointer<yaml_char_t>?, at start: SourceLocation) {
+        guard let name = string(anchor), shouldReportAlias(at: start) else { return }
+        diagnostics.append(Diagnostic(
+            .aliasOrAnchor, at: start,
+            "expected a plain value, found the anchor '&\(YAMLScalar.abbreviated(name))'; anchors and aliases are not allowed",
+            suggestion: "share settings between files with 'extends'"))
+    }
+
+    private mutating func shouldReportAlias(at start: SourceLocation) -> Bool {
+        aliasCount += 1
+        if aliasCount > Self.reportedAliases && firstUnreportedAlias == nil { firstUnreportedAlias = start }
+        return aliasCount <= Self.reportedAliases
+    }
+
+    private mutating func checkTag(_ tag: UnsafeMutablePointer<yaml_char_t>?, at start: SourceLocation, forScalar: Bool) -> CoreTag? {
+        guard let text = string(tag) else { return nil }
+        guard let core = CoreTag(rawValue: text) else {
+            let shown = text.hasPrefix("tag:yaml.org,2002:") ? "!!" + text.dropFirst("tag:yaml.org,2002:".count) : text
+            diagnostics.append(Diagnostic(
+                .unsupportedTag, at: start,
+                "expected no tag or a core schema tag (!!str, !!int, !!bool, !!null, !!float, !!map, !!seq), found '\(YAMLScalar.abbreviated(shown))'"))
+            return nil
+        }
+        if forScalar && !core.isScalarTag {
+            diagnostics.append(mismatchedTag(core, at: start, on: "a scalar"))
+            return nil
+        }
+        return core
+    }
+
+    private func mismatchedTag(_ tag: CoreTag, at start: SourceLocation, on kind: String) -> Diagnostic {
+        Diagnostic(.unsupportedTag, at: start, "expected a tag that fits \(kind), found \(tag.shorthand)")
+    }
+
+    // MARK: Helpers
+
+    private func string(_ pointer: UnsafeMutablePointer<yaml_char_t>?) -> String? {
+        guard let pointer else { return nil }
+        return String(cString: pointer)
+    }
+
+    private func location(_ mark: yaml_mark_t) -> SourceLocation {
+        SourceLocation(file: path, line: Int(mark.line) + 1, column: Int(mark.column) + 1)
+    }
+
+    private func location(line: Int, column: Int) -> SourceLocation {
+        SourceLocation(file: path, line: line, column: column)
+    }
+
+    private func syntaxError(_ parser: yaml_parser_t, _ buffer: UnsafeBufferPointer<UInt8>) -> Diagnostic {
+        let problem = parser.problem.map { String(cString: $0) } ?? "unknown error"
+        var message = "expected valid YAML, found a syntax error: \(problem)"
+        if let context = parser.context.map({ String(cString: $0) }) {
+            let mark = parser.context_mark
+            message += " (\(context) at line \(mark.line + 1), column \(mark.column + 1))"
+        }
+        let at: SourceLocation
+        if parser.error == YAML_READER_ERROR {
+            at = location(offset: parser.problem_offset, in: buffer)
+        } else {
+            at = location(parser.problem_mark)
+        }
+        return Diagnostic(.yamlSyntax, at: at, message)
+    }
+
+    /// Line and column of a byte offset (reader errors carry only that).
+    private func location(offset: Int, in buffer: UnsafeBufferPointer<UInt8>) -> SourceLocation {
+        var line = 1
+        var column = 1
+        for index in 0..<Swift.min(offset, buffer.count) {
+            if buffer[index] == UInt8(ascii: "\n") {
+                line += 1
+                column = 1
+            } else if buffer[index] & 0xC0 != 0x80 {
+                column += 1
+            }
+        }
+        return SourceLocation(file: path, line: line, column: column)
+    }
+}

@@ -1,0 +1,167 @@
+import Foundation
+import Testing
+
+@Suite("retry-policy decide", .serialized)
+struct DecideCommandTests {
+    @Test("json has exactly the documented shape and cites the deciding rule as FILE:LINE")
+    func json() throws {
+        let workspace = try Workspace(["clean.yaml": PolicyTexts.clean])
+        let result = try workspace.run(["decide", "clean.yaml", "--status", "503", "--format", "json"])
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdout == """
+            {
+              "action": "retry",
+              "error": "status_5xx",
+              "reason": null,
+              "delay_ms": {
+                "min": 0,
+                "max": 1000
+              },
+              "rule": "clean.yaml:23"
+            }
+
+            """, "\(result)")
+    }
+
+    @Test("a server delay gives equal bounds; the last attempt stops with attempts_exhausted")
+    func retryAfterAndExhaustion() throws {
+        let workspace = try Workspace(["clean.yaml": PolicyTexts.clean])
+        let server = try workspace.run(["decide", "clean.yaml", "--status", "429", "--retry-after", "2", "--format", "json"])
+        #expect(server.stdout.contains("\"delay_ms\": {\n    \"min\": 2000,\n    \"max\": 2000\n  }"), "\(server)")
+        let last = try workspace.run(["decide", "clean.yaml", "--status", "503", "--attempt", "3", "--format", "json"])
+        #expect(last.stdout.contains("\"action\": \"stop\",\n  \"error\": \"status_5xx\",\n  \"reason\": \"attempts_exhausted\",\n  \"delay_ms\": null,\n  \"rule\": \"clean.yaml:23\""), "\(last)")
+    }
+
+    @Test("the default rule and the implicit 2xx success report their rule (or null)")
+    func defaultsAndSuccess() throws {
+        let workspace = try Workspace(["clean.yaml": PolicyTexts.clean])
+        let success = try workspace.run(["decide", "clean.yaml", "--status", "200", "--format", "json"])
+        #expect(success.stdout == "{\n  \"action\": \"success\",\n  \"error\": null,\n  \"reason\": null,\n  \"delay_ms\": null,\n  \"rule\": null\n}\n", "\(success)")
+        let dns = try workspace.run(["decide", "clean.yaml", "--transport", "dns", "--format", "json"])
+        #expect(dns.stdout.contains("\"reason\": \"not_retryable\""))
+        #expect(dns.stdout.contains("\"rule\": \"clean.yaml:33\""), "\(dns)")
+    }
+
+    @Test("the human form is a sentence that cites the rule")
+    func human() throws {
+        let workspace = try Workspace(["clean.yaml": PolicyTexts.clean])
+        let retry = try workspace.run(["decide", "clean.yaml", "--status", "503"])
+        #expect(retry.stdout == "Retry after 0s-1s (full jitter): HTTP 503 matches the rule at clean.yaml:23, which retries it as status_5xx; this was attempt 1 of 3.\n", "\(retry)")
+        let deadline = try workspace.run(["decide", "clean.yaml", "--transport", "timeout", "--elapsed", "29.5s"])
+        #expect(deadline.stdout == "Stop with timeout (deadline_exceeded): transport failure timeout matches the rule at clean.yaml:26, which retries it, but the next attempt could not start before the total deadline 30s (elapsed 29.5s).\n", "\(deadline)")
+        let post = try workspace.run(["decide", "clean.yaml", "--status", "502", "--method", "POST"])
+        #expect(post.stdout.hasPrefix("Stop with status_5xx (not_idempotent): HTTP 502 matches the rule at clean.yaml:23, which retries it, but POST is not idempotent"), "\(post)")
+        let keyed = try workspace.run(["decide", "clean.yaml", "--status", "502", "--method", "POST", "--idempotent"])
+        #expect(keyed.stdout.hasPrefix("Retry after 0s-1s"), "\(keyed)")
+    }
+
+    @Test("bad arguments exit 2 with a clear message")
+    func usage() throws {
+        let workspace = try Workspace(["clean.yaml": PolicyTexts.clean])
+        let neither = try workspace.run(["decide", "clean.yaml"])
+        #expect(neither.status == 2)
+        #expect(neither.stderr.contains("give exactly one of --status or --transport"))
+        let badTransport = try workspace.run(["decide", "clean.yaml", "--transport", "wifi"])
+        #expect(badTransport.status == 2)
+        #expect(badTransport.stderr.contains("--transport must be one of timeout, connection_lost"))
+        let badStatus = try workspace.run(["decide", "clean.yaml", "--status", "99"])
+        #expect(badStatus.status == 2)
+        let missing = try workspace.run(["decide", "missing.yaml", "--status", "500"])
+        #expect(missing.status == 2)
+        #expect(missing.stderr == "error: missing.yaml: no such file\n")
+    }
+
+    @Test("a policy that does not load is reported with its position and exits 1")
+    func brokenPolicy() throws {
+        let workspace = try Workspace(["broken.yaml": PolicyTexts.clean.replacingOccurrences(of: "attempts: 3", with: "attempts: three")])
+        let result = try workspace.run(["decide", "broken.yaml", "--status", "500"])
+        #expect(result.status == 1)
+        #expect(result.stderr.hasPrefix("broken.yaml:3:11: error:"), "\(result)")
+    }
+}
+
+@Suite("retry-policy simulate", .serialized)
+struct SimulateCommandTests {
+    @Test("a timeline shows each attempt's start, response, decision and the result; the same seed gives the same run")
+    func timeline() throws {
+        let workspace = try Workspace(["clean.yaml": PolicyTexts.clean.replacingOccurrences(of: "attempts: 3", with: "attempts: 4")])
+        let arguments = ["simulate", "clean.yaml", "--responses", "503,429:retry-after=2,200", "--seed", "42"]
+        let first = try workspace.run(arguments)
+        let second = try workspace.run(arguments)
+        #expect(first.status == 0, "\(first)")
+        #expect(first.stdout == second.stdout)
+        let lines = first.stdout.split(separator: "\n").map(String.init)
+        #expect(lines[0] == "clean (clean.yaml), seed 42")
+        #expect(lines[1].hasPrefix("time "))
+        #expect(lines[2].hasPrefix("t=0s "))
+        #expect(lines[2].contains("  503  "))
+        #expect(lines[2].contains("(drawn from 0s-1s) [status_5xx]"))
+        #expect(lines[3].contains("429:retry-after=2") && lines[3].contains("retry in 2s (server-directed) [status_429]"), "\(first)")
+        #expect(lines[4].contains("  200  ") && lines[4].contains("success"))
+        #expect(lines[5].hasPrefix("result: success after 3 attempts in "))
+        let other = try workspace.run(["simulate", "clean.yaml", "--responses", "503,429:retry-after=2,200", "--seed", "43"])
+        #expect(other.stdout != first.stdout, "a different seed draws a different jitter")
+    }
+
+    @Test("json timeline; the last response repeats until the policy stops")
+    func json() throws {
+        let workspace = try Workspace(["clean.yaml": PolicyTexts.clean])
+        let result = try workspace.run(["simulate", "clean.yaml", "--responses", "500", "--format", "json"])
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        let attempts = try #require(document["attempts"] as? [[String: Any]])
+        #expect(attempts.count == 3)
+        let resultObject = try #require(document["result"] as? [String: Any])
+        #expect(resultObject["action"] as? String == "stop")
+        #expect(resultObject["reason"] as? String == "attempts_exhausted")
+        #expect(resultObject["attempts"] as? Int == 3)
+    }
+
+    @Test("a storm reports peak and total load; jitter lowers the peak; --svg draws it")
+    func storm() throws {
+        let workspace = try Workspace([
+            "jitter.yaml": PolicyTexts.clean,
+            "nojitter.yaml": PolicyTexts.clean.replacingOccurrences(of: "jitter: full", with: "jitter: none"),
+        ])
+        let jittered = try workspace.run(["simulate", "jitter.yaml", "--clients", "500", "--outage", "10s", "--format", "json", "--svg", "storm.svg"])
+        let fixed = try workspace.run(["simulate", "nojitter.yaml", "--clients", "500", "--outage", "10s", "--format", "json"])
+        #expect(jittered.status == 0, "\(jittered)")
+        let a = try #require(try JSONSerialization.jsonObject(with: Data(jittered.stdout.utf8)) as? [String: Any])
+        let b = try #require(try JSONSerialization.jsonObject(with: Data(fixed.stdout.utf8)) as? [String: Any])
+        // Every client makes 3 attempts inside the 10 s outage either way.
+        #expect(a["total_requests"] as? Int == 1500)
+        #expect(b["total_requests"] as? Int == 1500)
+        // Without jitter every retry lands in the same second: 500 at once, three times.
+        #expect(b["peak_requests"] as? Int == 500)
+        #expect((b["load"] as? [Int]) == [500, 500, 0, 500])
+        // In 100 ms windows the first attempts coincide either way; the retries
+        // of the unjittered policy come back together (at 1 s and 3 s), the
+        // jittered ones spread out.
+        let fine = try workspace.run(["simulate", "jitter.yaml", "--clients", "500", "--outage", "10s", "--window", "100ms", "--format", "json"])
+        let fineFixed = try workspace.run(["simulate", "nojitter.yaml", "--clients", "500", "--outage", "10s", "--window", "100ms", "--format", "json"])
+        let c = try #require(try JSONSerialization.jsonObject(with: Data(fine.stdout.utf8)) as? [String: Any])
+        let d = try #require(try JSONSerialization.jsonObject(with: Data(fineFixed.stdout.utf8)) as? [String: Any])
+        let jitteredRetries = try #require(c["load"] as? [Int]).dropFirst()
+        let fixedLoad = try #require(d["load"] as? [Int])
+        #expect(fixedLoad[10] == 500 && fixedLoad[30] == 500, "\(fixedLoad)")
+        #expect(jitteredRetries.allSatisfy { $0 < 100 }, "jittered retries spread out: \(jitteredRetries)")
+        let svg = try String(contentsOfFile: workspace.path("storm.svg"), encoding: .utf8)
+        #expect(svg.hasPrefix("<svg xmlns=\"http://www.w3.org/2000/svg\""))
+        let wellFormed = try python("import sys, xml.dom.minidom; xml.dom.minidom.parse(sys.argv[1]); print('ok')", arguments: [workspace.path("storm.svg")])
+        #expect(wellFormed.output == "ok\n")
+        let human = try workspace.run(["simulate", "nojitter.yaml", "--clients", "500", "--outage", "10s"])
+        #expect(human.stdout.contains("server load: 1500 requests in total, peak 500 per 1s at 0s (3 requests per client)\nlargest retry burst: 500 retries within 10ms\n"), "\(human)")
+        let spread = try workspace.run(["simulate", "jitter.yaml", "--clients", "500", "--outage", "10s"])
+        let burst = spread.stdout.split(separator: "\n").first { $0.hasPrefix("largest retry burst: ") }.map(String.init) ?? ""
+        let count = Int(burst.dropFirst("largest retry burst: ".count).prefix { $0.isNumber }) ?? 500
+        #expect(count < 50, "full jitter breaks the retry burst up: \(burst)")
+        #expect(human.stdout.contains("clients: 0 succeeded, 500 failed (attempts_exhausted 500)"))
+    }
+
+    @Test("a malformed response list exits 2 with what was wrong")
+    func badResponses() throws {
+        let workspace = try Workspace(["clean.yaml": PolicyTexts.clean])
+        let result = try workspace.run(["simulate", "clean.yaml", "--responses", "503,wat"])
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("'wat' is not a response: expected a status (100-599) or one of timeout"), "\(result)")
+    }
+}

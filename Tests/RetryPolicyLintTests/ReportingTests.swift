@@ -1,0 +1,100 @@
+import RetryPolicyCore
+import Testing
+
+@testable import RetryPolicyLint
+
+@Suite("Suppressions, configuration and report formats")
+struct ReportingTests {
+    let finding = LintFinding(id: "RP107", severity: .warning, location: at(3, column: 3), message: "no jitter", suggestion: "set jitter")
+
+    @Test("a trailing comment silences its own line; a comment alone silences the next code line")
+    func suppressionScopes() {
+        let source = "a: 1\n# retry-policy: disable=RP101\n\n  b: 2  # retry-policy: disable=RP107\nc: 3\n"
+        let suppressions = Suppressions(source: source, file: "policy.yaml")
+        #expect(suppressions.entries.map(\.id) == ["RP101", "RP107"])
+        let onFour = LintFinding(id: "RP107", severity: .warning, location: at(4), message: "x")
+        let onFourOther = LintFinding(id: "RP101", severity: .warning, location: at(4), message: "y")
+        let kept = suppressions.apply(to: [onFour, onFourOther])
+        #expect(kept.isEmpty)
+    }
+
+    @Test("a suppression that silences nothing becomes RP116 at the comment")
+    func unusedSuppression() {
+        let suppressions = Suppressions(source: "a: 1   # retry-policy: disable=RP105,RP107\n", file: "policy.yaml")
+        let kept = suppressions.apply(to: [LintFinding(id: "RP107", severity: .warning, location: at(1), message: "x")])
+        #expect(kept.count == 1)
+        #expect(kept[0].id == "RP116")
+        #expect(kept[0].location == SourceLocation(file: "policy.yaml", line: 1, column: 8))
+        #expect(kept[0].message == "suppression of RP105 silences nothing: no RP105 finding on line 1")
+    }
+
+    @Test("a '#' inside quotes or a word is not a comment")
+    func notComments() {
+        #expect(Suppressions(source: "name: \"x # retry-policy: disable=RP101\"\n", file: "p").entries.isEmpty)
+        #expect(Suppressions(source: "name: a#retry-policy: disable=RP101\n", file: "p").entries.isEmpty)
+        #expect(Suppressions(source: "# retry-policy: enable=RP101\n", file: "p").entries.isEmpty)
+    }
+
+    @Test("configuration changes severity or removes a rule")
+    func configuration() {
+        let raise = LintConfiguration(severities: ["RP107": .some(.error)])
+        #expect(raise.apply(to: [finding]).map(\.severity) == [.error])
+        let off = LintConfiguration(severities: ["RP107": LintSeverity?.none])
+        #expect(off.apply(to: [finding]).isEmpty)
+    }
+
+    @Test("human format: location, severity, message, id, source line, caret under the column, suggestion")
+    func human() {
+        let report = LintReport(files: ["policy.yaml"], findings: [finding])
+        let plain = HumanFormatter(colour: false) { _ in "a: 1\nb: 2\n\tbackoff: x\n" }.render(report)
+        #expect(plain == """
+            policy.yaml:3:3: warning: no jitter [RP107]
+                \tbackoff: x
+                \t ^
+                suggestion: set jitter
+            0 errors, 1 warning, 0 notes in 1 file
+
+            """)
+        let coloured = HumanFormatter(colour: true) { _ in nil }.render(report)
+        #expect(coloured.contains("\u{1B}[1;33mwarning:\u{1B}[0m"))
+    }
+
+    @Test("github format escapes data and properties as the runner does")
+    func github() {
+        let odd = LintFinding(id: "RP101", severity: .error, location: SourceLocation(file: "a,b:c.yaml", line: 2, column: 1), message: "50% done\nnext")
+        let text = GitHubFormatter.render(LintReport(files: [], findings: [odd]))
+        #expect(text.hasPrefix("::error file=a%2Cb%3Ac.yaml,line=2,col=1,title=RP101::50%25 done%0Anext\n"))
+        let note = LintFinding(id: "RP114", severity: .note, location: at(1), message: "m")
+        #expect(GitHubFormatter.render(LintReport(files: [], findings: [note])).hasPrefix("::notice "))
+    }
+
+    @Test("sarif carries rule metadata for every referenced rule and indexes results into it")
+    func sarif() {
+        let loader = LintFinding(id: "RP010", severity: .error, location: at(1), message: "unknown key")
+        let text = SARIFFormatter.render(LintReport(files: ["policy.yaml"], findings: [finding, loader]))
+        #expect(text.contains("\"version\": \"2.1.0\""))
+        #expect(text.contains("\"id\": \"RP010\""))
+        #expect(text.contains("\"name\": \"retry-without-jitter\""))
+        #expect(text.contains("\"ruleId\": \"RP107\",\n          \"ruleIndex\": 1,\n          \"level\": \"warning\""))
+        #expect(SARIFFormatter.uri("/abs/p a.yaml") == "file:///abs/p%20a.yaml")
+    }
+
+    @Test("json values render deterministically and escape control characters")
+    func jsonValue() {
+        let value: JSONValue = .object([("b", 1), ("a", .array(["x\n\"y\"", .null, .bool(true), .double(1.5)]))])
+        #expect(value.rendered(pretty: false) == "{\"b\":1,\"a\":[\"x\\n\\\"y\\\"\",null,true,1.5]}")
+        #expect(JSONValue.string("\u{1}").rendered() == "\"\\u0001\"")
+    }
+
+    @Test("junit escapes XML and fails a file only on errors unless strict")
+    func junit() {
+        let warning = LintFinding(id: "RP107", severity: .warning, location: SourceLocation(file: "a<b>.yaml", line: 1, column: 1), message: "\"q\" & more")
+        let lenient = JUnitFormatter(strict: false).render(LintReport(files: ["a<b>.yaml"], findings: [warning]))
+        #expect(lenient.contains("failures=\"0\""))
+        #expect(lenient.contains("name=\"a&lt;b&gt;.yaml\""))
+        #expect(lenient.contains("&quot;q&quot; &amp; more"))
+        let strict = JUnitFormatter(strict: true).render(LintReport(files: ["a<b>.yaml"], findings: [warning]))
+        #expect(strict.contains("failures=\"1\""))
+        #expect(strict.contains("<failure type=\"RP107\""))
+    }
+}

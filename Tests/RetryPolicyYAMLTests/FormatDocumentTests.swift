@@ -1,0 +1,42 @@
+import Foundation
+import RetryPolicyCore
+import RetryPolicyYAML
+import Testing
+
+/// The annotated example in docs/policy-format.md is the format's
+/// reference: it must load, and mean what its comments say.
+@Suite struct FormatDocumentTests {
+    /// The first ```yaml block of the format document, with `extends`
+    /// removed (the file it names is an illustration).
+    static func example() throws -> String {
+        let document = try RepositoryFiles.text("docs/policy-format.md")
+        let start = try #require(document.range(of: "```yaml\n"))
+        let end = try #require(document.range(of: "```", range: start.upperBound..<document.endIndex))
+        return String(document[start.upperBound..<end.lowerBound])
+            .split(separator: "\n", omittingEmptySubsequences: false)
+            .map { $0.hasPrefix("extends:") ? "# (extends elided)" : String($0) }
+            .joined(separator: "\n")
+    }
+
+    @Test func annotatedExampleLoadsWithTheValuesItsCommentsState() throws {
+        let policy = try PolicyLoader().loadPolicy(yaml: try Self.example(), path: "policy-format.md")
+        #expect(policy.name == "tmdb")
+        #expect(policy.attempts == 4)
+        #expect(policy.backoff.initial == .seconds(1))
+        #expect(policy.backoff.max == .seconds(30))
+        #expect(policy.backoff.jitter == .full)
+        #expect(policy.retryAfter.cap == .seconds(60))
+        #expect(policy.retryAfter.headers.map(\.format) == [.http, .milliseconds, .unixSeconds])
+        #expect(policy.retryAfter.cooldown == .off)
+        #expect(policy.timeouts(for: "main_banner").perAttempt == .seconds(5))
+        #expect(policy.budget == RetryBudgetConfiguration(location: policy.budget?.location))
+        #expect(policy.rules.count == 5)
+        #expect(policy.rules[2].statuses == [.code(500), .range(502...504)])
+        #expect(policy.rules[2].methods == [.get])
+        #expect(policy.rules[4].refreshCredentials)
+        #expect(policy.idempotency.isExplicit)
+        #expect(policy.errorNames.name(of: "status_429", on: "android") == "MediationError.STATUS_429")
+        #expect(policy.parity == ["android-sdk.yaml"])
+        #expect(policy.rules[0].location == SourceLocation(file: "policy-format.md", line: 49, column: 5))
+    }
+}
