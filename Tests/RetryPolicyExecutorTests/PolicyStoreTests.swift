@@ -191,3 +191,59 @@ final class ReaderFlags: Sendable {
     let anomalies = Atomic(0)
     let reads = Atomic(0)
 }
+
+@Suite("PolicyStore with the YAML loader")
+struct PolicyStoreYAMLTests {
+    let directory: String
+
+    init() throws {
+        directory = NSTemporaryDirectory() + "policy-store-yaml-\(UInt64.random(in: 0...UInt64.max))"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    }
+
+    func write(_ file: String, _ text: String) throws {
+        try text.write(toFile: directory + "/" + file, atomically: true, encoding: .utf8)
+    }
+
+    static let valid = """
+        version: 1
+        name: tmdb
+        attempts: 4
+        backoff: {initial: 1s, max: 30s, jitter: full}
+        retry_after: {cap: 60s}
+        rules:
+          - {status: 429, error: status_429, action: retry}
+          - {status: 5xx, error: status_5xx, action: retry}
+
+        """
+
+    @Test("the shipped policies directory loads completely")
+    func shippedPolicies() throws {
+        let policies = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("policies").path
+        let store = PolicyStore(directory: policies, loader: .yaml())
+        #expect(store.snapshot.problems.isEmpty, "\(store.snapshot.problems.values.map(\.description))")
+        #expect(store.snapshot.policyNames.contains("tmdb"))
+        #expect(store.decider(named: "tmdb")?.policy.attempts == 4)
+    }
+
+    @Test("a typo in a YAML edit keeps the last good policy and reports the loader's located diagnostic")
+    func yamlTypo() throws {
+        try write("tmdb.yaml", Self.valid)
+        let store = PolicyStore(directory: directory, loader: .yaml())
+        #expect(store.decider(named: "tmdb")?.policy.attempts == 4)
+
+        try write("tmdb.yaml", Self.valid.replacingOccurrences(of: "attempts: 4", with: "attemps: 5"))
+        store.reload()
+        #expect(store.decider(named: "tmdb")?.policy.attempts == 4)
+        let problem = try #require(store.snapshot.problems[directory + "/tmdb.yaml"])
+        let first = try #require(problem.diagnostics.first)
+        #expect(first.hasPrefix(directory + "/tmdb.yaml:3:1: error:"), "\(first)")
+        #expect(first.contains("attempts"))
+
+        try write("tmdb.yaml", Self.valid.replacingOccurrences(of: "attempts: 4", with: "attempts: 5"))
+        #expect(store.reload().changed == ["tmdb"])
+        #expect(store.decider(named: "tmdb")?.policy.attempts == 5)
+        #expect(store.snapshot.problems.isEmpty)
+    }
+}
