@@ -22,6 +22,33 @@ struct LintCommandTests {
         #expect(result.stdout.hasSuffix("0 errors, 3 warnings, 0 notes in 1 file\n"), "\(result)")
     }
 
+    @Test("colour appears on a terminal (a pseudo-terminal from script(1)) and never with --no-color",
+          .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script"), "script(1) is not installed"))
+    func colourOnTerminal() throws {
+        let workspace = try Workspace(["problems.yaml": PolicyTexts.problems])
+        func onTerminal(_ arguments: String) throws -> String {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
+            process.arguments = ["-qec", "\(CLI.binary.path) \(arguments)", "/dev/null"]
+            process.currentDirectoryURL = workspace.url
+            // The test runner may itself ask for no colour; the tool must decide by the terminal alone.
+            var environment = ProcessInfo.processInfo.environment
+            environment.removeValue(forKey: "NO_COLOR")
+            process.environment = environment
+            let pipe = Pipe()
+            process.standardOutput = pipe
+            process.standardInput = FileHandle.nullDevice
+            try process.run()
+            let data = pipe.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return String(decoding: data, as: UTF8.self)
+        }
+        let coloured = try onTerminal("lint problems.yaml")
+        #expect(coloured.contains("\u{1B}[1;33mwarning:\u{1B}[0m"), "\(coloured)")
+        let plain = try onTerminal("lint --no-color problems.yaml")
+        #expect(plain.contains("warning:") && !plain.contains("\u{1B}["), "\(plain)")
+    }
+
     @Test("--strict fails on warnings")
     func strict() throws {
         let workspace = try Workspace(["problems.yaml": PolicyTexts.problems])

@@ -102,6 +102,19 @@ struct TestCommandTests {
         #expect(document["failed"] as? Int == 0)
     }
 
+    @Test("junit output: a test case per case, failures with expected and actual")
+    func junit() throws {
+        let failing = Self.passing.replacingOccurrences(of: "expect: {action: stop, reason: attempts_exhausted}", with: "expect: {action: retry}")
+        let workspace = try Workspace(["clean.yaml": PolicyTexts.clean, "clean.tests.yaml": failing])
+        let result = try workspace.run(["test", "--format", "junit", "clean.tests.yaml"])
+        #expect(result.status == 1)
+        #expect(result.stdout.contains("<testsuites name=\"retry-policy test\" tests=\"7\" failures=\"1\" errors=\"0\">"), "\(result)")
+        #expect(result.stdout.contains("<testcase classname=\"clean.tests.yaml\" name=\"503 is retried with full jitter\" file=\"clean.tests.yaml\" line=\"3\"/>"), "\(result)")
+        #expect(result.stdout.contains(">action: expected retry, got stop</failure>"), "\(result)")
+        let check = try python("import sys, xml.dom.minidom; xml.dom.minidom.parseString(sys.argv[1]); print('well-formed')", arguments: [result.stdout])
+        #expect(check.output == "well-formed\n")
+    }
+
     @Test("the shipped policies pass their own tests",
           .enabled(if: FileManager.default.fileExists(atPath: CLI.packageRoot.appendingPathComponent("policies").path), "no policies/ directory"))
     func shippedPolicies() throws {

@@ -49,7 +49,7 @@ struct DecideCommand: ParsableCommand {
     @Option(help: "The endpoint (placement) whose timeout overrides apply.")
     var endpoint: String?
 
-    @Option(help: "Output format: human or json.")
+    @Option(help: "Output format.")
     var format: OutputFormat = .human
 
     func validate() throws {

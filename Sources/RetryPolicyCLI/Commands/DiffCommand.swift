@@ -26,7 +26,7 @@ struct DiffCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Compare only these methods (repeatable; default: every method either policy distinguishes).", valueName: "method"))
     var method: [String] = []
 
-    @Option(help: "Output format: human or json.")
+    @Option(help: "Output format.")
     var format: OutputFormat = .human
 
     func run() throws {

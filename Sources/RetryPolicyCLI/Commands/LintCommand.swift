@@ -34,7 +34,7 @@ struct LintCommand: ParsableCommand {
     @Argument(help: "Policy files or directories to check (default: the current directory).")
     var paths: [String] = []
 
-    @Option(help: "Output format: human, json, sarif, github or junit. Default: github when GITHUB_ACTIONS is set, else human.")
+    @Option(help: "Output format (default: github when GITHUB_ACTIONS is set, else human).")
     var format: LintFormat?
 
     @Flag(help: "Fail (exit 1) on warnings too, not only on errors.")
@@ -116,7 +116,9 @@ struct FileLinter {
                 }
                 let context = LintContext(file: file, parityPolicies: parity, parityLocation: parityLocation)
                 findings += linter.check(policy: policy, context: context)
-            case .stack(let stack):
+            case .stack(var stack):
+                // Point the amplification finding at the `stack:` list rather than the top of the file.
+                if let stackLocation = keyLocation("stack", in: source, file: file) { stack.location = stackLocation }
                 var layers: [(layer: PolicyStack.Layer, policy: Policy)] = []
                 for layer in stack.layers {
                     let path = PolicyFiles.resolve(layer.policyPath, relativeTo: file)

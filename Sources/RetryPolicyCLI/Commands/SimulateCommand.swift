@@ -62,12 +62,15 @@ struct SimulateCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Write the load chart as SVG to this file (with --clients).", valueName: "file"))
     var svg: String?
 
-    @Option(help: "Output format: human or json.")
+    @Option(help: "Output format.")
     var format: OutputFormat = .human
 
     func validate() throws {
         if clients == nil && responses == nil { throw ValidationError("give --responses for one request, or --clients N for a storm") }
         if let clients, clients < 1 || clients > 1_000_000 { throw ValidationError("--clients must be within 1-1000000") }
+        if let window = try? DurationText.parse(window).get(), window < .milliseconds(1) {
+            throw ValidationError("--window must be at least 1ms")
+        }
         if svg != nil && clients == nil { throw ValidationError("--svg needs --clients") }
         for (name, value) in [("latency", latency), ("outage", outage), ("spread", spread), ("window", window)] {
             if case .failure(let error) = DurationText.parse(value) {
@@ -76,7 +79,6 @@ struct SimulateCommand: ParsableCommand {
         }
         if case .failure(let error) = ScriptedResponse.parse(outageResponse) { throw ValidationError("--outage-response: \(error)") }
         if let responses, case .failure(let error) = ScriptedResponse.parseList(responses) { throw ValidationError("--responses: \(error)") }
-        if (try? DurationText.parse(window).get()) == .zero { throw ValidationError("--window must be longer than 0s") }
     }
 
     func run() throws {
@@ -127,7 +129,7 @@ enum TimelineText {
             switch attempt.decision.action {
             case .success: decision = "success"
             case .retry:
-                decision = "retry in \(attempt.delay?.formattedForHumans ?? "0s")"
+                decision = "retry in \(shown(attempt.delay ?? .zero))"
                 if let bounds = attempt.decision.delay, bounds.lowerBound != bounds.upperBound {
                     decision += " (drawn from \(DecisionOutline.text(bounds)))"
                 } else if attempt.decision.serverDirected {
@@ -138,16 +140,16 @@ enum TimelineText {
                 decision = "stop: \(attempt.decision.error?.rawValue ?? "") (\(attempt.decision.reason?.rawValue ?? ""))"
             }
             let rule = attempt.decision.rule.map { "\($0.file):\($0.line)" } ?? "-"
-            rows.append(["t=" + attempt.start.formattedForHumans, "\(attempt.number)", attempt.response.description, decision, rule])
+            rows.append(["t=" + shown(attempt.start), "\(attempt.number)", attempt.response.description, decision, rule])
         }
         var output = "\(policy.name) (\(path)), seed \(seed)\n"
         output += table(rows)
         let result = timeline.result
         switch result.action {
         case .success:
-            output += "result: success after \(plural(timeline.attempts.count, "attempt")) in \(timeline.elapsed.formattedForHumans)\n"
+            output += "result: success after \(plural(timeline.attempts.count, "attempt")) in \(shown(timeline.elapsed))\n"
         default:
-            output += "result: \(result.error?.rawValue ?? "") (\(result.reason?.rawValue ?? "")) after \(plural(timeline.attempts.count, "attempt")) in \(timeline.elapsed.formattedForHumans)\n"
+            output += "result: \(result.error?.rawValue ?? "") (\(result.reason?.rawValue ?? "")) after \(plural(timeline.attempts.count, "attempt")) in \(shown(timeline.elapsed))\n"
         }
         return output
     }
@@ -173,6 +175,12 @@ enum TimelineText {
                 ("elapsed_ms", DecisionJSON.milliseconds(timeline.elapsed)),
             ])),
         ])
+    }
+
+    /// A drawn delay to the millisecond: `390ms` reads better than
+    /// `0.39s`, and the JSON form keeps the exact value.
+    static func shown(_ duration: Duration) -> String {
+        Duration.milliseconds(Int64(duration.milliseconds.rounded())).formattedForHumans
     }
 
     /// Left-aligned columns separated by two spaces.

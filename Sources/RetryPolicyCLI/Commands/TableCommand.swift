@@ -20,7 +20,7 @@ struct TableCommand: ParsableCommand {
     @Argument(help: "The policy file.")
     var policy: String
 
-    @Option(help: "Output format: markdown or json.")
+    @Option(help: "Output format.")
     var format: TableFormat = .markdown
 
     @Option(help: ArgumentHelp("A platform whose error names to show (repeatable).", valueName: "name"))

@@ -24,8 +24,8 @@ struct TestCommand: ParsableCommand {
     @Argument(help: "Test files, policy files or directories (default: the current directory).")
     var paths: [String] = []
 
-    @Option(help: "Output format: human or json.")
-    var format: OutputFormat = .human
+    @Option(help: "Output format.")
+    var format: TestFormat = .human
 
     func run() throws {
         let files = try PolicyFiles.testFiles(in: paths.isEmpty ? ["."] : paths)
@@ -102,10 +102,50 @@ struct TestCommand: ParsableCommand {
                 ("failed", .int(failed)),
             ])
             StandardOutput.write(document.rendered() + "\n")
+        case .junit:
+            StandardOutput.write(junit(results: results, invalid: invalid))
         }
         if files.isEmpty { StandardError.write("warning: no policy test files found\n") }
         if failed > 0 || !invalid.isEmpty { throw ExitCodeError(status: ExitStatus.findings) }
     }
+}
+
+extension TestCommand {
+    /// One test suite per file and one test case per case, for CI systems
+    /// that display test reports.
+    func junit(results: [PolicyTestResult], invalid: [(file: String, problems: [String])]) -> String {
+        let escape = JUnitFormatter.escape
+        var suites = ""
+        var total = 0
+        var failures = 0
+        for result in results {
+            total += result.total
+            failures += result.failures.count
+            suites += "  <testsuite name=\"\(escape(result.suite.path))\" tests=\"\(result.total)\" failures=\"\(result.failures.count)\" errors=\"0\">\n"
+            for outcome in result.outcomes {
+                suites += "    <testcase classname=\"\(escape(result.suite.path))\" name=\"\(escape(outcome.name))\" file=\"\(escape(outcome.location.file))\" line=\"\(outcome.location.line)\""
+                if let failure = outcome.failure {
+                    let body = failure.mismatches.map { "\($0.field): expected \($0.expected), got \($0.actual)" }.joined(separator: "\n")
+                    suites += ">\n      <failure message=\"\(escape(failure.description))\">\(escape(body))</failure>\n    </testcase>\n"
+                } else {
+                    suites += "/>\n"
+                }
+            }
+            suites += "  </testsuite>\n"
+        }
+        for entry in invalid {
+            total += 1
+            suites += "  <testsuite name=\"\(escape(entry.file))\" tests=\"1\" failures=\"0\" errors=\"1\">\n"
+            suites += "    <testcase classname=\"\(escape(entry.file))\" name=\"load test file\">\n"
+            suites += "      <error message=\"invalid test file\">\(escape(entry.problems.joined(separator: "\n")))</error>\n    </testcase>\n  </testsuite>\n"
+        }
+        return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"retry-policy test\" tests=\"\(total)\" failures=\"\(failures)\" errors=\"\(invalid.count)\">\n"
+            + suites + "</testsuites>\n"
+    }
+}
+
+enum TestFormat: String, ExpressibleByArgument, CaseIterable {
+    case human, json, junit
 }
 
 /// `--format human|json` for commands that print a result.

@@ -23,9 +23,18 @@ public struct PolicyTestFailure: Sendable, CustomStringConvertible {
 
 /// The outcome of one suite.
 public struct PolicyTestResult: Sendable {
+    /// One case or sequence, in file order.
+    public struct Outcome: Sendable {
+        public var name: String
+        public var location: SourceLocation
+        /// `nil` when the case passed.
+        public var failure: PolicyTestFailure?
+    }
+
     public var suite: PolicyTestSuite
     public var passed: Int
     public var failures: [PolicyTestFailure]
+    public var outcomes: [Outcome]
 
     public var total: Int { passed + failures.count }
 }
@@ -35,6 +44,7 @@ public enum PolicyTestRunner {
     public static func run(_ suite: PolicyTestSuite, policy: Policy) -> PolicyTestResult {
         var passed = 0
         var failures: [PolicyTestFailure] = []
+        var outcomes: [PolicyTestResult.Outcome] = []
         for testCase in suite.cases {
             // A fresh decider per case: budgets and cooldowns must not leak
             // between cases.
@@ -45,8 +55,11 @@ public enum PolicyTestRunner {
             let mismatches = compare(testCase.expect, outline, policy: policy)
             if mismatches.isEmpty {
                 passed += 1
+                outcomes.append(.init(name: testCase.name, location: testCase.location, failure: nil))
             } else {
-                failures.append(PolicyTestFailure(name: testCase.name, location: testCase.location, mismatches: mismatches, actual: describe(outline)))
+                let failure = PolicyTestFailure(name: testCase.name, location: testCase.location, mismatches: mismatches, actual: describe(outline))
+                failures.append(failure)
+                outcomes.append(.init(name: testCase.name, location: testCase.location, failure: failure))
             }
         }
         for sequence in suite.sequences {
@@ -73,12 +86,15 @@ public enum PolicyTestRunner {
             }
             if mismatches.isEmpty {
                 passed += 1
+                outcomes.append(.init(name: sequence.name, location: sequence.location, failure: nil))
             } else {
                 let actual = "\(describe(result)) after \(plural(timeline.attempts.count, "attempt")) in \(timeline.elapsed.formattedForHumans)"
-                failures.append(PolicyTestFailure(name: sequence.name, location: sequence.location, mismatches: mismatches, actual: actual))
+                let failure = PolicyTestFailure(name: sequence.name, location: sequence.location, mismatches: mismatches, actual: actual)
+                failures.append(failure)
+                outcomes.append(.init(name: sequence.name, location: sequence.location, failure: failure))
             }
         }
-        return PolicyTestResult(suite: suite, passed: passed, failures: failures)
+        return PolicyTestResult(suite: suite, passed: passed, failures: failures, outcomes: outcomes)
     }
 
     static func compare(_ expect: DecisionExpectation, _ outline: DecisionOutline, policy: Policy) -> [PolicyTestFailure.Mismatch] {

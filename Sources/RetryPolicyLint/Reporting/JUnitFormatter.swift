@@ -40,7 +40,8 @@ public struct JUnitFormatter: Sendable {
             """
     }
 
-    static func escape(_ text: String) -> String {
+    /// Escapes text for XML attributes and content.
+    public static func escape(_ text: String) -> String {
         var output = ""
         for scalar in text.unicodeScalars {
             switch scalar {

@@ -32,10 +32,3 @@ enum UncappedRetryAfter: PolicyCheck {
             suggestion: "set retry_after.cap, e.g. 60s")]
     }
 }
-
-extension Policy {
-    /// Whether the policy can ever schedule a retry.
-    var retries: Bool {
-        attempts > 1 && (rules.contains { $0.action == .retry } || defaultRule?.action == .retry)
-    }
-}

@@ -58,6 +58,9 @@ public struct OutageStorm: Sendable {
     /// The window of ``retryBurst``.
     public static let burstWindow: Duration = .milliseconds(10)
 
+    /// The most histogram windows a storm reports.
+    public static let maximumWindows = 100_000
+
     private struct Event: Comparable {
         var time: Duration
         var client: Int
@@ -67,8 +70,13 @@ public struct OutageStorm: Sendable {
     public static func run(policy: Policy, configuration: Configuration) -> OutageStorm {
         let clients = max(configuration.clients, 0)
         let sharedDecider = RetryDecider(policy: policy)
+        // Separate clients need separate state only when the policy has
+        // state (a budget or cooldowns); otherwise one decider is the same
+        // and keeps a million-client storm small in memory.
+        let stateful = policy.budget != nil || policy.retryAfter.cooldown != .off
+        let shared = configuration.shared || !stateful
         var deciders: [RetryDecider] = []
-        if !configuration.shared { deciders = (0..<clients).map { _ in RetryDecider(policy: policy) } }
+        if !shared { deciders = (0..<clients).map { _ in RetryDecider(policy: policy) } }
         var generator = SplitMix64(seed: configuration.seed)
         var inputs: [DecisionInput?] = Array(repeating: nil, count: clients)
         var queue = MinHeap<Event>()
@@ -90,7 +98,7 @@ public struct OutageStorm: Sendable {
         let origin = RequestTimeline.origin
         while let event = queue.pop() {
             let client = event.client
-            let decider = configuration.shared ? sharedDecider : deciders[client]
+            let decider = shared ? sharedDecider : deciders[client]
             switch decider.admit(now: origin + event.time) {
             case .proceed: break
             case .wait(let remaining):
@@ -135,7 +143,15 @@ public struct OutageStorm: Sendable {
                 queue.push(Event(time: end + delay, client: client))
             }
         }
-        let windowNanos = max(configuration.window.nanosecondsSaturated, 1)
+        // At most `maximumWindows` bars: a window too fine for the storm's
+        // length is widened tenfold until it fits.
+        var configuration = configuration
+        var windowNanos = max(configuration.window.nanosecondsSaturated, 1)
+        let lastStart = requestStarts.max()?.nanosecondsSaturated ?? 0
+        while lastStart / windowNanos >= Int64(maximumWindows) {
+            windowNanos = windowNanos > Int64.max / 10 ? Int64.max : windowNanos * 10
+        }
+        configuration.window = .nanoseconds(windowNanos)
         var load: [Int] = []
         for start in requestStarts {
             let slot = Int(start.nanosecondsSaturated / windowNanos)
@@ -167,8 +183,14 @@ public struct OutageStorm: Sendable {
         let top = 40.0
         let plotWidth = width - left - 20
         let plotHeight = height - top - bottom
-        let bars = max(load.count, 1)
-        let barWidth = plotWidth / Double(bars)
+        // At most 400 bars: finer histograms are summed into wider windows.
+        let group = max(1, (load.count + 399) / 400)
+        let bars = stride(from: 0, to: max(load.count, 1), by: group).map { start in
+            load[start..<min(start + group, load.count)].reduce(0, +)
+        }
+        let window = configuration.window * group
+        let peak = bars.max() ?? 0
+        let barWidth = plotWidth / Double(max(bars.count, 1))
         let scale = peak > 0 ? plotHeight / Double(peak) : 0
         var svg = """
             <svg xmlns="http://www.w3.org/2000/svg" width="\(Int(width))" height="\(Int(height))" viewBox="0 0 \(Int(width)) \(Int(height))" font-family="sans-serif" font-size="12">
@@ -177,12 +199,12 @@ public struct OutageStorm: Sendable {
             <text x="\(Int(left))" y="24" font-size="14">\(JUnitFormatter.escape(title))</text>
 
             """
-        for (index, count) in load.enumerated() where count > 0 {
+        for (index, count) in bars.enumerated() where count > 0 {
             let x = left + Double(index) * barWidth
             let barHeight = Double(count) * scale
-            svg += "<rect x=\(quoted(x)) y=\(quoted(top + plotHeight - barHeight)) width=\(quoted(max(barWidth - 1, 0.5))) height=\(quoted(barHeight)) fill=\"#d9534f\"><title>\(count) requests at \((configuration.window * index).formattedForHumans)</title></rect>\n"
+            svg += "<rect x=\(quoted(x)) y=\(quoted(top + plotHeight - barHeight)) width=\(quoted(max(barWidth - 1, 0.5))) height=\(quoted(barHeight)) fill=\"#d9534f\"><title>\(count) requests at \((window * index).formattedForHumans)</title></rect>\n"
         }
-        let windowNanos = Double(max(configuration.window.nanosecondsSaturated, 1))
+        let windowNanos = Double(max(window.nanosecondsSaturated, 1))
         let outageX = left + Double(configuration.outage.nanosecondsSaturated) / windowNanos * barWidth
         if outageX <= left + plotWidth {
             svg += "<line x1=\(quoted(outageX)) y1=\(quoted(top)) x2=\(quoted(outageX)) y2=\(quoted(top + plotHeight)) stroke=\"#337ab7\" stroke-dasharray=\"4 3\"/>\n"
@@ -193,8 +215,8 @@ public struct OutageStorm: Sendable {
         svg += "<text x=\(quoted(left - 6)) y=\(quoted(top + 4)) text-anchor=\"end\">\(peak)</text>\n"
         svg += "<text x=\(quoted(left - 6)) y=\(quoted(top + plotHeight)) text-anchor=\"end\">0</text>\n"
         svg += "<text x=\(quoted(left)) y=\(quoted(height - 12))>0s</text>\n"
-        svg += "<text x=\(quoted(left + plotWidth)) y=\(quoted(height - 12)) text-anchor=\"end\">\((configuration.window * bars).formattedForHumans)</text>\n"
-        svg += "<text x=\(quoted(left + plotWidth / 2)) y=\(quoted(height - 12)) text-anchor=\"middle\">requests per \(configuration.window.formattedForHumans) (peak \(peak), total \(totalRequests))</text>\n"
+        svg += "<text x=\(quoted(left + plotWidth)) y=\(quoted(height - 12)) text-anchor=\"end\">\((window * bars.count).formattedForHumans)</text>\n"
+        svg += "<text x=\(quoted(left + plotWidth / 2)) y=\(quoted(height - 12)) text-anchor=\"middle\">requests per \(window.formattedForHumans) (peak \(peak), total \(totalRequests))</text>\n"
         svg += "</svg>\n"
         return svg
     }

@@ -77,7 +77,7 @@ struct FieldReader {
         case .scalar: return [node]
         case .sequence(let items, _):
             if items.isEmpty {
-                expected("\(what) or a non-empty list of them", for: keyPath, found: node, rule: .outOfRange)
+                expected("\(what) or a list of at least one", for: keyPath, found: node, rule: .outOfRange)
                 return nil
             }
             return items
@@ -125,9 +125,17 @@ struct FieldReader {
 
     mutating func bool(_ node: YAMLNode, at keyPath: String) -> Bool? {
         if case .scalar(let scalar) = node, case .bool(let value) = scalar.resolved { return value }
-        expected("true or false", for: keyPath, found: node)
+        var suggestion: String?
+        if case .scalar(let scalar) = node, !scalar.isQuoted, let meaning = Self.yaml11Booleans[scalar.value.lowercased()] {
+            suggestion = "write \(meaning); since YAML 1.2 '\(scalar.value)' is a string"
+        }
+        expected("true or false", for: keyPath, found: node, suggestion: suggestion)
         return nil
     }
+
+    /// Words YAML 1.1 read as booleans, which YAML 1.2 (and this loader)
+    /// reads as strings.
+    static let yaml11Booleans = ["yes": "true", "no": "false", "on": "true", "off": "false", "y": "true", "n": "false"]
 
     mutating func integer(_ node: YAMLNode, at keyPath: String, in range: ClosedRange<Int>) -> Int? {
         let what = "an integer from \(range.lowerBound) to \(range.upperBound)"

@@ -87,7 +87,9 @@ struct PolicyDecoder {
         var policy = Policy(name: name ?? "", location: fields.location)
         policy.backoff = Backoff(initial: .zero, max: .zero)
         if let node = fields["description"] { policy.description = reader.string(node, at: "description") }
-        if let node = fields["extends"] { _ = reader.string(node, at: "extends", what: "a policy file path") }
+        if let node = fields["extends"], let path = reader.string(node, at: "extends", what: "a policy file path"), path.isEmpty {
+            reader.expected("a policy file path", for: "extends", found: node, rule: .invalidValue)
+        }
         if let node = fields["platform"], let platform = reader.string(node, at: "platform", what: "a platform name") {
             if reader.identifier(platform, at: node.location, keyPath: "platform", what: "a platform name") {
                 policy.platform = platform
@@ -137,14 +139,8 @@ struct PolicyDecoder {
         guard let fields = reader.fields(node, at: "backoff", allowed: PolicyKeys.backoff) else { return nil }
         let initial = fields["initial"].flatMap { reader.duration($0, at: fields.path("initial")) } ?? .zero
         var result = Backoff(initial: initial, max: initial, location: fields.location)
-        if let node = fields["max"], let max = reader.duration(node, at: fields.path("max")) {
-            if max < initial {
-                reader.report(
-                    .outOfRange, at: node.location,
-                    "backoff.max: expected a duration of at least backoff.initial (\(initial.formattedForHumans)), found '\(max.formattedForHumans)'")
-            }
-            result.max = max
-        }
+        // A max below initial is well-formed; lint reports it (RP104).
+        if let node = fields["max"], let max = reader.duration(node, at: fields.path("max")) { result.max = max }
         if let node = fields["multiplier"], let multiplier = reader.number(node, at: fields.path("multiplier"), in: PolicyBounds.multiplier) {
             result.multiplier = multiplier
         }
@@ -286,7 +282,7 @@ struct PolicyDecoder {
         var rule = Rule(action: action ?? .stop, location: fields.location)
         if let node = fields["status"] { rule.statuses = reader.statusPatterns(node, at: fields.path("status")) ?? [] }
         if let node = fields["transport"] { rule.transports = reader.transports(node, at: fields.path("transport")) ?? [] }
-        if let node = fields["methods"] { rule.methods = reader.methods(node, at: fields.path("methods")) }
+        if let node = fields["methods"] { rule.methods = reader.methods(node, at: fields.path("methods"), nonEmpty: true) }
         if let node = fields["error"] { rule.error = reader.errorKind(node, at: fields.path("error"), known: known) }
         if let node = fields["honor_retry_after"] { rule.honorRetryAfter = reader.bool(node, at: fields.path("honor_retry_after")) }
         if let node = fields["refresh_credentials"], let value = reader.bool(node, at: fields.path("refresh_credentials")) {

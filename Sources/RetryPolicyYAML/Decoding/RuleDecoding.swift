@@ -83,8 +83,11 @@ extension FieldReader {
     }
 
     /// A list of standard HTTP methods, written in upper case.
-    mutating func methods(_ node: YAMLNode, at keyPath: String) -> Set<HTTPMethod>? {
-        guard let items = list(node, at: keyPath, what: "a list of HTTP methods") else { return nil }
+    /// - Parameter nonEmpty: a rule's `methods` must name at least one (an
+    ///   empty list would make a rule that matches nothing); the idempotency
+    ///   list may be empty (no method is retried without an idempotency key).
+    mutating func methods(_ node: YAMLNode, at keyPath: String, nonEmpty: Bool = false) -> Set<HTTPMethod>? {
+        guard let items = list(node, at: keyPath, what: "a list of HTTP methods", nonEmpty: nonEmpty) else { return nil }
         let allowed = HTTPMethod.standard.map(\.rawValue)
         var result: Set<HTTPMethod> = []
         var ok = true

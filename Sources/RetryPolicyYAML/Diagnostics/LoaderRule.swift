@@ -97,7 +97,7 @@ public enum LoaderRule: String, CaseIterable, Sendable {
         case .unknownMethod:
             "Methods are the standard upper-case HTTP methods: GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS, TRACE, CONNECT."
         case .outOfRange:
-            "The number is outside the range the key accepts, for example `attempts: 0` (attempts count every try, so at least 1) or a backoff `max` below its `initial`."
+            "The number is outside the range the key accepts, for example `attempts: 0` (attempts count every try, so at least 1), `attempts` above 100, a `multiplier` outside 0-100, or an empty list where at least one item is needed."
         case .unsupportedVersion:
             "Only `version: 1` exists."
         case .extendsProblem:

@@ -41,7 +41,10 @@ struct ExtendsResolver {
         case .failure(let error):
             diagnostics += error.diagnostics.map { diagnostic in
                 var moved = diagnostic
-                if diagnostic.id == LoaderRule.unreadableFile.id { moved.id = LoaderRule.extendsProblem.id }
+                if diagnostic.id == LoaderRule.unreadableFile.id {
+                    moved.id = LoaderRule.extendsProblem.id
+                    moved.message = "extends: " + moved.message
+                }
                 return moved
             }
             return root

@@ -66,12 +66,23 @@ public struct PolicyLoader: Sendable {
     static func ordered(_ diagnostics: [Diagnostic], mainFile: String) -> [Diagnostic] {
         var seen: Set<Diagnostic> = []
         let unique = diagnostics.filter { seen.insert($0).inserted }
-        return unique.enumerated().sorted { lhs, rhs in
+        let sorted = unique.enumerated().sorted { lhs, rhs in
             let lhsMain = lhs.element.location.file == mainFile
             let rhsMain = rhs.element.location.file == mainFile
             if lhsMain != rhsMain { return lhsMain }
             if lhs.element.location != rhs.element.location { return lhs.element.location < rhs.element.location }
             return lhs.offset < rhs.offset
         }.map(\.element)
+        guard sorted.count > maximumDiagnostics else { return sorted }
+        var shown = Array(sorted.prefix(maximumDiagnostics))
+        var last = sorted[maximumDiagnostics]
+        last.message = "stopped after \(maximumDiagnostics) problems; \(sorted.count - maximumDiagnostics) more not listed"
+        last.suggestion = nil
+        shown.append(last)
+        return shown
     }
+
+    /// Past this many problems a file is not a policy with mistakes but
+    /// something else; listing everything would only flood the terminal.
+    static let maximumDiagnostics = 100
 }

@@ -12,6 +12,11 @@ enum TextValidation {
                 .limitExceeded, at: SourceLocation(file: path, line: 1, column: 1),
                 "expected a policy file of at most \(limits.maxBytes) bytes, found \(bytes.count) bytes")
         }
+        if bytes.count >= 2 && ((bytes[0] == 0xFF && bytes[1] == 0xFE) || (bytes[0] == 0xFE && bytes[1] == 0xFF)) {
+            return Diagnostic(
+                .encoding, at: SourceLocation(file: path, line: 1, column: 1),
+                "expected UTF-8 text, found a UTF-16 byte order mark", suggestion: "save the file as UTF-8")
+        }
         var line = 1
         var column = 1
         var index = 0

@@ -37,8 +37,8 @@ public indirect enum YAMLNode: Sendable {
     public var kindDescription: String {
         switch self {
         case .scalar(let scalar): scalar.kindDescription
-        case .mapping: "a mapping"
-        case .sequence: "a list"
+        case .mapping(let entries, _): entries.isEmpty ? "an empty mapping" : "a mapping"
+        case .sequence(let items, _): items.isEmpty ? "an empty list" : "a list"
         }
     }
 }

@@ -43,6 +43,11 @@ private struct TreeBuilder {
     var diagnostics: [Diagnostic] = []
     var nodeCount = 0
     var documentCount = 0
+    /// Anchors and aliases seen; only the first few are reported so that an
+    /// alias bomb gives a short answer.
+    var aliasCount = 0
+    var firstUnreportedAlias: SourceLocation?
+    static let reportedAliases = 3
 
     init(path: String, limits: YAMLLimits) {
         self.path = path
@@ -75,6 +80,11 @@ private struct TreeBuilder {
             if let fatal { return .failure(PolicyLoadError(diagnostics: diagnostics + [fatal])) }
             if type == YAML_STREAM_END_EVENT { break }
         }
+        if let firstUnreportedAlias {
+            diagnostics.append(Diagnostic(
+                .aliasOrAnchor, at: firstUnreportedAlias,
+                "expected no anchors or aliases, found \(aliasCount - Self.reportedAliases) more from here on (not listed)"))
+        }
         if !diagnostics.isEmpty { return .failure(PolicyLoadError(diagnostics: diagnostics)) }
         return .success(root)
     }
@@ -92,10 +102,10 @@ private struct TreeBuilder {
             }
         case YAML_ALIAS_EVENT:
             let name = string(event.data.alias.anchor) ?? ""
-            diagnostics.append(Diagnostic(
+            if shouldReportAlias(at: start) { diagnostics.append(Diagnostic(
                 .aliasOrAnchor, at: start,
                 "expected a value, found the alias '*\(YAMLScalar.abbreviated(name))'; anchors and aliases are not allowed",
-                suggestion: "share settings between files with 'extends'"))
+                suggestion: "share settings between files with 'extends'")) }
             return add(.scalar(YAMLScalar(value: "", location: start)))
         case YAML_SCALAR_EVENT:
             let scalarData = event.data.scalar
@@ -196,11 +206,17 @@ private struct TreeBuilder {
     // MARK: Anchors and tags
 
     private mutating func checkAnchor(_ anchor: UnsafeMutablePointer<yaml_char_t>?, at start: SourceLocation) {
-        guard let name = string(anchor) else { return }
+        guard let name = string(anchor), shouldReportAlias(at: start) else { return }
         diagnostics.append(Diagnostic(
             .aliasOrAnchor, at: start,
             "expected a plain value, found the anchor '&\(YAMLScalar.abbreviated(name))'; anchors and aliases are not allowed",
             suggestion: "share settings between files with 'extends'"))
+    }
+
+    private mutating func shouldReportAlias(at start: SourceLocation) -> Bool {
+        aliasCount += 1
+        if aliasCount > Self.reportedAliases && firstUnreportedAlias == nil { firstUnreportedAlias = start }
+        return aliasCount <= Self.reportedAliases
     }
 
     private mutating func checkTag(_ tag: UnsafeMutablePointer<yaml_char_t>?, at start: SourceLocation, forScalar: Bool) -> CoreTag? {

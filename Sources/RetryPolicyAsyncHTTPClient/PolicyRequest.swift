@@ -1,0 +1,100 @@
+import AsyncHTTPClient
+import NIOCore
+import NIOHTTP1
+import RetryPolicyCore
+import RetryPolicyExecutor
+
+/// A request described by plain values (URL, method, headers, body), as a
+/// command line or a configuration file gives it; what `retry-policy
+/// request` sends.
+public struct PolicyRequest: Sendable {
+    public var url: String
+    public var method: String
+    /// Headers in order; repeated names are kept.
+    public var headers: [(name: String, value: String)]
+    public var body: [UInt8]?
+    /// Selects the policy's per-endpoint timeouts.
+    public var endpoint: String?
+
+    public init(
+        url: String,
+        method: String = "GET",
+        headers: [(name: String, value: String)] = [],
+        body: [UInt8]? = nil,
+        endpoint: String? = nil
+    ) {
+        self.url = url
+        self.method = method
+        self.headers = headers
+        self.body = body
+        self.endpoint = endpoint
+    }
+
+    /// Parses `Name: value` (the `curl -H` form).
+    public static func header(_ text: String) -> (name: String, value: String)? {
+        guard let colon = text.firstIndex(of: ":") else { return nil }
+        let name = text[..<colon].trimmingSpaces
+        guard !name.isEmpty else { return nil }
+        return (String(name), String(text[text.index(after: colon)...].trimmingSpaces))
+    }
+
+    var clientRequest: HTTPClientRequest {
+        var request = HTTPClientRequest(url: url)
+        request.method = NIOHTTP1.HTTPMethod(rawValue: method.uppercased())
+        for header in headers { request.headers.add(name: header.name, value: header.value) }
+        if let body { request.body = .bytes(ByteBuffer(bytes: body)) }
+        return request
+    }
+}
+
+extension Substring {
+    fileprivate var trimmingSpaces: Substring {
+        var result = self
+        while result.first == " " || result.first == "\t" { result.removeFirst() }
+        while result.last == " " || result.last == "\t" { result.removeLast() }
+        return result
+    }
+}
+
+extension RetryingHTTPClient {
+    /// Sends a ``PolicyRequest`` under the policy.
+    public func perform<G: RandomNumberGenerator>(
+        _ request: PolicyRequest,
+        using generator: inout G
+    ) async throws(RetryFailure) -> HTTPResponse {
+        try await execute(request.clientRequest, endpoint: request.endpoint, using: &generator)
+    }
+
+    public func perform(_ request: PolicyRequest) async throws(RetryFailure) -> HTTPResponse {
+        var generator = SystemRandomNumberGenerator()
+        return try await perform(request, using: &generator)
+    }
+}
+
+extension RetryingHTTPClient where C == ContinuousClock {
+    /// Performs one request under `policy`: the library half of
+    /// `retry-policy request`. Uses its own `HTTPClient` with
+    /// ``recommendedConfiguration`` (shut down before returning) unless
+    /// `client` is given. `observer` receives the timeline (print each
+    /// event's `description` for `--verbose`); `seed` makes the jitter
+    /// reproducible.
+    public static func perform(
+        _ request: PolicyRequest,
+        policy: Policy,
+        client: HTTPClient? = nil,
+        seed: UInt64? = nil,
+        observer: RetryObserver? = nil
+    ) async throws(RetryFailure) -> HTTPResponse {
+        let owned = client == nil ? HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: recommendedConfiguration) : nil
+        let retrying = RetryingHTTPClient(client: client ?? owned!, policy: policy, observer: observer)
+        let result: Result<HTTPResponse, RetryFailure>
+        if let seed {
+            var generator = SplitMix64(seed: seed)
+            do { result = .success(try await retrying.perform(request, using: &generator)) } catch { result = .failure(error) }
+        } else {
+            do { result = .success(try await retrying.perform(request)) } catch { result = .failure(error) }
+        }
+        try? await owned?.shutdown()
+        return try result.get()
+    }
+}

@@ -1,0 +1,39 @@
+import RetryPolicyCore
+
+/// What an executor reports while it works, for timelines (`--verbose`),
+/// tests and custom telemetry.
+public enum RetryEvent: Hashable, Sendable {
+    /// Why the executor is waiting.
+    public enum WaitCause: String, Hashable, Sendable, CustomStringConvertible {
+        /// The policy's backoff chose the delay.
+        case backoff
+        /// The server's `Retry-After` (or similar) header chose it.
+        case server
+        /// A cooldown started by an earlier response holds the request back.
+        case cooldown
+
+        public var description: String { rawValue }
+    }
+
+    /// An attempt is about to be sent; `at` is measured from the start of
+    /// the request.
+    case attemptStarted(number: Int, at: Duration)
+    /// An attempt finished and the policy decided.
+    case attemptFinished(AttemptRecord)
+    /// The executor sleeps before the next attempt.
+    case waiting(Duration, cause: WaitCause)
+    /// Credentials are being refreshed before a retry.
+    case refreshingCredentials
+    /// The request succeeded.
+    case succeeded(attempts: Int, elapsed: Duration)
+    /// The request failed; the failure carries its history.
+    case failed(error: SDKError, reason: StopReason, attempts: Int, elapsed: Duration)
+}
+
+/// Receives ``RetryEvent``s synchronously, on the task running the
+/// request; keep it cheap.
+public typealias RetryObserver = @Sendable (RetryEvent) -> Void
+
+/// Called before a retry that the policy marked `refresh_credentials`
+/// (the 401 refresh-then-retry-once pattern). Throwing ends the request.
+public typealias CredentialRefresher = @Sendable () async throws -> Void

@@ -1,0 +1,370 @@
+import RetryPolicyCore
+
+/// Runs operations under a policy: sends, judges, waits, retries or stops.
+///
+/// One executor serves every request under a policy; it is a value holding
+/// the shared ``RetryDecider`` (so budget and cooldown are shared too), the
+/// clock that measures and sleeps, and the optional hooks. It keeps no
+/// per-request state, so it is `Sendable` and cheap to copy.
+///
+/// ```swift
+/// let executor = RetryExecutor(decider: RetryDecider(policy: policy))
+/// let response = try await executor.run(RetryRequest(method: .get)) { _ in
+///     try await client.send(request)          // returns a RetryableResponse
+/// }
+/// ```
+///
+/// Time comes from `clock` only: waits, per-attempt timeouts and the total
+/// deadline are all measured on it, which is why tests can drive an
+/// executor with ``ManualClock`` and never sleep for real.
+public struct RetryExecutor<C: Clock>: Sendable where C.Duration == Duration {
+    public var decider: RetryDecider
+    public var clock: C
+    /// Where the clock's timeline sits in wall-clock time.
+    public var wallClock: WallClockAnchor<C.Instant>
+    /// Translates thrown errors into outcomes.
+    public var classifier: ErrorClassifier
+    /// Called before a retry the policy marked `refresh_credentials`.
+    public var refreshCredentials: CredentialRefresher?
+    /// Receives every event of every request.
+    public var observer: RetryObserver?
+    /// Metrics and logs; `nil` costs nothing.
+    public var telemetry: RetryTelemetry?
+
+    /// - Parameters:
+    ///   - wallClockNow: the wall-clock time corresponding to `clock.now`;
+    ///     defaults to the system's real-time clock.
+    public init(
+        decider: RetryDecider,
+        clock: C,
+        wallClockNow: Timestamp = .systemNow(),
+        classifier: ErrorClassifier = .standard,
+        refreshCredentials: CredentialRefresher? = nil,
+        observer: RetryObserver? = nil,
+        telemetry: RetryTelemetry? = nil
+    ) {
+        self.decider = decider
+        self.clock = clock
+        self.wallClock = WallClockAnchor(instant: clock.now, timestamp: wallClockNow)
+        self.classifier = classifier
+        self.refreshCredentials = refreshCredentials
+        self.observer = observer
+        self.telemetry = telemetry
+    }
+
+    public var policy: Policy { decider.policy }
+}
+
+extension RetryExecutor where C == ContinuousClock {
+    /// An executor on the continuous clock, the usual choice outside tests.
+    public init(
+        decider: RetryDecider,
+        classifier: ErrorClassifier = .standard,
+        refreshCredentials: CredentialRefresher? = nil,
+        observer: RetryObserver? = nil,
+        telemetry: RetryTelemetry? = nil
+    ) {
+        self.init(
+            decider: decider, clock: ContinuousClock(), classifier: classifier,
+            refreshCredentials: refreshCredentials, observer: observer, telemetry: telemetry)
+    }
+}
+
+// MARK: - Running
+
+extension RetryExecutor {
+    /// Runs an operation that returns an HTTP response; the policy judges
+    /// each response by its status and headers.
+    public func run<Response: RetryableResponse>(
+        _ request: RetryRequest = RetryRequest(),
+        operation: @Sendable (AttemptContext) async throws -> Response
+    ) async throws(RetryFailure) -> Response {
+        var generator = SystemRandomNumberGenerator()
+        return try await run(request, using: &generator, judge: decider.outcome(for:), operation: operation)
+    }
+
+    /// Runs an operation that returns an HTTP response, drawing jitter from
+    /// `generator` (a seeded ``SplitMix64`` makes runs reproducible).
+    public func run<Response: RetryableResponse, G: RandomNumberGenerator>(
+        _ request: RetryRequest = RetryRequest(),
+        using generator: inout G,
+        operation: @Sendable (AttemptContext) async throws -> Response
+    ) async throws(RetryFailure) -> Response {
+        try await run(request, using: &generator, judge: decider.outcome(for:), operation: operation)
+    }
+
+    /// Runs an operation that reports failure only by throwing: a returned
+    /// value is a success, a thrown error is judged through ``classifier``.
+    public func run<Value: Sendable>(
+        _ request: RetryRequest = RetryRequest(),
+        operation: @Sendable (AttemptContext) async throws -> Value
+    ) async throws(RetryFailure) -> Value {
+        var generator = SystemRandomNumberGenerator()
+        return try await run(request, using: &generator, judge: { _ in .status(200) }, operation: operation)
+    }
+
+    /// The general form: `judge` says what a returned value means (a 2xx
+    /// is a success unless a rule says otherwise), thrown errors go through
+    /// ``classifier``.
+    ///
+    /// A first-try success costs one decision, a few clock reads and no
+    /// heap allocation of its own (when neither a per-attempt timeout nor a
+    /// total deadline is set; enforcing one needs a timer task). The
+    /// history is built only once something fails.
+    public func run<Value: Sendable, G: RandomNumberGenerator>(
+        _ request: RetryRequest = RetryRequest(),
+        using generator: inout G,
+        judge: (Value) -> AttemptOutcome,
+        operation: @Sendable (AttemptContext) async throws -> Value
+    ) async throws(RetryFailure) -> Value {
+        let start = clock.now
+        let timeouts = decider.policy.timeouts(for: request.endpoint)
+        var input = DecisionInput(
+            outcome: .status(200), attempt: 1, elapsed: .zero, method: request.method,
+            markedIdempotent: request.markedIdempotent, endpoint: request.endpoint)
+        var history: [AttemptRecord] = []
+
+        while true {
+            // No attempt starts after cancellation.
+            if Task.isCancelled {
+                throw finish(cancelledFailure(input, history: history, using: &generator), request, start)
+            }
+            try await admit(request, start: start, timeouts: timeouts, input: input, history: history, using: &generator)
+
+            let attemptStart = clock.now
+            let startedAt = start.duration(to: attemptStart)
+            var limit = timeouts.perAttempt
+            if let total = timeouts.total {
+                let remaining = total - startedAt
+                if remaining <= .zero {
+                    var error = lastError(in: history) ?? SDKError(kind: .timeout, transport: .timeout)
+                    error.detail = error.detail ?? "total deadline of \(total.formattedForHumans) reached"
+                    throw finish(RetryFailure(error: error, reason: .deadlineExceeded, attempts: history), request, start)
+                }
+                limit = limit.map { min($0, remaining) } ?? remaining
+            }
+            observer?(.attemptStarted(number: input.attempt, at: startedAt))
+
+            let context = AttemptContext(attempt: input.attempt, credentialRefreshes: input.credentialRefreshes)
+            let result = await perform(operation, context: context, limit: limit, startedAt: attemptStart)
+            let end = clock.now
+            if Task.isCancelled {
+                throw finish(cancelledFailure(input, history: history, using: &generator), request, start)
+            }
+
+            let outcome: AttemptOutcome
+            var value: Value?
+            var thrown: (any Error)?
+            switch result {
+            case .value(let returned):
+                value = returned
+                outcome = judge(returned)
+            case .failure(let error):
+                thrown = error
+                outcome = classifier.outcome(for: error)
+            case .timedOut:
+                outcome = .transport(.timeout)
+            }
+            input.outcome = outcome
+            input.elapsed = start.duration(to: end)
+            input.now = wallClock.timestamp(at: end)
+            let decision = decider.decide(input, using: &generator)
+
+            if case .success = decision.action, let value {
+                if observer != nil || telemetry != nil {
+                    let record = AttemptRecord(
+                        number: input.attempt, outcome: outcome, startedAt: startedAt,
+                        duration: attemptStart.duration(to: end), decision: decision)
+                    observer?(.attemptFinished(record))
+                    telemetry?.attemptFinished(record, policy: decider.policy.name, endpoint: request.endpoint)
+                    observer?(.succeeded(attempts: input.attempt, elapsed: input.elapsed))
+                    telemetry?.requestSucceeded(
+                        attempts: input.attempt, elapsed: input.elapsed, policy: decider.policy.name,
+                        endpoint: request.endpoint)
+                }
+                return value
+            }
+
+            var record = AttemptRecord(
+                number: input.attempt, outcome: outcome, startedAt: startedAt,
+                duration: attemptStart.duration(to: end), decision: decision,
+                errorDescription: thrown.map { String(describing: $0) } ?? (value == nil ? "timed out" : nil))
+            if case .success = decision.action {
+                // A rule called a thrown error or a timeout a success, but
+                // there is no value to return: that is a policy mistake.
+                var error = SDKError(kind: .internalError)
+                if case .transport(let transport) = outcome { error.transport = transport }
+                error.detail = "the policy treats \(outcome) as a success, but the operation produced no value"
+                record.decision.action = .stop(error, .notRetryable)
+            }
+            history.append(record)
+            observer?(.attemptFinished(record))
+            telemetry?.attemptFinished(record, policy: decider.policy.name, endpoint: request.endpoint)
+
+            switch record.decision.action {
+            case .success:
+                preconditionFailure("handled above")
+            case .stop(var error, let reason):
+                if error.detail == nil, let thrown { error.detail = String(describing: thrown) }
+                throw finish(
+                    RetryFailure(
+                        error: error, reason: reason, attempts: history, lastResponse: value,
+                        underlyingError: thrown), request, start)
+            case .retry(let delay):
+                if delay > .zero {
+                    let cause: RetryEvent.WaitCause = decision.serverDirected ? .server : .backoff
+                    observer?(.waiting(delay, cause: cause))
+                    telemetry?.waited(delay, cause: cause, policy: decider.policy.name, endpoint: request.endpoint)
+                    do {
+                        try await clock.sleep(until: end.advanced(by: delay), tolerance: nil)
+                    } catch {
+                        throw finish(cancelledFailure(input, history: history, using: &generator), request, start)
+                    }
+                }
+                if decision.refreshCredentials, let refreshCredentials {
+                    observer?(.refreshingCredentials)
+                    do {
+                        try await refreshCredentials()
+                    } catch {
+                        var failed = errorOf(decision, outcome: outcome)
+                        failed.detail = "credential refresh failed: \(error)"
+                        throw finish(
+                            RetryFailure(
+                                error: failed, reason: .notRetryable, attempts: history, lastResponse: value,
+                                underlyingError: error), request, start)
+                    }
+                }
+                input.advance(after: decision, outcome: outcome, elapsed: input.elapsed, now: input.now)
+            }
+        }
+    }
+}
+
+// MARK: - Pieces of the loop
+
+extension RetryExecutor {
+    enum AttemptResult<Value: Sendable>: Sendable {
+        case value(Value)
+        case failure(any Error)
+        case timedOut
+    }
+
+    /// Runs one attempt; with a limit, races it against a timer on
+    /// `clock` and cancels whichever loses.
+    func perform<Value: Sendable>(
+        _ operation: @Sendable (AttemptContext) async throws -> Value,
+        context: AttemptContext,
+        limit: Duration?,
+        startedAt: C.Instant
+    ) async -> AttemptResult<Value> {
+        guard let limit else {
+            do { return .value(try await operation(context)) } catch { return .failure(error) }
+        }
+        let deadline = startedAt.advanced(by: limit)
+        let clock = self.clock
+        return await withoutActuallyEscaping(operation) { escapable in
+            await withTaskGroup(of: (isTimer: Bool, result: AttemptResult<Value>).self) { group in
+                group.addTask {
+                    do { return (false, .value(try await escapable(context))) } catch { return (false, .failure(error)) }
+                }
+                group.addTask {
+                    do {
+                        try await clock.sleep(until: deadline, tolerance: nil)
+                        return (true, .timedOut)
+                    } catch {
+                        return (true, .failure(error))
+                    }
+                }
+                var outcome: AttemptResult<Value> = .timedOut
+                while let next = await group.next() {
+                    // A timer that was cancelled is not a result: only the
+                    // operation's answer or the timer firing counts.
+                    if next.isTimer, case .failure = next.result { continue }
+                    outcome = next.result
+                    break
+                }
+                group.cancelAll()
+                return outcome
+            }
+        }
+    }
+
+    /// Honours the decider's admission check: waits out a cooldown or
+    /// rejects the request without sending it.
+    func admit<G: RandomNumberGenerator>(
+        _ request: RetryRequest,
+        start: C.Instant,
+        timeouts: TimeoutBudget,
+        input: DecisionInput,
+        history: [AttemptRecord],
+        using generator: inout G
+    ) async throws(RetryFailure) {
+        while true {
+            let now = clock.now
+            let wallNow = wallClock.timestamp(at: now)
+            switch decider.admit(now: wallNow) {
+            case .proceed:
+                return
+            case .reject(let error):
+                throw finish(RetryFailure(error: error, reason: .notRetryable, attempts: history), request, start)
+            case .wait(let remaining):
+                if let total = timeouts.total, start.duration(to: now) + remaining >= total {
+                    var error = decider.cooldown.active(at: wallNow)?.error ?? SDKError(kind: .timeout)
+                    error.retryAfter = remaining
+                    throw finish(RetryFailure(error: error, reason: .deadlineExceeded, attempts: history), request, start)
+                }
+                observer?(.waiting(remaining, cause: .cooldown))
+                telemetry?.waited(remaining, cause: .cooldown, policy: decider.policy.name, endpoint: request.endpoint)
+                do {
+                    try await clock.sleep(until: now.advanced(by: remaining), tolerance: nil)
+                } catch {
+                    throw finish(cancelledFailure(input, history: history, using: &generator), request, start)
+                }
+            }
+        }
+    }
+
+    /// The failure for a cancelled request: the policy's error for a
+    /// `cancelled` transport failure if a rule names one, otherwise the
+    /// standard `cancelled` kind (never whatever the default rule says,
+    /// since cancelling is the caller's choice, not a fault).
+    func cancelledFailure<G: RandomNumberGenerator>(
+        _ input: DecisionInput, history: [AttemptRecord], using generator: inout G
+    ) -> RetryFailure {
+        var error = SDKError(kind: .cancelled, transport: .cancelled)
+        if decider.matchingRule(for: .transport(.cancelled), method: input.method) != nil {
+            var cancelled = input
+            cancelled.outcome = .transport(.cancelled)
+            if let decided = decider.decide(cancelled, using: &generator).error { error = decided }
+        }
+        return RetryFailure(error: error, reason: .cancelled, attempts: history)
+    }
+
+    /// The error a retry decision would have reported had it stopped.
+    func errorOf(_ decision: Decision, outcome: AttemptOutcome) -> SDKError {
+        let kind = decision.ruleIndex.flatMap { decider.policy.rules[$0].error } ?? .internalError
+        var error = SDKError(kind: kind)
+        switch outcome {
+        case .response(let status, _): error.statusCode = status
+        case .transport(let transport): error.transport = transport
+        }
+        return error
+    }
+
+    func lastError(in history: [AttemptRecord]) -> SDKError? {
+        guard let last = history.last else { return nil }
+        if let error = last.decision.error { return error }
+        return errorOf(last.decision, outcome: last.outcome)
+    }
+
+    /// Reports the failure to the observer and telemetry, and returns it
+    /// for throwing.
+    func finish(_ failure: RetryFailure, _ request: RetryRequest, _ start: C.Instant) -> RetryFailure {
+        if observer != nil || telemetry != nil {
+            let elapsed = start.duration(to: clock.now)
+            observer?(.failed(error: failure.error, reason: failure.reason, attempts: failure.attempts.count, elapsed: elapsed))
+            telemetry?.requestFailed(failure, elapsed: elapsed, policy: decider.policy.name, endpoint: request.endpoint)
+        }
+        return failure
+    }
+}

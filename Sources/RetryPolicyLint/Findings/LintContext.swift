@@ -1,0 +1,25 @@
+import RetryPolicyCore
+
+/// What a check may look at besides the policy itself.
+public struct LintContext: Sendable {
+    /// The file the policy was loaded from, for findings on policies that
+    /// carry no location.
+    public var file: String
+    /// The policies named in `parity`, loaded by the caller and keyed by the
+    /// reference as written. A reference that failed to load is absent (the
+    /// caller reports why).
+    public var parityPolicies: [String: Policy]
+    /// Where the `parity` key is written, when the caller knows it.
+    public var parityLocation: SourceLocation?
+
+    public init(file: String, parityPolicies: [String: Policy] = [:], parityLocation: SourceLocation? = nil) {
+        self.file = file
+        self.parityPolicies = parityPolicies
+        self.parityLocation = parityLocation
+    }
+
+    /// `location`, else the policy's, else the top of the file.
+    func place(_ location: SourceLocation?, _ policy: Policy) -> SourceLocation {
+        location ?? policy.location ?? SourceLocation(file: file, line: 1, column: 1)
+    }
+}

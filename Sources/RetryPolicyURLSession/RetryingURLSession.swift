@@ -1,0 +1,92 @@
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Foundation
+import RetryPolicyCore
+import RetryPolicyExecutor
+
+/// A URLSession response: the body and the HTTP metadata.
+public struct URLSessionResponse: RetryableResponse, @unchecked Sendable {
+    public var data: Data
+    /// `HTTPURLResponse` is immutable once delivered, hence the unchecked
+    /// `Sendable`.
+    public var response: HTTPURLResponse
+
+    public init(data: Data, response: HTTPURLResponse) {
+        self.data = data
+        self.response = response
+    }
+
+    public var statusCode: Int { response.statusCode }
+    public func headerValue(named name: String) -> String? { response.value(forHTTPHeaderField: name) }
+}
+
+/// A `URLSession` decorator that sends every request under a policy (the
+/// seed TMDb client's `RetryHTTPClient`, with the decisions as data).
+///
+/// ```swift
+/// let session = RetryingURLSession(session: .shared, policy: policy)
+/// let (data, response) = try await session.data(for: URLRequest(url: url), endpoint: "main_banner")
+/// ```
+///
+/// A request carrying an `Idempotency-Key` header counts as marked
+/// idempotent. Give the session a generous `timeoutInterval`: the policy's
+/// per-attempt timeout is enforced by cancelling the attempt.
+public struct RetryingURLSession<C: Clock>: Sendable where C.Duration == Duration {
+    public let session: URLSession
+    public var executor: RetryExecutor<C>
+
+    public init(session: URLSession, executor: RetryExecutor<C>) {
+        self.session = session
+        var executor = executor
+        executor.classifier = ErrorClassifier.urlSession.chained(with: executor.classifier)
+        self.executor = executor
+    }
+
+    /// Sends `request` under the policy.
+    public func data(
+        for request: URLRequest,
+        endpoint: String? = nil,
+        markedIdempotent: Bool? = nil
+    ) async throws(RetryFailure) -> (Data, HTTPURLResponse) {
+        var generator = SystemRandomNumberGenerator()
+        return try await data(for: request, endpoint: endpoint, markedIdempotent: markedIdempotent, using: &generator)
+    }
+
+    /// ``data(for:endpoint:markedIdempotent:)`` drawing jitter from
+    /// `generator`.
+    public func data<G: RandomNumberGenerator>(
+        for request: URLRequest,
+        endpoint: String? = nil,
+        markedIdempotent: Bool? = nil,
+        using generator: inout G
+    ) async throws(RetryFailure) -> (Data, HTTPURLResponse) {
+        let retryRequest = RetryRequest(
+            method: HTTPMethod(rawValue: request.httpMethod ?? "GET"),
+            markedIdempotent: markedIdempotent ?? (request.value(forHTTPHeaderField: "Idempotency-Key") != nil),
+            endpoint: endpoint)
+        let session = self.session
+        let response = try await executor.run(retryRequest, using: &generator) { _ in
+            let (data, response) = try await session.data(for: request)
+            guard let http = response as? HTTPURLResponse else {
+                throw TransportError(.decoding, detail: "not an HTTP response")
+            }
+            return URLSessionResponse(data: data, response: http)
+        }
+        return (response.data, response.response)
+    }
+}
+
+extension RetryingURLSession where C == ContinuousClock {
+    /// A decorator on the continuous clock for `policy`.
+    public init(
+        session: URLSession,
+        policy: Policy,
+        observer: RetryObserver? = nil,
+        telemetry: RetryTelemetry? = nil
+    ) {
+        self.init(
+            session: session,
+            executor: RetryExecutor(decider: RetryDecider(policy: policy), observer: observer, telemetry: telemetry))
+    }
+}

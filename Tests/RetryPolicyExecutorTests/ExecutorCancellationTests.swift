@@ -1,0 +1,72 @@
+import RetryPolicyCore
+import RetryPolicyExecutor
+import Testing
+
+@Suite("Executor: cancellation")
+struct ExecutorCancellationTests {
+    let clock = ManualClock()
+
+    @Test("cancelling during a backoff wait ends the request at once with cancelled, and no attempt follows")
+    func cancelDuringWait() async throws {
+        let operation = ScriptedOperation(statuses: [503, 200])
+        let executor = RetryExecutor(decider: RetryDecider(policy: TestPolicies.tmdb(jitter: .none)), clock: clock)
+        let task = Task {
+            await capture { () async throws(RetryFailure) in try await executor.run(operation: operation.callAsFunction) }
+        }
+        await clock.sleepers(atLeast: 1)
+        task.cancel()
+        let failure = try #require(await task.value.failure)
+        #expect(failure.reason == .cancelled)
+        #expect(failure.error.kind == .cancelled)
+        #expect(failure.error.transport == .cancelled)
+        #expect(failure.attempts.count == 1)
+        #expect(operation.calls == 1)
+        #expect(clock.now.offset == .zero)
+    }
+
+    @Test("a request started in a cancelled task sends nothing")
+    func cancelledBeforeFirstAttempt() async throws {
+        let operation = ScriptedOperation(statuses: [200])
+        let executor = RetryExecutor(decider: RetryDecider(policy: TestPolicies.tmdb()), clock: clock)
+        let task = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return await capture { () async throws(RetryFailure) in try await executor.run(operation: operation.callAsFunction) }
+        }
+        let failure = try #require(await task.value.failure)
+        #expect(failure.reason == .cancelled)
+        #expect(failure.attempts.isEmpty)
+        #expect(operation.calls == 0)
+    }
+
+    @Test("cancelling during an attempt cancels the operation and is never retried")
+    func cancelDuringAttempt() async throws {
+        let operation = ScriptedOperation([.hang, .respond(FakeResponse(statusCode: 200))])
+        let executor = RetryExecutor(
+            decider: RetryDecider(policy: TestPolicies.appClient(perAttempt: .seconds(10))), clock: clock)
+        let task = Task {
+            await capture { () async throws(RetryFailure) in try await executor.run(operation: operation.callAsFunction) }
+        }
+        await clock.sleepers(atLeast: 1)  // the per-attempt timer
+        task.cancel()
+        let failure = try #require(await task.value.failure)
+        #expect(failure.reason == .cancelled)
+        #expect(operation.calls == 1)
+        #expect(operation.cancellations == 1)
+    }
+
+    @Test("a policy rule for the cancelled transport class names the error")
+    func policyNamesCancellation() async throws {
+        var policy = TestPolicies.tmdb()
+        policy.rules.insert(Rule(transports: [.cancelled], error: "request_cancelled", action: .stop), at: 0)
+        let executor = RetryExecutor(decider: RetryDecider(policy: policy), clock: clock)
+        let task = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return await capture { () async throws(RetryFailure) in
+                try await executor.run(operation: ScriptedOperation(statuses: [200]).callAsFunction)
+            }
+        }
+        let failure = try #require(await task.value.failure)
+        #expect(failure.error.kind == "request_cancelled")
+        #expect(failure.reason == .cancelled)
+    }
+}

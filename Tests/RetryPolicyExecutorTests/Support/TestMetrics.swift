@@ -1,0 +1,62 @@
+import CoreMetrics
+import Synchronization
+
+/// A metrics backend that remembers every value, for asserting telemetry.
+final class TestMetrics: MetricsFactory, Sendable {
+    struct Key: Hashable, CustomStringConvertible {
+        var label: String
+        var dimensions: [String: String]
+        var description: String {
+            "\(label)\(dimensions.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" })"
+        }
+    }
+
+    private let counters = Mutex<[Key: Int64]>([:])
+    private let timers = Mutex<[Key: [Int64]]>([:])
+
+    func counter(_ label: String, _ dimensions: [String: String]) -> Int64 {
+        counters.withLock { $0[Key(label: label, dimensions: dimensions)] ?? 0 }
+    }
+    func timer(_ label: String, _ dimensions: [String: String]) -> [Int64] {
+        timers.withLock { $0[Key(label: label, dimensions: dimensions)] ?? [] }
+    }
+    var counterKeys: [Key] { counters.withLock { Array($0.keys) } }
+    var timerKeys: [Key] { timers.withLock { Array($0.keys) } }
+
+    private static func key(_ label: String, _ dimensions: [(String, String)]) -> Key {
+        Key(label: label, dimensions: Dictionary(dimensions, uniquingKeysWith: { $1 }))
+    }
+
+    final class CounterBox: CounterHandler, Sendable {
+        let key: Key
+        let owner: TestMetrics
+        init(key: Key, owner: TestMetrics) { self.key = key; self.owner = owner }
+        func increment(by amount: Int64) { owner.counters.withLock { $0[key, default: 0] += amount } }
+        func reset() { owner.counters.withLock { $0[key] = 0 } }
+    }
+
+    final class TimerBox: TimerHandler, Sendable {
+        let key: Key
+        let owner: TestMetrics
+        init(key: Key, owner: TestMetrics) { self.key = key; self.owner = owner }
+        func recordNanoseconds(_ duration: Int64) { owner.timers.withLock { $0[key, default: []].append(duration) } }
+    }
+
+    final class RecorderBox: RecorderHandler, Sendable {
+        func record(_ value: Int64) {}
+        func record(_ value: Double) {}
+    }
+
+    func makeCounter(label: String, dimensions: [(String, String)]) -> any CounterHandler {
+        CounterBox(key: Self.key(label, dimensions), owner: self)
+    }
+    func makeRecorder(label: String, dimensions: [(String, String)], aggregate: Bool) -> any RecorderHandler {
+        RecorderBox()
+    }
+    func makeTimer(label: String, dimensions: [(String, String)]) -> any TimerHandler {
+        TimerBox(key: Self.key(label, dimensions), owner: self)
+    }
+    func destroyCounter(_ handler: any CounterHandler) {}
+    func destroyRecorder(_ handler: any RecorderHandler) {}
+    func destroyTimer(_ handler: any TimerHandler) {}
+}

@@ -1,0 +1,64 @@
+import RetryPolicyCore
+import RetryPolicyExecutor
+import Synchronization
+
+/// Wraps a typed-throwing executor call in a `Result`.
+func capture<T>(_ body: () async throws(RetryFailure) -> T) async -> Result<T, RetryFailure> {
+    do { return .success(try await body()) } catch { return .failure(error) }
+}
+
+extension Result where Failure == RetryFailure {
+    var failure: RetryFailure? { if case .failure(let f) = self { f } else { nil } }
+}
+
+/// Collects observer events.
+final class EventLog: Sendable {
+    private let storage = Mutex<[RetryEvent]>([])
+    var events: [RetryEvent] { storage.withLock { $0 } }
+    var observer: RetryObserver { { event in self.storage.withLock { $0.append(event) } } }
+    var waits: [Duration] { events.compactMap { if case .waiting(let d, _) = $0 { d } else { nil } } }
+    var waitCauses: [RetryEvent.WaitCause] {
+        events.compactMap { if case .waiting(_, let cause) = $0 { cause } else { nil } }
+    }
+}
+
+/// Drives a request whose waits happen on `clock` while the network is
+/// real: before each wait is skipped, the server must have received the
+/// requests the scenario expects by then, so no timer fires before the
+/// request it guards has reached the server.
+func drive<T: Sendable>(
+    _ clock: ManualClock,
+    server: ScriptedHTTPServer?,
+    requestsBeforeEachAdvance: [Int],
+    _ body: @escaping @Sendable () async -> T
+) async -> (result: T, steps: [Duration]) {
+    let task = Task { await body() }
+    var steps: [Duration] = []
+    for expected in requestsBeforeEachAdvance {
+        if let server { await server.requests(atLeast: expected) }
+        await clock.sleepers(atLeast: 1)
+        if let step = clock.advanceToNextDeadline() { steps.append(step) }
+    }
+    return (await task.value, steps)
+}
+
+/// RFC 9110 IMF-fixdate for a Unix time, as a server writes `Retry-After`.
+func imfFixdate(_ timestamp: Timestamp) -> String {
+    let seconds = timestamp.nanosecondsSince1970 / 1_000_000_000
+    let days = Int(seconds / 86_400)
+    let secondOfDay = Int(seconds % 86_400)
+    // Civil-from-days (Howard Hinnant).
+    let z = days + 719_468
+    let era = (z >= 0 ? z : z - 146_096) / 146_097
+    let doe = z - era * 146_097
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+    let mp = (5 * doy + 2) / 153
+    let day = doy - (153 * mp + 2) / 5 + 1
+    let month = mp < 10 ? mp + 3 : mp - 9
+    let year = yoe + era * 400 + (month <= 2 ? 1 : 0)
+    let weekday = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"][((days % 7) + 7) % 7]
+    let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+    func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
+    return "\(weekday), \(two(day)) \(months[month - 1]) \(year) \(two(secondOfDay / 3600)):\(two(secondOfDay / 60 % 60)):\(two(secondOfDay % 60)) GMT"
+}

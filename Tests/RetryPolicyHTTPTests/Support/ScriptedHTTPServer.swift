@@ -1,0 +1,149 @@
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import Synchronization
+
+/// What the loopback server does with one request.
+enum ServerAction: Sendable {
+    /// A complete response.
+    case respond(status: Int, headers: [(String, String)] = [], body: String = "")
+    /// Never answers (a server slower than any timeout); the connection
+    /// stays open until the client gives up.
+    case hang
+    /// Sends the head and part of a body announced as longer, then closes
+    /// the connection.
+    case closeMidResponse(status: Int = 200)
+}
+
+/// An HTTP/1.1 server on 127.0.0.1 (port 0) that plays a script, one
+/// action per request received, and counts what it received.
+///
+/// Requests past the end of the script get `200 OK`.
+final class ScriptedHTTPServer: Sendable {
+    private struct State {
+        var script: [ServerAction]
+        var received: [String] = []
+        var waiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+    }
+
+    private let state: Mutex<State>
+    private let channel: Mutex<(any Channel)?> = Mutex(nil)
+    let port: Int
+
+    private init(script: [ServerAction], port: Int) {
+        self.state = Mutex(State(script: script))
+        self.port = port
+    }
+
+    /// Starts a server playing `script`.
+    static func start(_ script: [ServerAction]) async throws -> ScriptedHTTPServer {
+        let box = ServerBox()
+        let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelInitializer { channel in
+                channel.pipeline.configureHTTPServerPipeline().flatMapThrowing {
+                    try channel.pipeline.syncOperations.addHandler(ScriptHandler(box: box))
+                }
+            }
+        let channel = try await bootstrap.bind(host: "127.0.0.1", port: 0).get()
+        let server = ScriptedHTTPServer(script: script, port: channel.localAddress!.port!)
+        server.channel.withLock { $0 = channel }
+        box.server.withLock { $0 = server }
+        return server
+    }
+
+    var url: String { "http://127.0.0.1:\(port)" }
+
+    /// Paths of the requests received so far, in order.
+    var received: [String] { state.withLock { $0.received } }
+    var requestCount: Int { state.withLock { $0.received.count } }
+
+    /// Returns once `count` requests have arrived.
+    func requests(atLeast count: Int) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let ready = state.withLock { state in
+                if state.received.count >= count { return true }
+                state.waiters.append((count, continuation))
+                return false
+            }
+            if ready { continuation.resume() }
+        }
+    }
+
+    func shutdown() async throws {
+        let channel = self.channel.withLock { $0 }
+        try await channel?.close()
+    }
+
+    fileprivate func nextAction(for uri: String) -> ServerAction {
+        let (action, ready) = state.withLock { state -> (ServerAction, [CheckedContinuation<Void, Never>]) in
+            state.received.append(uri)
+            let action = state.script.isEmpty ? .respond(status: 200) : state.script.removeFirst()
+            let count = state.received.count
+            let ready = state.waiters.filter { $0.count <= count }.map(\.continuation)
+            state.waiters.removeAll { $0.count <= count }
+            return (action, ready)
+        }
+        for continuation in ready { continuation.resume() }
+        return action
+    }
+
+    /// A refused port: bound once, then closed, so nothing listens there.
+    static func refusedPort() async throws -> Int {
+        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .bind(host: "127.0.0.1", port: 0).get()
+        let port = channel.localAddress!.port!
+        try await channel.close()
+        return port
+    }
+}
+
+/// Lets handlers reach the server object created after the bootstrap.
+private final class ServerBox: Sendable {
+    let server = Mutex<ScriptedHTTPServer?>(nil)
+}
+
+private final class ScriptHandler: ChannelInboundHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    private let box: ServerBox
+    private var uri = ""
+
+    init(box: ServerBox) { self.box = box }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head(let head):
+            uri = head.uri
+        case .body:
+            break
+        case .end:
+            guard let server = box.server.withLock({ $0 }) else { return }
+            respond(server.nextAction(for: uri), context: context)
+        }
+    }
+
+    private func respond(_ action: ServerAction, context: ChannelHandlerContext) {
+        switch action {
+        case .respond(let status, let headers, let body):
+            var head = HTTPResponseHead(version: .http1_1, status: HTTPResponseStatus(statusCode: status))
+            for (name, value) in headers { head.headers.add(name: name, value: value) }
+            head.headers.replaceOrAdd(name: "Content-Length", value: String(body.utf8.count))
+            context.write(wrapOutboundOut(.head(head)), promise: nil)
+            if !body.isEmpty {
+                context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(string: body)))), promise: nil)
+            }
+            context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+        case .hang:
+            break
+        case .closeMidResponse(let status):
+            var head = HTTPResponseHead(version: .http1_1, status: HTTPResponseStatus(statusCode: status))
+            head.headers.add(name: "Content-Length", value: "1000")
+            context.write(wrapOutboundOut(.head(head)), promise: nil)
+            let partial = context.channel.allocator.buffer(string: String(repeating: "x", count: 10))
+            context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(partial))), promise: nil)
+            context.close(promise: nil)
+        }
+    }
+}
