@@ -39,5 +39,15 @@ let package = Package(
             path: "Benchmarks/PolicyFileBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
+        .executableTarget(
+            name: "ExecutorBenchmarks",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "RetryPolicyCore", package: "swift-retry-policy"),
+                .product(name: "RetryPolicyExecutor", package: "swift-retry-policy"),
+            ],
+            path: "Benchmarks/ExecutorBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
     ]
 )
