@@ -92,7 +92,7 @@ struct HelpTests {
         ("simulate", "Play a request or an outage storm through a policy on a test clock."),
         ("table", "Print the status / transport -> error -> retry table of a policy."),
         ("diff", "List every input on which two policies decide differently."),
-        ("request", "Send one HTTP request under a policy and print the response body."),
+        ("request", "Perform an HTTP request under a policy, like curl --retry with the"),
     ])
     func help(command: String, abstract: String) throws {
         let result = try CLI.run([command, "--help"])

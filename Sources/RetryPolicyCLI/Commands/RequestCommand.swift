@@ -7,18 +7,23 @@ import RetryPolicyExecutor
 struct RequestCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "request",
-        abstract: "Send one HTTP request under a policy and print the response body.",
+        abstract: "Perform an HTTP request under a policy, like curl --retry with the policy's rules.",
         discussion: """
-            Like a small curl whose retries are the policy's: each attempt, wait and decision \
-            follows the same engine the library runs. --verbose prints the timeline on standard \
-            error. The body of the final response goes to standard output.
+            Examples:
+              retry-policy request https://api.themoviedb.org/3/movie/550 --policy policies/tmdb.yaml
+              retry-policy request https://auction.example.com/v1/auction --policy policies/ios-sdk.yaml \\
+                  --method POST --header 'Content-Type: application/json' --data @auction.json \\
+                  --endpoint main_banner --verbose
 
-              retry-policy request https://api.example.com/v1/items --policy policies/tmdb.yaml -v
+            The body of the response the policy accepted goes to standard output; when the request \
+            fails, the body of the last response (if any) still goes there, like curl without -f. \
+            --verbose prints the timeline of attempts, decisions and waits on standard error.
 
-            Exit status: 0 success; 2 usage error or a policy that does not load; otherwise the \
-            error kind the policy chose: 10 no_fill, 11 network_error, 12 status_429, 13 status_5xx, \
-            14 timeout, 15 internal_error, 16 invalid_placement, 17 unauthorized, 18 not_found, \
-            19 cancelled, 20 decoding_failed, 30 a kind the policy declares itself.
+            Exit status: 0 success; 1 the policy file does not load; 2 usage or I/O error; \
+            otherwise the code of the error kind that ended the request: 10 no_fill, \
+            11 network_error, 12 status_429, 13 status_5xx, 14 timeout, 15 internal_error, \
+            16 invalid_placement, 17 unauthorized, 18 not_found, 19 cancelled, 20 decoding_failed, \
+            30 a kind the policy declares itself.
             """)
 
     @Argument(help: "The URL to request.")
@@ -27,54 +32,59 @@ struct RequestCommand: AsyncParsableCommand {
     @Option(help: "The policy file the request runs under.")
     var policy: String
 
-    @Option(name: [.customShort("X"), .long], help: "The request method.")
+    @Option(help: "The request method.")
     var method: String = "GET"
 
-    @Option(name: [.customShort("H"), .customLong("header")], help: ArgumentHelp("A request header, 'Name: value' (repeatable).", valueName: "header"))
+    @Option(name: [.customLong("header"), .customShort("H")], help: ArgumentHelp("A request header, 'Name: value' (repeatable).", valueName: "header"))
     var headers: [String] = []
 
-    @Option(name: [.customShort("d"), .long], help: "The request body.")
+    @Option(name: [.customLong("data"), .customShort("d")], help: ArgumentHelp("The request body: text, @FILE, or @- for standard input.", valueName: "data"))
     var data: String?
 
     @Option(help: "The endpoint (placement) whose timeout overrides apply.")
     var endpoint: String?
 
-    @Option(help: "Seed for the jitter draws, for a reproducible schedule.")
+    @Option(help: "Seed for the backoff jitter, for a reproducible timeline.")
     var seed: UInt64?
 
-    @Flag(name: [.short, .long], help: "Print every attempt, wait and decision on standard error.")
+    @Flag(name: [.customLong("verbose"), .customShort("v")], help: "Print the timeline of attempts and decisions on standard error.")
     var verbose = false
 
     func validate() throws {
         for header in headers where PolicyRequest.header(header) == nil {
-            throw ValidationError("--header expects 'Name: value', found '\(header)'")
-        }
-        guard url.hasPrefix("http://") || url.hasPrefix("https://") else {
-            throw ValidationError("the URL must start with http:// or https://, found '\(url)'")
+            throw ValidationError("--header must look like 'Name: value', found '\(header)'")
         }
     }
 
     func run() async throws {
-        let loaded: Policy
-        do {
-            loaded = try PolicyFiles.loadPolicy(policy)
-        } catch is ExitCodeError {
-            throw ExitCodeError(status: ExitStatus.usage)
-        }
+        let policy = try PolicyFiles.loadPolicy(self.policy)
         let request = PolicyRequest(
-            url: url, method: method, headers: headers.compactMap(PolicyRequest.header),
-            body: data.map { Array($0.utf8) }, endpoint: endpoint)
+            url: url, method: method, headers: headers.compactMap(PolicyRequest.header), body: try body(),
+            endpoint: endpoint)
         var observer: RetryObserver?
         if verbose {
             observer = { @Sendable (event: RetryEvent) in StandardError.write("* \(event.description)\n") }
         }
         do {
-            let response = try await RetryingHTTPClient.perform(request, policy: loaded, seed: seed, observer: observer)
-            if verbose { StandardError.write("< HTTP \(response.statusCode)\n") }
-            StandardOutput.write(String(decoding: response.body.readableBytesView, as: UTF8.self))
+            let response = try await RetryingHTTPClient.perform(request, policy: policy, seed: seed, observer: observer)
+            FileHandle.standardOutput.write(Data(response.body.readableBytesView))
         } catch {
-            StandardError.write("error: \(error.description)\n")
-            throw ExitCodeError(status: RequestExitStatus.code(for: error.kind))
+            if let last = error.lastResponse as? HTTPResponse {
+                FileHandle.standardOutput.write(Data(last.body.readableBytesView))
+            }
+            StandardError.write("error: \(error.error.message) (\(error.reason.rawValue) after \(error.attempts.count) attempt\(error.attempts.count == 1 ? "" : "s"))\n")
+            throw ExitCodeError(status: RequestExitStatus.code(for: error.error.kind))
         }
+    }
+
+    private func body() throws(CommandFailure) -> [UInt8]? {
+        guard let data else { return nil }
+        guard data.hasPrefix("@") else { return Array(data.utf8) }
+        let path = String(data.dropFirst())
+        if path == "-" { return Array(FileHandle.standardInput.readDataToEndOfFile()) }
+        guard let contents = FileManager.default.contents(atPath: path) else {
+            throw CommandFailure("\(path): cannot read the request body")
+        }
+        return Array(contents)
     }
 }
