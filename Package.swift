@@ -87,7 +87,11 @@ let package = Package(
         ),
         .testTarget(
             name: "RetryPolicyYAMLTests",
-            dependencies: ["RetryPolicyCore", "RetryPolicyYAML"],
+            dependencies: [
+                "RetryPolicyCore",
+                "RetryPolicyYAML",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ],
             resources: [.copy("Fixtures")]
         ),
         .testTarget(

@@ -7,7 +7,7 @@ yaml-language-server read it (PyYAML alone speaks YAML 1.1, where `off` and
 `yes` are booleans). Anchors and merge keys are left to PyYAML; the Swift
 loader refuses them anyway.
 
-usage: validate.py [--json] FILE...
+usage: validate.py [--json] FILE...   (NAME.tests.yaml files are skipped)
 Prints one line per file (or one JSON object per line with --json); exits 0
 when every file is valid, 1 when one is not, 3 when jsonschema or PyYAML is
 missing.
@@ -144,6 +144,10 @@ def main(arguments):
     validator = jsonschema.Draft202012Validator(schema)
     all_valid = True
     for path in files:
+        if path.endswith((".tests.yaml", ".tests.yml")):
+            if as_lines:
+                print(f"{path}: skipped (a policy test file, not a policy)")
+            continue
         valid, problems = check(validator, path)
         all_valid = all_valid and valid
         if as_lines:

@@ -31,9 +31,25 @@ public enum YAMLParser {
 /// Turns the event stream into a tree, collecting every non-fatal problem
 /// (anchors, tags, duplicate keys) so that one run reports them all.
 private struct TreeBuilder {
-    enum Frame {
-        case mapping(entries: [(key: YAMLScalar, value: YAMLNode)], location: SourceLocation, pendingKey: YAMLScalar?, keyIsBroken: Bool, seen: [String: SourceLocation])
-        case sequence(items: [YAMLNode], location: SourceLocation)
+    /// A mapping or sequence still being read. A class, so that adding a
+    /// child appends in place: an enum payload popped off the stack,
+    /// extended and pushed back copies its array (and its key set) on
+    /// every child, which made a 100,000-entry list take minutes.
+    final class Frame {
+        let isMapping: Bool
+        let location: SourceLocation
+        var items: [YAMLNode] = []
+        var entries: [(key: YAMLScalar, value: YAMLNode)] = []
+        var pendingKey: YAMLScalar?
+        var keyIsBroken = false
+        var seen: [String: SourceLocation] = [:]
+
+        init(isMapping: Bool, location: SourceLocation) {
+            self.isMapping = isMapping
+            self.location = location
+        }
+
+        var node: YAMLNode { isMapping ? .mapping(entries, location) : .sequence(items, location) }
     }
 
     let path: String
@@ -132,19 +148,16 @@ private struct TreeBuilder {
             let tag = checkTag(event.data.sequence_start.tag, at: start, forScalar: false)
             if let tag, tag != .seq { diagnostics.append(mismatchedTag(tag, at: start, on: "a list")) }
             if let problem = open(at: start) { return problem }
-            stack.append(.sequence(items: [], location: start))
+            stack.append(Frame(isMapping: false, location: start))
         case YAML_MAPPING_START_EVENT:
             checkAnchor(event.data.mapping_start.anchor, at: start)
             let tag = checkTag(event.data.mapping_start.tag, at: start, forScalar: false)
             if let tag, tag != .map { diagnostics.append(mismatchedTag(tag, at: start, on: "a mapping")) }
             if let problem = open(at: start) { return problem }
-            stack.append(.mapping(entries: [], location: start, pendingKey: nil, keyIsBroken: false, seen: [:]))
+            stack.append(Frame(isMapping: true, location: start))
         case YAML_SEQUENCE_END_EVENT, YAML_MAPPING_END_EVENT:
             guard let frame = stack.popLast() else { return nil }
-            switch frame {
-            case .sequence(let items, let location): return add(.sequence(items, location), counted: false)
-            case .mapping(let entries, let location, _, _, _): return add(.mapping(entries, location), counted: false)
-            }
+            return add(frame.node, counted: false)
         default:
             break
         }
@@ -170,35 +183,33 @@ private struct TreeBuilder {
     /// Attaches a finished node to its parent (or makes it the root).
     private mutating func add(_ node: YAMLNode, counted: Bool = true) -> Diagnostic? {
         if counted, let problem = countNode(at: node.location) { return problem }
-        guard let top = stack.popLast() else {
+        guard let top = stack.last else {
             root = node
             return nil
         }
-        switch top {
-        case .sequence(var items, let location):
-            items.append(node)
-            stack.append(.sequence(items: items, location: location))
-        case .mapping(var entries, let location, let pendingKey, let keyIsBroken, var seen):
-            if let pendingKey {
-                if !keyIsBroken { entries.append((pendingKey, node)) }
-                stack.append(.mapping(entries: entries, location: location, pendingKey: nil, keyIsBroken: false, seen: seen))
-            } else if case .scalar(let key) = node {
-                var broken = false
-                if let first = seen[key.value] {
-                    broken = true
-                    diagnostics.append(Diagnostic(
-                        .duplicateKey, at: key.location,
-                        "expected each key once in a mapping, found '\(YAMLScalar.abbreviated(key.value))' again (first at line \(first.line), column \(first.column))",
-                        suggestion: "remove one of the two entries"))
-                } else {
-                    seen[key.value] = key.location
-                }
-                stack.append(.mapping(entries: entries, location: location, pendingKey: key, keyIsBroken: broken, seen: seen))
+        guard top.isMapping else {
+            top.items.append(node)
+            return nil
+        }
+        if let pendingKey = top.pendingKey {
+            if !top.keyIsBroken { top.entries.append((pendingKey, node)) }
+            top.pendingKey = nil
+            top.keyIsBroken = false
+        } else if case .scalar(let key) = node {
+            if let first = top.seen[key.value] {
+                top.keyIsBroken = true
+                diagnostics.append(Diagnostic(
+                    .duplicateKey, at: key.location,
+                    "expected each key once in a mapping, found '\(YAMLScalar.abbreviated(key.value))' again (first at line \(first.line), column \(first.column))",
+                    suggestion: "remove one of the two entries"))
             } else {
-                diagnostics.append(Diagnostic(.wrongType, at: node.location, "expected a plain key, found \(node.kindDescription) used as a key"))
-                let placeholder = YAMLScalar(value: "", location: node.location)
-                stack.append(.mapping(entries: entries, location: location, pendingKey: placeholder, keyIsBroken: true, seen: seen))
+                top.seen[key.value] = key.location
             }
+            top.pendingKey = key
+        } else {
+            diagnostics.append(Diagnostic(.wrongType, at: node.location, "expected a plain key, found \(node.kindDescription) used as a key"))
+            top.pendingKey = YAMLScalar(value: "", location: node.location)
+            top.keyIsBroken = true
         }
         return nil
     }
