@@ -79,12 +79,15 @@ let package = Package(
             name: "RetryPolicyCoreTests",
             dependencies: [
                 "RetryPolicyCore",
+                .target(name: "AllocationCounting", condition: .when(platforms: [.linux])),
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ],
             // The allocation counter defines `malloc` in the test binary;
             // exporting it lets it see the Swift runtime's allocations.
             linkerSettings: [.unsafeFlags(["-Xlinker", "--export-dynamic-symbol=malloc"], .when(platforms: [.linux]))]
         ),
+        // A counting `malloc` for the allocation tests (Linux only).
+        .target(name: "AllocationCounting", path: "Tests/AllocationCounting"),
         .testTarget(
             name: "RetryPolicyYAMLTests",
             dependencies: [

@@ -16,6 +16,10 @@ let benchmarks: @Sendable () -> Void = {
         maxIterations: 1000
     )
 
+    // A whole corpus per iteration: a few iterations are enough.
+    let corpusConfiguration = Benchmark.Configuration(
+        metrics: [.wallClock, .throughput, .mallocCountTotal], warmupIterations: 1,
+        maxDuration: .seconds(20), maxIterations: 10)
     let paths = PolicyCorpus.write()
     let linter = PolicyLinter()
     // Every generated file must load; a corpus of rejected files would
@@ -26,7 +30,7 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
-    Benchmark("corpus.load-lint.engine", configuration: .init(maxIterations: 20)) { benchmark in
+    Benchmark("corpus.load-lint.engine", configuration: corpusConfiguration) { benchmark in
         for _ in benchmark.scaledIterations {
             var findings = 0
             for path in paths {
@@ -37,7 +41,7 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
     // The floor: reading the same files' bytes, which any loader must do.
-    Benchmark("corpus.load-lint.baseline", configuration: .init(maxIterations: 20)) { benchmark in
+    Benchmark("corpus.load-lint.baseline", configuration: corpusConfiguration) { benchmark in
         for _ in benchmark.scaledIterations {
             var bytes = 0
             for path in paths { bytes += FileManager.default.contents(atPath: path)!.count }
