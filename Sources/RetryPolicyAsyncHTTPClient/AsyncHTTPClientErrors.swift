@@ -52,7 +52,7 @@ enum AsyncHTTPClientErrorMapping {
         case .invalidURL, .emptyHost, .emptyScheme, .missingSocketPath:
             return .invalidURL
         default:
-            if String(describing: error).contains("Unsupported scheme") { return .invalidURL }
+            if String(describing: error).hasPrefix("HTTPClientError.unsupportedScheme") { return .invalidURL }
             return .unknown
         }
     }

@@ -70,3 +70,22 @@ struct ExecutorCancellationTests {
         #expect(failure.reason == .cancelled)
     }
 }
+
+@Suite("Executor: cancellation racing a response")
+struct ExecutorLateCancellationTests {
+    @Test("a response that arrived before the caller cancelled is still returned")
+    func responseBeforeCancellation() async throws {
+        let clock = ManualClock()
+        let executor = RetryExecutor(decider: RetryDecider(policy: TestPolicies.tmdb()), clock: clock)
+        let task = Task {
+            await capture { () async throws(RetryFailure) in
+                try await executor.run { _ in
+                    // The caller cancels while the response is on its way back.
+                    withUnsafeCurrentTask { $0?.cancel() }
+                    return FakeResponse(statusCode: 200)
+                }
+            }
+        }
+        #expect(try await task.value.get().statusCode == 200)
+    }
+}

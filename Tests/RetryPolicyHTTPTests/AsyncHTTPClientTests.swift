@@ -231,6 +231,27 @@ struct AsyncHTTPClientTests {
         #expect(failure.attempts.count == 1)
     }
 
+    @Test("a POST is sent once; with an Idempotency-Key header it is retried")
+    func idempotencyKey() async throws {
+        let server = try await ScriptedHTTPServer.start([.respond(status: 503), .respond(status: 503), .respond(status: 200)])
+        defer { Task { try await server.shutdown() } }
+        var post = HTTPClientRequest(url: server.url + "/payments")
+        post.method = .POST
+        post.body = .bytes(ByteBuffer(string: "{}"))
+        let failure = try #require(
+            await capture { () async throws(RetryFailure) in try await self.client(TestPolicies.tmdb()).execute(post) }.failure)
+        #expect(failure.reason == .notIdempotent)
+        #expect(server.requestCount == 1)
+
+        post.headers.add(name: "Idempotency-Key", value: "order-17")
+        let keyed = self.client(TestPolicies.tmdb(jitter: .none))
+        let (result, _) = await drive(clock, server: server, requestsBeforeEachAdvance: [2]) { [post] in
+            await capture { () async throws(RetryFailure) in try await keyed.execute(post) }
+        }
+        #expect(try result.get().statusCode == 200)
+        #expect(server.requestCount == 3)
+    }
+
     @Test("on the real continuous clock, short backoffs are really waited")
     func realClock() async throws {
         let server = try await ScriptedHTTPServer.start([.respond(status: 503), .respond(status: 502), .respond(status: 200)])

@@ -161,6 +161,30 @@ struct DocumentationExamples {
         #expect(Set(RequestExitStatus.table.map(\.code)).count == SDKError.Kind.standard.count)
     }
 
+    @Test("the testing example: a manual clock makes a one-second backoff instant and exact")
+    func testingExample() async throws {
+        struct FlakyAPI: Sendable {
+            let calls = Counter()
+            func fetch() async throws -> String {
+                if calls.increment() == 1 { throw TransportError(.connectionLost) }
+                return "fresh"
+            }
+        }
+        let api = FlakyAPI()
+        let policy = Policy(
+            name: "example", attempts: 2, backoff: Backoff(initial: .seconds(1), max: .seconds(1), jitter: .none),
+            rules: [Rule(transports: [.connectionLost], error: .networkError, action: .retry)])
+
+        let clock = ManualClock()
+        let executor = RetryExecutor(decider: RetryDecider(policy: policy), clock: clock)
+        let task = Task { try await executor.run { _ in try await api.fetch() } }
+        await clock.sleepers(atLeast: 1)
+        #expect(clock.now.duration(to: clock.nextDeadline!) == .seconds(1))
+        clock.advance(by: .seconds(1))
+        let value = try await task.value
+        #expect(value == "fresh")
+    }
+
     static var policiesDirectory: String {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("policies").path

@@ -1,4 +1,5 @@
 import Benchmark
+import BenchmarkWorkloads
 import RetryPolicyCore
 
 /// Each engine benchmark has a hand-written twin that does the same work in

@@ -7,8 +7,8 @@ import RetryPolicyCore
 /// | code | meaning |
 /// |---:|---|
 /// | 0 | success |
-/// | 1 | usage error or unexpected failure of the tool itself |
-/// | 2 | the policy file does not load (diagnostics on stderr) |
+/// | 1 | the policy file does not load (diagnostics on stderr) |
+/// | 2 | usage or I/O error |
 /// | 10 | `no_fill` |
 /// | 11 | `network_error` |
 /// | 12 | `status_429` |
@@ -23,8 +23,10 @@ import RetryPolicyCore
 /// | 30 | any kind a policy declares itself (`errors:`) |
 public enum RequestExitStatus {
     public static let success: Int32 = 0
-    public static let failure: Int32 = 1
-    public static let policyInvalid: Int32 = 2
+    /// The same codes as every other `retry-policy` subcommand: 1 when a
+    /// policy file is wrong, 2 when the tool was called wrongly.
+    public static let policyInvalid: Int32 = 1
+    public static let usage: Int32 = 2
     public static let customKind: Int32 = 30
 
     /// The code for a request that failed with `kind`.

@@ -22,7 +22,14 @@ extension RetryEvent: CustomStringConvertible {
                 if record.decision.refreshCredentials { decision += ", refreshing credentials" }
             case .stop(let error, let reason): decision = "stop: \(error.kind.rawValue) (\(reason.rawValue))"
             }
-            let rule = record.decision.ruleLocation.map { ", rule at \($0)" } ?? (record.decision.ruleIndex == nil ? ", default" : "")
+            var rule = ""
+            if let location = record.decision.ruleLocation {
+                rule = ", rule at \(location)"
+            } else if let index = record.decision.ruleIndex {
+                rule = ", rule \(index + 1)"
+            } else if case .stop = record.decision.action {
+                rule = ", default rule"
+            }
             return "[\((record.startedAt + record.duration).formattedForHumans)] attempt \(record.number): \(outcome) in \(record.duration.formattedForHumans) -> \(decision)\(rule)"
         case .waiting(let delay, let cause):
             return "waiting \(delay.formattedForHumans) (\(cause.rawValue))"

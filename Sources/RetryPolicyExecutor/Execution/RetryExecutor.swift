@@ -148,7 +148,10 @@ extension RetryExecutor {
             let context = AttemptContext(attempt: input.attempt, credentialRefreshes: input.credentialRefreshes)
             let result = await perform(operation, context: context, limit: limit, startedAt: attemptStart)
             let end = clock.now
-            if Task.isCancelled {
+            // A value that arrived is kept even if the caller cancelled just
+            // after: the work is done. A failure under cancellation is the
+            // cancellation, whatever the operation threw.
+            if Task.isCancelled, case .value = result {} else if Task.isCancelled {
                 throw finish(cancelledFailure(input, history: history, using: &generator), request, start)
             }
 
@@ -226,6 +229,9 @@ extension RetryExecutor {
                     do {
                         try await refreshCredentials()
                     } catch {
+                        if Task.isCancelled {
+                            throw finish(cancelledFailure(input, history: history, using: &generator), request, start)
+                        }
                         var failed = errorOf(decision, outcome: outcome)
                         failed.detail = "credential refresh failed: \(error)"
                         throw finish(

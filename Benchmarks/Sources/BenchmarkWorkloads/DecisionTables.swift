@@ -3,10 +3,10 @@ import RetryPolicyCore
 /// Decision tables over the whole input space, and the diff between two of
 /// them: what `retry-policy table` and the parity check do for the iOS and
 /// Android SDK policies (seed 004).
-enum DecisionTables {
+public enum DecisionTables {
     /// Every status code HTTP defines, every transport failure, on the
     /// first three attempts, for a safe and an unsafe method.
-    static let space: [DecisionInput] = {
+    public static let space: [DecisionInput] = {
         var outcomes = StatusPattern.validCodes.map { AttemptOutcome.status($0) }
         outcomes += TransportFailure.allCases.map { .transport($0) }
         var inputs: [DecisionInput] = []
@@ -22,7 +22,7 @@ enum DecisionTables {
 
     /// The Android SDK's policy: the iOS one, except that Android reports a
     /// 408 as a timeout, the difference a parity diff must find.
-    static let android: Policy = {
+    public static let android: Policy = {
         var policy = Workload.singleAttempt
         policy.name = "sdk-android"
         policy.platform = "android"
@@ -31,7 +31,8 @@ enum DecisionTables {
     }()
 
     /// Android's mapping written by hand, like ``HandWritten/singleAttempt``.
-    static func handWrittenAndroid(_ input: DecisionInput) -> Decision {
+    @inlinable
+    public static func handWrittenAndroid(_ input: DecisionInput) -> Decision {
         if case .response(408, _) = input.outcome {
             return Decision(action: .stop(SDKError(kind: .timeout, statusCode: 408), .notRetryable))
         }
@@ -39,8 +40,8 @@ enum DecisionTables {
     }
 
     /// One row per input of ``space``.
-    @inline(__always)
-    static func table(_ decide: (DecisionInput) -> Decision) -> [Decision.Action] {
+    @inlinable
+    public static func table(_ decide: (DecisionInput) -> Decision) -> [Decision.Action] {
         var rows: [Decision.Action] = []
         rows.reserveCapacity(space.count)
         for input in space { rows.append(decide(input).action) }
@@ -48,9 +49,42 @@ enum DecisionTables {
     }
 
     /// The indices in ``space`` where the two tables decide differently.
-    static func diff(_ left: [Decision.Action], _ right: [Decision.Action]) -> [Int] {
+    @inlinable
+    public static func diff(_ left: [Decision.Action], _ right: [Decision.Action]) -> [Int] {
         var differences: [Int] = []
         for index in left.indices where left[index] != right[index] { differences.append(index) }
         return differences
+    }
+}
+
+/// The same diff the lint library's `PolicyDiff` computes, written by hand
+/// over the iOS and Android mappings: every status and transport failure,
+/// at the given attempts and methods.
+public enum ParityWorkload {
+    public static var ios: Policy { Workload.singleAttempt }
+    public static var android: Policy { DecisionTables.android }
+
+    @inlinable
+    public static func handWrittenDiff(attempts: ClosedRange<Int>, methods: [HTTPMethod]) -> [DecisionInput] {
+        var differing: [DecisionInput] = []
+        for status in StatusPattern.validCodes {
+            diff(.status(status), attempts: attempts, methods: methods, into: &differing)
+        }
+        for failure in TransportFailure.allCases {
+            diff(.transport(failure), attempts: attempts, methods: methods, into: &differing)
+        }
+        return differing
+    }
+
+    @inlinable
+    static func diff(_ outcome: AttemptOutcome, attempts: ClosedRange<Int>, methods: [HTTPMethod], into differing: inout [DecisionInput]) {
+        for attempt in attempts {
+            for method in methods {
+                let input = DecisionInput(outcome: outcome, attempt: attempt, method: method)
+                if HandWritten.singleAttempt(input).action != DecisionTables.handWrittenAndroid(input).action {
+                    differing.append(input)
+                }
+            }
+        }
     }
 }

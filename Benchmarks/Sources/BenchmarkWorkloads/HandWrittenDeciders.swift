@@ -5,11 +5,11 @@ import RetryPolicyCore
 /// TMDb client) write them by hand. They produce core `Decision` values so
 /// that each run can check, input by input, that both sides decide the same
 /// before comparing their speed.
-enum HandWritten {
-    static let maximumRetryAfterSeconds = 1_000_000_000
+public enum HandWritten {
+    @usableFromInline static let maximumRetryAfterSeconds = 1_000_000_000
 
     /// `Retry-After` as delta-seconds, as hand-written clients parse it.
-    @inline(__always)
+    @inlinable @inline(__always)
     static func retryAfter(_ headers: ResponseHeaders) -> Duration? {
         guard let text = headers["Retry-After"], let seconds = Int(text),
             seconds >= 0, seconds <= maximumRetryAfterSeconds
@@ -20,7 +20,8 @@ enum HandWritten {
     /// Seed 004: single attempt; 200 success, 204 no fill, 429 status_429
     /// (respect Retry-After), 5xx status_5xx, timeout, anything else a
     /// network error.
-    static func singleAttempt(_ input: DecisionInput) -> Decision {
+    @inlinable
+    public static func singleAttempt(_ input: DecisionInput) -> Decision {
         switch input.outcome {
         case .response(let status, let headers):
             let kind: SDKError.Kind
@@ -44,7 +45,8 @@ enum HandWritten {
     /// Seed 000's retry loop body: 429 and 5xx retried with exponential
     /// backoff and full jitter, Retry-After honoured up to 60 s, four
     /// attempts, idempotent methods only, 120 s deadline.
-    static func retrying<G: RandomNumberGenerator>(_ input: DecisionInput, using generator: inout G) -> Decision {
+    @inlinable
+    public static func retrying<G: RandomNumberGenerator>(_ input: DecisionInput, using generator: inout G) -> Decision {
         var error: SDKError
         var retryable: Bool
         var serverDelay: Duration?

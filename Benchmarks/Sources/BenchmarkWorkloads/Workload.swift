@@ -2,12 +2,12 @@ import RetryPolicyCore
 
 /// The policies and inputs the decision benchmarks run, built once outside
 /// the measured region.
-enum Workload {
+public enum Workload {
     /// A retrying client policy like the TMDb client's (seed 000): 429 and
     /// 5xx retried with full-jitter exponential backoff (1 s, doubling, 30 s
     /// cap), `Retry-After` honoured and clamped to 60 s, connection failures
     /// retried, 4 attempts, a 120 s deadline.
-    static let retrying = Policy(
+    public static let retrying = Policy(
         name: "tmdb",
         attempts: 4,
         backoff: Backoff(initial: .seconds(1), max: .seconds(30), multiplier: 2, jitter: .full),
@@ -26,7 +26,7 @@ enum Workload {
 
     /// Seed 004's single-attempt SDK policy (iOS): no retries, status codes
     /// mapped to SDKError, `Retry-After` kept on the error.
-    static let singleAttempt = Policy(
+    public static let singleAttempt = Policy(
         name: "sdk-ios",
         platform: "ios",
         attempts: 1,
@@ -46,7 +46,7 @@ enum Workload {
     /// 429 with a delta-seconds `Retry-After` (some above the cap), 5 % 5xx
     /// (some with `Retry-After`), 3 % transport failures, 2 % other 4xx;
     /// mostly first attempts, some retries and some final attempts.
-    static let mix: [DecisionInput] = {
+    public static let mix: [DecisionInput] = {
         var generator = SplitMix64(seed: 2024)
         let now = Timestamp(secondsSince1970: 1_700_000_000)
         var inputs: [DecisionInput] = []
