@@ -92,6 +92,7 @@ struct HelpTests {
         ("simulate", "Play a request or an outage storm through a policy on a test clock."),
         ("table", "Print the status / transport -> error -> retry table of a policy."),
         ("diff", "List every input on which two policies decide differently."),
+        ("request", "Perform an HTTP request under a policy, like curl --retry with the"),
     ])
     func help(command: String, abstract: String) throws {
         let result = try CLI.run([command, "--help"])
@@ -106,7 +107,7 @@ struct HelpTests {
     func root() throws {
         let result = try CLI.run(["--help"])
         #expect(result.status == 0)
-        for command in ["lint", "test", "decide", "simulate", "table", "diff"] {
+        for command in ["lint", "test", "decide", "simulate", "table", "diff", "request"] {
             #expect(result.stdout.contains("  \(command) "), "\(command)")
         }
         #expect(result.stdout.contains("2 usage or I/O error"))
