@@ -5,6 +5,7 @@ import FoundationNetworking
 #endif
 import RetryPolicyAsyncHTTPClient
 import RetryPolicyCore
+import RetryPolicyTestSupport
 import RetryPolicyExecutor
 import RetryPolicyURLSession
 import Testing
