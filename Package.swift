@@ -75,6 +75,9 @@ let package = Package(
             ]
         ),
 
+        // Policies built in code with the seeds' numbers, shared by the executor and HTTP tests.
+        .target(name: "RetryPolicyTestSupport", dependencies: ["RetryPolicyCore"], path: "Tests/RetryPolicyTestSupport"),
+
         .testTarget(
             name: "RetryPolicyCoreTests",
             dependencies: [
@@ -110,6 +113,7 @@ let package = Package(
             name: "RetryPolicyExecutorTests",
             dependencies: [
                 "RetryPolicyCore",
+                "RetryPolicyTestSupport",
                 "RetryPolicyExecutor",
                 .product(name: "PropertyBased", package: "swift-property-based"),
                 .product(name: "Logging", package: "swift-log"),
@@ -120,6 +124,7 @@ let package = Package(
             name: "RetryPolicyHTTPTests",
             dependencies: [
                 "RetryPolicyCore",
+                "RetryPolicyTestSupport",
                 "RetryPolicyExecutor",
                 "RetryPolicyAsyncHTTPClient",
                 "RetryPolicyURLSession",

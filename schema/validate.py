@@ -9,8 +9,9 @@ loader refuses them anyway.
 
 usage: validate.py [--json] FILE...   (NAME.tests.yaml files are skipped)
 Prints one line per file (or one JSON object per line with --json); exits 0
-when every file is valid, 1 when one is not, 3 when jsonschema or PyYAML is
-missing.
+when every file is valid, 1 when one is not, 2 when the schema itself is
+wrong (not a draft 2020-12 schema, or an example it rejects), 3 when
+jsonschema or PyYAML is missing.
 """
 import json
 import math
@@ -134,6 +135,30 @@ def check(validator, path):
     return not problems, problems
 
 
+def invalid_examples(schema):
+    """Examples in the schema that their own subschema rejects: an editor
+    would offer them as completions, so they must be right."""
+    problems = []
+
+    def walk(node, where):
+        if isinstance(node, dict):
+            if "examples" in node:
+                subschema = {key: value for key, value in node.items() if key != "examples"}
+                subschema["$defs"] = schema["$defs"]
+                validator = jsonschema.Draft202012Validator(subschema)
+                for example in node["examples"]:
+                    for error in validator.iter_errors(example):
+                        problems.append(f"{where or '/'}: example {example!r}: {error.message}")
+            for key, value in node.items():
+                walk(value, f"{where}/{key}")
+        elif isinstance(node, list):
+            for index, value in enumerate(node):
+                walk(value, f"{where}/{index}")
+
+    walk(schema, "")
+    return problems
+
+
 def main(arguments):
     as_lines = "--json" not in arguments
     files = [argument for argument in arguments if argument != "--json"]
@@ -141,6 +166,10 @@ def main(arguments):
     with open(schema_path, encoding="utf-8") as handle:
         schema = json.load(handle)
     jsonschema.Draft202012Validator.check_schema(schema)
+    bad_examples = invalid_examples(schema)
+    if bad_examples:
+        sys.stderr.write("retry-policy.schema.json has invalid examples:\n" + "\n".join(bad_examples) + "\n")
+        return 2
     validator = jsonschema.Draft202012Validator(schema)
     all_valid = True
     for path in files:

@@ -1,5 +1,6 @@
 import PropertyBased
 import RetryPolicyCore
+import RetryPolicyTestSupport
 import RetryPolicyExecutor
 import Testing
 

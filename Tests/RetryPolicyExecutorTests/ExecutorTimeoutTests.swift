@@ -1,4 +1,5 @@
 import RetryPolicyCore
+import RetryPolicyTestSupport
 import RetryPolicyExecutor
 import Testing
 

@@ -1,6 +1,7 @@
 import Logging
 import Metrics
 import RetryPolicyCore
+import RetryPolicyTestSupport
 import RetryPolicyExecutor
 import Synchronization
 import Testing

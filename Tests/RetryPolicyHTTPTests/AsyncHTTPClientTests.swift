@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import NIOCore
 import RetryPolicyAsyncHTTPClient
 import RetryPolicyCore
+import RetryPolicyTestSupport
 import RetryPolicyExecutor
 import Testing
 

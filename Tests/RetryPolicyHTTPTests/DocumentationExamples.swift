@@ -5,6 +5,7 @@ import FoundationNetworking
 #endif
 import RetryPolicyAsyncHTTPClient
 import RetryPolicyCore
+import RetryPolicyTestSupport
 import RetryPolicyExecutor
 import RetryPolicyURLSession
 import Testing
@@ -96,7 +97,7 @@ struct MovieService: Sendable {
 struct DocumentationExamples {
     @Test("the app example maps a 204 to noFill through the shipped iOS SDK policy")
     func appExample() async throws {
-        let policy = try PolicyStore(directory: Self.policiesDirectory, loader: .yaml()).decider(named: "ios-sdk").map(\.policy)
+        let policy = PolicyStore(directory: Self.policiesDirectory, loader: .yaml()).decider(named: "ios-sdk").map(\.policy)
         let server = try await ScriptedHTTPServer.start([.respond(status: 204)])
         defer { Task { try await server.shutdown() } }
         let client = AuctionClient(policy: try #require(policy), baseURL: server.url)

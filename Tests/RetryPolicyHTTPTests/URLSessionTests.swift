@@ -3,6 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import RetryPolicyCore
+import RetryPolicyTestSupport
 import RetryPolicyExecutor
 import RetryPolicyURLSession
 import Testing

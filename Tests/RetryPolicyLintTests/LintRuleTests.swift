@@ -312,3 +312,23 @@ struct LintRuleTests {
         }
     }
 }
+
+@Suite("Lint at scale")
+struct LintScaleTests {
+    @Test("thousands of dead rules give 50 detailed findings and one summary, quickly")
+    func manyShadowedRules() {
+        var policy = cleanPolicy()
+        policy.rules = (0..<5000).map { index in
+            rule([.code(400 + index % 100)], error: .networkError, action: .stop, line: 100 + index)
+        }
+        let clock = ContinuousClock()
+        var found: [LintFinding] = []
+        let elapsed = clock.measure {
+            found = PolicyLinter().check(policy: policy, context: LintContext(file: "policy.yaml")).filter { $0.id == "RP101" }
+        }
+        #expect(found.count == 51)
+        #expect(found.last?.message == "4850 more rules can never match because earlier rules cover all their inputs (only the first 50 are listed)")
+        #expect(found[0].message == "rule at line 200 can never match: rule at line 100 already matches every input it matches")
+        #expect(elapsed < .seconds(20), "lint must not be quadratic in the number of rules: \(elapsed)")
+    }
+}

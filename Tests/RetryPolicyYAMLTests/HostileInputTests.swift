@@ -115,4 +115,42 @@ import Testing
             ])
         }
     }
+
+    /// Files with thousands of problems, built in memory: each ends quickly
+    /// (no quadratic work: these sizes took minutes when appending to the
+    /// tree copied it) with 100 located problems and a count of the rest.
+    @Test(arguments: [
+        ("many-unknown-keys.yaml", "version: 1\nname: x\n" + (0..<10_000).map { "k\($0): 1\n" }.joined(), "many-unknown-keys.yaml:103:1: error: stopped after 100 problems; 9900 more not listed [RP010]"),
+        ("many-duplicates.yaml", "version: 1\nname: x\n" + String(repeating: "k: 1\n", count: 10_000), "many-duplicates.yaml:104:1: error: stopped after 100 problems; 9899 more not listed [RP006]"),
+        ("many-bad-rules.yaml", "version: 1\nname: x\nrules:\n" + String(repeating: "  - {status: 9999, error: nope, action: retyr, foo: 1}\n", count: 3_000), "many-bad-rules.yaml:29:14: error: stopped after 100 problems; 11900 more not listed [RP015]"),
+    ])
+    func floodsOfProblemsAreCountedNotListed(_ name: String, _ text: String, _ lastLine: String) {
+        var diagnostics: [String] = []
+        let elapsed = ContinuousClock().measure {
+            do throws(PolicyLoadError) {
+                _ = try PolicyLoader().loadDocument(yaml: text, path: name)
+            } catch {
+                diagnostics = error.diagnostics.map(\.description)
+            }
+        }
+        #expect(diagnostics.count == 101)
+        #expect(diagnostics.last == lastLine)
+        #expect(elapsed < Self.fast)
+    }
+
+    /// A long flat list of aliases: refused, reported briefly, quickly.
+    @Test func aLongListOfAliasesIsReportedBriefly() {
+        let text = "version: 1\nname: x\na: &a 1\nb: [" + Array(repeating: "*a", count: 20_000).joined(separator: ", ") + "]\n"
+        var diagnostics: [String] = []
+        let elapsed = ContinuousClock().measure {
+            do throws(PolicyLoadError) {
+                _ = try PolicyLoader().loadDocument(yaml: text, path: "aliases.yaml")
+            } catch {
+                diagnostics = error.diagnostics.map(\.description)
+            }
+        }
+        #expect(diagnostics.count == 4)
+        #expect(diagnostics.last == "aliases.yaml:4:13: error: expected no anchors or aliases, found 19998 more from here on (not listed) [RP004]")
+        #expect(elapsed < Self.fast)
+    }
 }

@@ -31,7 +31,8 @@ enum DeadRetryConfiguration: PolicyCheck {
         }
         let retrying = policy.rules.enumerated().filter { $0.element.action == .retry }
         if !retrying.isEmpty {
-            let lines = retrying.map { ruleName($0.element, index: $0.offset) }
+            var lines = retrying.prefix(5).map { ruleName($0.element, index: $0.offset) }
+            if retrying.count > 5 { lines.append("\(retrying.count - 5) more rules") }
             note("action: retry in " + lines.joined(separator: ", "), retrying[0].element.location)
         }
         if policy.defaultRule?.action == .retry { note("action: retry in the default", policy.defaultRule?.location) }

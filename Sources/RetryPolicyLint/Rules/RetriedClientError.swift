@@ -20,11 +20,16 @@ enum RetriedClientError: PolicyCheck {
     static func check(_ policy: Policy, context: LintContext) -> [LintFinding] {
         guard policy.attempts > 1 else { return [] }
         var byRule: [Int: Set<Int>] = [:]  // rule index (-1 = default) -> statuses
+        let table = FirstMatchTable(policy: policy, methods: HTTPMethod.standard)
         for code in 400...499 where !transient.contains(code) {
-            for method in HTTPMethod.standard {
-                guard let decided = policy.decidingAction(for: .status(code), method: method), decided.action == .retry else { continue }
-                if let index = decided.ruleIndex, policy.rules[index].refreshCredentials { continue }
-                byRule[decided.ruleIndex ?? -1, default: []].insert(code)
+            for method in HTTPMethod.standard.indices {
+                if let index = table.rule(for: .status(code), methodIndex: method) {
+                    let rule = policy.rules[index]
+                    guard rule.action == .retry, !rule.refreshCredentials else { continue }
+                    byRule[index, default: []].insert(code)
+                } else if policy.defaultRule?.action == .retry {
+                    byRule[-1, default: []].insert(code)
+                }
             }
         }
         return byRule.keys.sorted().map { index in

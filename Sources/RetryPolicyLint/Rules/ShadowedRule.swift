@@ -20,29 +20,41 @@ enum ShadowedRule: PolicyCheck {
                   - {status: 5xx, error: status_5xx, action: stop}
             """)
 
+    /// Findings beyond this many are summarised in one, so that a generated
+    /// policy with thousands of dead rules gives a readable report.
+    static let detailedFindings = 50
+
     static func check(_ policy: Policy, context: LintContext) -> [LintFinding] {
         let methods = distinguishedMethods(of: [policy])
+        let table = FirstMatchTable(policy: policy, methods: methods)
+        let reachable = table.reachableRules
         var findings: [LintFinding] = []
-        for (index, candidate) in policy.rules.enumerated() where index > 0 {
-            var reachable = false
-            var matchesAnything = false
+        var undetailed = 0
+        for (index, candidate) in policy.rules.enumerated() where !reachable.contains(index) {
+            let slots = FirstMatchTable.inputSlots(of: candidate)
+            let targets = methods.indices.filter { candidate.methods?.contains(methods[$0]) ?? true }
+            guard !slots.isEmpty, !targets.isEmpty else { continue }  // matches nothing: the loader's concern
+            guard findings.count < detailedFindings else {
+                undetailed += 1
+                continue
+            }
             var shadowing = Set<Int>()
-            search: for input in PolicyInput.all {
-                for method in methods where candidate.matches(input, method: method) {
-                    matchesAnything = true
-                    guard let first = policy.decidingRule(for: input, method: method), first < index else {
-                        reachable = true
-                        break search
-                    }
-                    shadowing.insert(first)
+            for slot in slots {
+                for method in targets {
+                    if let first = table.rule(atSlot: slot, methodIndex: method) { shadowing.insert(first) }
                 }
             }
-            guard matchesAnything, !reachable else { continue }
-            let earlier = shadowing.sorted().map { ruleName(policy.rules[$0], index: $0) }
+            let earlier = shadowing.sorted().prefix(3).map { ruleName(policy.rules[$0], index: $0) }
+            let more = shadowing.count > 3 ? " and \(shadowing.count - 3) more" : ""
             findings.append(finding(
                 at: context.place(candidate.location, policy),
-                "\(ruleName(candidate, index: index)) can never match: \(earlier.joined(separator: " and ")) already \(earlier.count == 1 ? "matches" : "match") every input it matches",
-                suggestion: "move it above \(earlier[0]) or delete it"))
+                "\(ruleName(candidate, index: index)) can never match: \(earlier.joined(separator: " and "))\(more) already \(shadowing.count == 1 ? "matches" : "match") every input it matches",
+                suggestion: "move it above \(earlier.first ?? "them") or delete it"))
+        }
+        if undetailed > 0 {
+            findings.append(finding(
+                at: context.place(policy.location, policy),
+                "\(undetailed) more rules can never match because earlier rules cover all their inputs (only the first \(detailedFindings) are listed)"))
         }
         return findings
     }

@@ -21,11 +21,12 @@ enum UncoveredInputs: PolicyCheck {
     static func check(_ policy: Policy, context: LintContext) -> [LintFinding] {
         guard policy.defaultRule == nil else { return [] }
         let methods = distinguishedMethods(of: [policy])
+        let table = FirstMatchTable(policy: policy, methods: methods)
         var statuses: [Int] = []
         var transports: [TransportFailure] = []
         var partial = false
         for input in PolicyInput.all where !input.isImplicitSuccess {
-            let uncovered = methods.filter { policy.decidingRule(for: input, method: $0) == nil }
+            let uncovered = methods.indices.filter { table.rule(for: input, methodIndex: $0) == nil }
             guard !uncovered.isEmpty else { continue }
             if uncovered.count < methods.count { partial = true }
             switch input {

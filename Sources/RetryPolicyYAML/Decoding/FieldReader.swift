@@ -9,17 +9,33 @@ import RetryPolicyCore
 /// 1m30s, found the integer 10`.
 struct FieldReader {
     var diagnostics: [Diagnostic] = []
+    /// Problems counted but not described once ``limit`` is reached, so a
+    /// hostile file with 50,000 bad keys costs a count, not 50,000 messages.
+    var suppressed = 0
+    /// The first problem not described, to locate the "more problems" line.
+    var firstSuppressed: Diagnostic?
+    static let limit = 200
 
-    mutating func report(_ rule: LoaderRule, at location: SourceLocation, _ message: String, suggestion: String? = nil) {
-        diagnostics.append(Diagnostic(rule, at: location, message, suggestion: suggestion))
+    var isSaturated: Bool { diagnostics.count >= Self.limit }
+
+    mutating func report(_ rule: LoaderRule, at location: SourceLocation, _ message: @autoclosure () -> String, suggestion: @autoclosure () -> String? = nil) {
+        if isSaturated {
+            if firstSuppressed == nil { firstSuppressed = Diagnostic(rule, at: location, message()) }
+            suppressed += 1
+            return
+        }
+        diagnostics.append(Diagnostic(rule, at: location, message(), suggestion: suggestion()))
     }
+
+    /// Whether a problem has been counted without being described.
+    var hasProblems: Bool { !diagnostics.isEmpty || suppressed > 0 }
 
     /// `keyPath: expected X, found Y`.
     mutating func expected(
         _ what: String, for keyPath: String, found node: YAMLNode,
-        rule: LoaderRule = .wrongType, suggestion: String? = nil
+        rule: LoaderRule = .wrongType, suggestion: @autoclosure () -> String? = nil
     ) {
-        report(rule, at: node.location, "\(Self.prefix(keyPath))expected \(what), found \(node.kindDescription)", suggestion: suggestion)
+        report(rule, at: node.location, "\(Self.prefix(keyPath))expected \(what), found \(node.kindDescription)", suggestion: suggestion())
     }
 
     static func prefix(_ keyPath: String) -> String { keyPath.isEmpty ? "" : "\(keyPath): " }

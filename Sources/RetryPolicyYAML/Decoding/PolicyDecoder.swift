@@ -74,7 +74,7 @@ struct PolicyDecoder {
         {
             maxAmplification = value
         }
-        guard reader.diagnostics.isEmpty, let name else { return nil }
+        guard !reader.hasProblems, let name else { return nil }
         return PolicyStack(name: name, layers: layers, maxAmplification: maxAmplification, location: fields.location)
     }
 
@@ -119,7 +119,7 @@ struct PolicyDecoder {
         if let node = fields["parity"], let items = reader.list(node, at: "parity", what: "a list of policy file paths") {
             policy.parity = items.compactMap { reader.string($0, at: "parity", what: "a policy file path") }
         }
-        guard reader.diagnostics.isEmpty, name != nil else { return nil }
+        guard !reader.hasProblems, name != nil else { return nil }
         return policy
     }
 
@@ -277,7 +277,7 @@ struct PolicyDecoder {
     private mutating func rule(_ node: YAMLNode, at keyPath: String, known: Set<SDKError.Kind>) -> Rule? {
         guard let fields = reader.fields(node, at: keyPath, allowed: PolicyKeys.rule, required: ["action"],
                                          what: "a rule mapping with 'action' and 'status' or 'transport'") else { return nil }
-        let before = reader.diagnostics.count
+        let before = reader.diagnostics.count + reader.suppressed
         let action = fields["action"].flatMap { reader.choice($0, at: fields.path("action"), of: Rule.Action.self) }
         var rule = Rule(action: action ?? .stop, location: fields.location)
         if let node = fields["status"] { rule.statuses = reader.statusPatterns(node, at: fields.path("status")) ?? [] }
@@ -295,7 +295,7 @@ struct PolicyDecoder {
         if let action, action != .success, fields["error"] == nil {
             reader.report(.missingKey, at: fields.location, "missing required key 'error' in '\(keyPath)' (a \(action) rule reports an error kind)")
         }
-        return reader.diagnostics.count == before ? rule : nil
+        return reader.diagnostics.count + reader.suppressed == before ? rule : nil
     }
 
     private mutating func defaultRule(_ node: YAMLNode, known: Set<SDKError.Kind>) -> DefaultRule? {

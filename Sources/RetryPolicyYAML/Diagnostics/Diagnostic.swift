@@ -52,6 +52,10 @@ public struct Diagnostic: Error, Hashable, Sendable, CustomStringConvertible {
 /// in file order, so that one run shows everything to fix.
 public struct PolicyLoadError: Error, Sendable, CustomStringConvertible {
     public var diagnostics: [Diagnostic]
+    /// Problems counted but not described (a hostile file can have tens of
+    /// thousands); the last diagnostic then says how many.
+    var unlisted = 0
+    var firstUnlisted: Diagnostic?
 
     public init(diagnostics: [Diagnostic]) {
         self.diagnostics = diagnostics

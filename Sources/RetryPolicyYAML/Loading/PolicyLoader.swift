@@ -38,12 +38,19 @@ public struct PolicyLoader: Sendable {
 
     /// Loads a policy or stack file from raw bytes (checked to be UTF-8).
     public func loadDocument(bytes: [UInt8], path: String) throws(PolicyLoadError) -> PolicyDocument {
-        let root = try YAMLParser.parse(bytes: bytes, path: path, limits: limits)
+        let root: YAMLNode?
+        do {
+            root = try YAMLParser.parse(bytes: bytes, path: path, limits: limits)
+        } catch {
+            throw PolicyLoadError(diagnostics: Self.ordered(error.diagnostics, mainFile: path, unlisted: error.unlisted, firstUnlisted: error.firstUnlisted))
+        }
         var resolver = ExtendsResolver(limits: limits)
         let merged = resolver.resolve(root, path: path, chain: [(path, PolicyFileReader.canonical(path))])
         var decoder = PolicyDecoder()
         let document = decoder.decodeDocument(merged, path: path)
-        let diagnostics = Self.ordered(resolver.diagnostics + decoder.reader.diagnostics, mainFile: path)
+        let diagnostics = Self.ordered(
+            resolver.diagnostics + decoder.reader.diagnostics, mainFile: path,
+            unlisted: decoder.reader.suppressed, firstUnlisted: decoder.reader.firstSuppressed)
         guard diagnostics.isEmpty, let document else {
             throw PolicyLoadError(diagnostics: diagnostics)
         }
@@ -62,8 +69,9 @@ public struct PolicyLoader: Sendable {
     }
 
     /// The file's own diagnostics first, in line order, then those of the
-    /// files it extends; without duplicates.
-    static func ordered(_ diagnostics: [Diagnostic], mainFile: String) -> [Diagnostic] {
+    /// files it extends; without duplicates; at most
+    /// ``maximumDiagnostics``, then one line saying how many more there are.
+    static func ordered(_ diagnostics: [Diagnostic], mainFile: String, unlisted: Int = 0, firstUnlisted: Diagnostic? = nil) -> [Diagnostic] {
         var seen: Set<Diagnostic> = []
         let unique = diagnostics.filter { seen.insert($0).inserted }
         let sorted = unique.enumerated().sorted { lhs, rhs in
@@ -73,12 +81,14 @@ public struct PolicyLoader: Sendable {
             if lhs.element.location != rhs.element.location { return lhs.element.location < rhs.element.location }
             return lhs.offset < rhs.offset
         }.map(\.element)
-        guard sorted.count > maximumDiagnostics else { return sorted }
+        let hidden = max(0, sorted.count - maximumDiagnostics) + unlisted
+        guard hidden > 0, var summary = sorted.count > maximumDiagnostics ? sorted[maximumDiagnostics] : firstUnlisted else {
+            return sorted
+        }
         var shown = Array(sorted.prefix(maximumDiagnostics))
-        var last = sorted[maximumDiagnostics]
-        last.message = "stopped after \(maximumDiagnostics) problems; \(sorted.count - maximumDiagnostics) more not listed"
-        last.suggestion = nil
-        shown.append(last)
+        summary.message = "stopped after \(shown.count) problems; \(hidden) more not listed"
+        summary.suggestion = nil
+        shown.append(summary)
         return shown
     }
 

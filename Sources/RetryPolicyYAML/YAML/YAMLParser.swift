@@ -31,12 +31,13 @@ public enum YAMLParser {
 /// Turns the event stream into a tree, collecting every non-fatal problem
 /// (anchors, tags, duplicate keys) so that one run reports them all.
 private struct TreeBuilder {
-    /// A mapping or sequence still being read. A class, so that adding a
-    /// child appends in place: an enum payload popped off the stack,
-    /// extended and pushed back copies its array (and its key set) on
-    /// every child, which made a 100,000-entry list take minutes.
-    final class Frame {
-        let isMapping: Bool
+    /// An open mapping or sequence. A struct mutated in place through the
+    /// stack's subscript, so appending a child never copies its siblings
+    /// (an enum payload would be copied on every append: quadratic time on
+    /// a long list).
+    struct Frame {
+        enum Kind { case mapping, sequence }
+        let kind: Kind
         let location: SourceLocation
         var items: [YAMLNode] = []
         var entries: [(key: YAMLScalar, value: YAMLNode)] = []
@@ -44,12 +45,10 @@ private struct TreeBuilder {
         var keyIsBroken = false
         var seen: [String: SourceLocation] = [:]
 
-        init(isMapping: Bool, location: SourceLocation) {
-            self.isMapping = isMapping
+        init(kind: Kind, location: SourceLocation) {
+            self.kind = kind
             self.location = location
         }
-
-        var node: YAMLNode { isMapping ? .mapping(entries, location) : .sequence(items, location) }
     }
 
     let path: String
@@ -64,6 +63,18 @@ private struct TreeBuilder {
     var aliasCount = 0
     var firstUnreportedAlias: SourceLocation?
     static let reportedAliases = 3
+    /// Problems counted but not described past ``FieldReader/limit``.
+    var suppressed = 0
+    var firstSuppressed: Diagnostic?
+
+    mutating func note(_ diagnostic: Diagnostic) {
+        if diagnostics.count >= FieldReader.limit {
+            if firstSuppressed == nil { firstSuppressed = diagnostic }
+            suppressed += 1
+        } else {
+            diagnostics.append(diagnostic)
+        }
+    }
 
     init(path: String, limits: YAMLLimits) {
         self.path = path
@@ -88,21 +99,30 @@ private struct TreeBuilder {
         var event = yaml_event_t()
         while true {
             guard yaml_parser_parse(parser, &event) != 0 else {
-                return .failure(PolicyLoadError(diagnostics: diagnostics + [syntaxError(parser.pointee, buffer)]))
+                return .failure(failure(adding: syntaxError(parser.pointee, buffer)))
             }
             let type = event.type
             let fatal = handle(&event)
             yaml_event_delete(&event)
-            if let fatal { return .failure(PolicyLoadError(diagnostics: diagnostics + [fatal])) }
+            if let fatal { return .failure(failure(adding: fatal)) }
             if type == YAML_STREAM_END_EVENT { break }
         }
         if let firstUnreportedAlias {
-            diagnostics.append(Diagnostic(
+            note(Diagnostic(
                 .aliasOrAnchor, at: firstUnreportedAlias,
                 "expected no anchors or aliases, found \(aliasCount - Self.reportedAliases) more from here on (not listed)"))
         }
-        if !diagnostics.isEmpty { return .failure(PolicyLoadError(diagnostics: diagnostics)) }
+        if !diagnostics.isEmpty { return .failure(failure(adding: nil)) }
         return .success(root)
+    }
+
+    /// The collected problems (plus a fatal one), with the count of those
+    /// not described.
+    private func failure(adding fatal: Diagnostic?) -> PolicyLoadError {
+        var error = PolicyLoadError(diagnostics: diagnostics + (fatal.map { [$0] } ?? []))
+        error.unlisted = suppressed
+        error.firstUnlisted = firstSuppressed
+        return error
     }
 
     // MARK: Events
@@ -118,7 +138,7 @@ private struct TreeBuilder {
             }
         case YAML_ALIAS_EVENT:
             let name = string(event.data.alias.anchor) ?? ""
-            if shouldReportAlias(at: start) { diagnostics.append(Diagnostic(
+            if shouldReportAlias(at: start) { note(Diagnostic(
                 .aliasOrAnchor, at: start,
                 "expected a value, found the alias '*\(YAMLScalar.abbreviated(name))'; anchors and aliases are not allowed",
                 suggestion: "share settings between files with 'extends'")) }
@@ -132,7 +152,7 @@ private struct TreeBuilder {
                 text = String(decoding: UnsafeBufferPointer(start: value, count: scalarData.length), as: UTF8.self)
             }
             if text.utf8.contains(0) {
-                diagnostics.append(Diagnostic(.encoding, at: start, "expected text, found a NUL character (\\0) in a string"))
+                note(Diagnostic(.encoding, at: start, "expected text, found a NUL character (\\0) in a string"))
             }
             let style: YAMLScalar.Style =
                 switch scalarData.style {
@@ -146,18 +166,21 @@ private struct TreeBuilder {
         case YAML_SEQUENCE_START_EVENT:
             checkAnchor(event.data.sequence_start.anchor, at: start)
             let tag = checkTag(event.data.sequence_start.tag, at: start, forScalar: false)
-            if let tag, tag != .seq { diagnostics.append(mismatchedTag(tag, at: start, on: "a list")) }
+            if let tag, tag != .seq { note(mismatchedTag(tag, at: start, on: "a list")) }
             if let problem = open(at: start) { return problem }
-            stack.append(Frame(isMapping: false, location: start))
+            stack.append(Frame(kind: .sequence, location: start))
         case YAML_MAPPING_START_EVENT:
             checkAnchor(event.data.mapping_start.anchor, at: start)
             let tag = checkTag(event.data.mapping_start.tag, at: start, forScalar: false)
-            if let tag, tag != .map { diagnostics.append(mismatchedTag(tag, at: start, on: "a mapping")) }
+            if let tag, tag != .map { note(mismatchedTag(tag, at: start, on: "a mapping")) }
             if let problem = open(at: start) { return problem }
-            stack.append(Frame(isMapping: true, location: start))
+            stack.append(Frame(kind: .mapping, location: start))
         case YAML_SEQUENCE_END_EVENT, YAML_MAPPING_END_EVENT:
             guard let frame = stack.popLast() else { return nil }
-            return add(frame.node, counted: false)
+            switch frame.kind {
+            case .sequence: return add(.sequence(frame.items, frame.location), counted: false)
+            case .mapping: return add(.mapping(frame.entries, frame.location), counted: false)
+            }
         default:
             break
         }
@@ -183,33 +206,35 @@ private struct TreeBuilder {
     /// Attaches a finished node to its parent (or makes it the root).
     private mutating func add(_ node: YAMLNode, counted: Bool = true) -> Diagnostic? {
         if counted, let problem = countNode(at: node.location) { return problem }
-        guard let top = stack.last else {
+        guard !stack.isEmpty else {
             root = node
             return nil
         }
-        guard top.isMapping else {
-            top.items.append(node)
-            return nil
-        }
-        if let pendingKey = top.pendingKey {
-            if !top.keyIsBroken { top.entries.append((pendingKey, node)) }
-            top.pendingKey = nil
-            top.keyIsBroken = false
-        } else if case .scalar(let key) = node {
-            if let first = top.seen[key.value] {
-                top.keyIsBroken = true
-                diagnostics.append(Diagnostic(
-                    .duplicateKey, at: key.location,
-                    "expected each key once in a mapping, found '\(YAMLScalar.abbreviated(key.value))' again (first at line \(first.line), column \(first.column))",
-                    suggestion: "remove one of the two entries"))
+        let top = stack.count - 1
+        switch stack[top].kind {
+        case .sequence:
+            stack[top].items.append(node)
+        case .mapping:
+            if let pendingKey = stack[top].pendingKey {
+                if !stack[top].keyIsBroken { stack[top].entries.append((pendingKey, node)) }
+                stack[top].pendingKey = nil
+                stack[top].keyIsBroken = false
+            } else if case .scalar(let key) = node {
+                if let first = stack[top].seen[key.value] {
+                    stack[top].keyIsBroken = true
+                    note(Diagnostic(
+                        .duplicateKey, at: key.location,
+                        "expected each key once in a mapping, found '\(YAMLScalar.abbreviated(key.value))' again (first at line \(first.line), column \(first.column))",
+                        suggestion: "remove one of the two entries"))
+                } else {
+                    stack[top].seen[key.value] = key.location
+                }
+                stack[top].pendingKey = key
             } else {
-                top.seen[key.value] = key.location
+                note(Diagnostic(.wrongType, at: node.location, "expected a plain key, found \(node.kindDescription) used as a key"))
+                stack[top].pendingKey = YAMLScalar(value: "", location: node.location)
+                stack[top].keyIsBroken = true
             }
-            top.pendingKey = key
-        } else {
-            diagnostics.append(Diagnostic(.wrongType, at: node.location, "expected a plain key, found \(node.kindDescription) used as a key"))
-            top.pendingKey = YAMLScalar(value: "", location: node.location)
-            top.keyIsBroken = true
         }
         return nil
     }
@@ -218,7 +243,7 @@ private struct TreeBuilder {
 
     private mutating func checkAnchor(_ anchor: UnsafeMutablePointer<yaml_char_t>?, at start: SourceLocation) {
         guard let name = string(anchor), shouldReportAlias(at: start) else { return }
-        diagnostics.append(Diagnostic(
+        note(Diagnostic(
             .aliasOrAnchor, at: start,
             "expected a plain value, found the anchor '&\(YAMLScalar.abbreviated(name))'; anchors and aliases are not allowed",
             suggestion: "share settings between files with 'extends'"))
@@ -234,13 +259,13 @@ private struct TreeBuilder {
         guard let text = string(tag) else { return nil }
         guard let core = CoreTag(rawValue: text) else {
             let shown = text.hasPrefix("tag:yaml.org,2002:") ? "!!" + text.dropFirst("tag:yaml.org,2002:".count) : text
-            diagnostics.append(Diagnostic(
+            note(Diagnostic(
                 .unsupportedTag, at: start,
                 "expected no tag or a core schema tag (!!str, !!int, !!bool, !!null, !!float, !!map, !!seq), found '\(YAMLScalar.abbreviated(shown))'"))
             return nil
         }
         if forScalar && !core.isScalarTag {
-            diagnostics.append(mismatchedTag(core, at: start, on: "a scalar"))
+            note(mismatchedTag(core, at: start, on: "a scalar"))
             return nil
         }
         return core

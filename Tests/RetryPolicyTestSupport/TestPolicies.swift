@@ -1,10 +1,10 @@
 import RetryPolicyCore
 
 /// Policies built in code, with the numbers of the seed documents.
-enum TestPolicies {
+public enum TestPolicies {
     /// Seed 000 (TMDb): 429 and 5xx retried, 3 retries (4 attempts), 1 s
     /// initial, 30 s cap, Retry-After honoured.
-    static func tmdb(jitter: Backoff.Jitter = .full, total: Duration? = nil) -> Policy {
+    public static func tmdb(jitter: Backoff.Jitter = .full, total: Duration? = nil) -> Policy {
         Policy(
             name: "tmdb",
             attempts: 4,
@@ -22,7 +22,7 @@ enum TestPolicies {
 
     /// Seed 004: a single attempt, status codes mapped to SDKError kinds,
     /// a 10 s timeout budget per placement (5 s for `main_banner`).
-    static func mobileSDK(cooldown: RetryAfterPolicy.Cooldown = .off) -> Policy {
+    public static func mobileSDK(cooldown: RetryAfterPolicy.Cooldown = .off) -> Policy {
         Policy(
             name: "ios-sdk",
             platform: "ios",
@@ -45,7 +45,7 @@ enum TestPolicies {
 
     /// Seed 001: timeouts, lost connections and 5xx retried, 3 attempts,
     /// 0.5 s base, 5 s cap; seed 002's 401 refresh-then-retry-once.
-    static func appClient(perAttempt: Duration? = nil, total: Duration? = nil) -> Policy {
+    public static func appClient(perAttempt: Duration? = nil, total: Duration? = nil) -> Policy {
         Policy(
             name: "app-client",
             attempts: 3,
