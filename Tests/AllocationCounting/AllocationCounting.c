@@ -10,6 +10,8 @@
 // sanitizer has initialised: it is not instrumented.
 #include "AllocationCounting.h"
 
+#ifdef __linux__
+
 #include <pthread.h>
 #include <stddef.h>
 
@@ -38,3 +40,4 @@ long allocation_counting_end(void) {
     __atomic_store_n(&measured_thread, 0, __ATOMIC_SEQ_CST);
     return __atomic_load_n(&allocations, __ATOMIC_SEQ_CST);
 }
+#endif
