@@ -80,7 +80,8 @@ extension RetryExecutor {
         operation: @Sendable (AttemptContext) async throws -> Response
     ) async throws(RetryFailure) -> Response {
         var generator = SystemRandomNumberGenerator()
-        return try await run(request, using: &generator, judge: decider.outcome(for:), operation: operation)
+        let decider = self.decider
+        return try await run(request, using: &generator, judge: { decider.outcome(for: $0) }, operation: operation)
     }
 
     /// Runs an operation that returns an HTTP response, drawing jitter from
@@ -90,7 +91,8 @@ extension RetryExecutor {
         using generator: inout G,
         operation: @Sendable (AttemptContext) async throws -> Response
     ) async throws(RetryFailure) -> Response {
-        try await run(request, using: &generator, judge: decider.outcome(for:), operation: operation)
+        let decider = self.decider
+        return try await run(request, using: &generator, judge: { decider.outcome(for: $0) }, operation: operation)
     }
 
     /// Runs an operation that reports failure only by throwing: a returned
@@ -119,35 +121,108 @@ extension RetryExecutor {
     ) async throws(RetryFailure) -> Value {
         let start = clock.now
         let timeouts = decider.policy.timeouts(for: request.endpoint)
+        // The common case, a first try that succeeds with no timer, hook or
+        // cooldown involved, runs here with a small async frame; everything
+        // else continues in `retryLoop`, whose much larger frame is only
+        // allocated when it is needed.
+        guard timeouts.perAttempt == nil, timeouts.total == nil, observer == nil, telemetry == nil,
+            !Task.isCancelled, case .proceed = decider.admit(now: wallClock.timestamp(at: start))
+        else {
+            return try await retryLoop(request, start: start, timeouts: timeouts, first: nil, using: &generator, judge: judge, operation: operation)
+        }
+        let result: AttemptResult<Value>
+        do {
+            result = .value(try await operation(AttemptContext(attempt: 1, credentialRefreshes: 0)))
+        } catch {
+            result = .failure(error)
+        }
+        let end = clock.now
+        if case .value(let value) = result, !Task.isCancelled {
+            let outcome = judge(value)
+            if isPlainSuccess(outcome, method: request.method) {
+                let input = DecisionInput(
+                    outcome: outcome, attempt: 1, elapsed: start.duration(to: end), method: request.method,
+                    markedIdempotent: request.markedIdempotent, endpoint: request.endpoint,
+                    now: wallClock.timestamp(at: end))
+                // Refunds the budget; the decision is a success by construction.
+                _ = decider.decide(input, using: &generator)
+                return value
+            }
+        }
+        return try await retryLoop(
+            request, start: start, timeouts: timeouts, first: FirstAttempt(result: result, start: start, end: end),
+            using: &generator, judge: judge, operation: operation)
+    }
+
+    /// Whether `outcome` is a success no rule reinterprets: an unmatched
+    /// 2xx, or a rule whose action is `success`. Pure: it decides nothing,
+    /// so the decision (and its budget refund) still happens exactly once.
+    private func isPlainSuccess(_ outcome: AttemptOutcome, method: HTTPMethod) -> Bool {
+        if let index = decider.matchingRule(for: outcome, method: method) {
+            return decider.policy.rules[index].action == .success
+        }
+        if case .response(let status, _) = outcome { return (200...299).contains(status) }
+        return false
+    }
+
+    /// An attempt already made before the loop took over.
+    struct FirstAttempt<Value: Sendable>: Sendable {
+        var result: AttemptResult<Value>
+        var start: C.Instant
+        var end: C.Instant
+    }
+
+    /// The full loop: admission, timers, history, waits, refreshes.
+    private func retryLoop<Value: Sendable, G: RandomNumberGenerator>(
+        _ request: RetryRequest,
+        start: C.Instant,
+        timeouts: TimeoutBudget,
+        first: FirstAttempt<Value>?,
+        using generator: inout G,
+        judge: (Value) -> AttemptOutcome,
+        operation: @Sendable (AttemptContext) async throws -> Value
+    ) async throws(RetryFailure) -> Value {
         var input = DecisionInput(
             outcome: .status(200), attempt: 1, elapsed: .zero, method: request.method,
             markedIdempotent: request.markedIdempotent, endpoint: request.endpoint)
         var history: [AttemptRecord] = []
+        var pending = first
 
         while true {
-            // No attempt starts after cancellation.
-            if Task.isCancelled {
-                throw finish(cancelledFailure(input, history: history, using: &generator), request, start)
-            }
-            try await admit(request, start: start, timeouts: timeouts, input: input, history: history, using: &generator)
-
-            let attemptStart = clock.now
-            let startedAt = start.duration(to: attemptStart)
-            var limit = timeouts.perAttempt
-            if let total = timeouts.total {
-                let remaining = total - startedAt
-                if remaining <= .zero {
-                    var error = lastError(in: history) ?? SDKError(kind: .timeout, transport: .timeout)
-                    error.detail = error.detail ?? "total deadline of \(total.formattedForHumans) reached"
-                    throw finish(RetryFailure(error: error, reason: .deadlineExceeded, attempts: history), request, start)
+            let attemptStart: C.Instant
+            let result: AttemptResult<Value>
+            let end: C.Instant
+            if let made = pending {
+                pending = nil
+                attemptStart = made.start
+                result = made.result
+                end = made.end
+            } else {
+                // No attempt starts after cancellation.
+                if Task.isCancelled {
+                    throw finish(cancelledFailure(input, history: history, using: &generator), request, start)
                 }
-                limit = limit.map { min($0, remaining) } ?? remaining
-            }
-            observer?(.attemptStarted(number: input.attempt, at: startedAt))
+                try await admit(request, start: start, timeouts: timeouts, input: input, history: history, using: &generator)
 
-            let context = AttemptContext(attempt: input.attempt, credentialRefreshes: input.credentialRefreshes)
-            let result = await perform(operation, context: context, limit: limit, startedAt: attemptStart)
-            let end = clock.now
+                attemptStart = clock.now
+                let startedAt = start.duration(to: attemptStart)
+                var limit = timeouts.perAttempt
+                if let total = timeouts.total {
+                    let remaining = total - startedAt
+                    if remaining <= .zero {
+                        var error = lastError(in: history) ?? SDKError(kind: .timeout, transport: .timeout)
+                        error.detail = error.detail ?? "total deadline of \(total.formattedForHumans) reached"
+                        throw finish(RetryFailure(error: error, reason: .deadlineExceeded, attempts: history), request, start)
+                    }
+                    limit = limit.map { min($0, remaining) } ?? remaining
+                }
+                observer?(.attemptStarted(number: input.attempt, at: startedAt))
+
+                let context = AttemptContext(attempt: input.attempt, credentialRefreshes: input.credentialRefreshes)
+                result = await perform(operation, context: context, limit: limit, startedAt: attemptStart)
+                end = clock.now
+            }
+            let startedAt = start.duration(to: attemptStart)
             // A value that arrived is kept even if the caller cancelled just
             // after: the work is done. A failure under cancellation is the
             // cancellation, whatever the operation threw.
