@@ -1,3 +1,4 @@
+import Atomics
 import Logging
 import RetryPolicyCore
 import Synchronization
@@ -13,9 +14,9 @@ import Foundation
 ///
 /// Readers call ``decider(named:)`` (or take a whole ``snapshot``) on every
 /// request; a reload builds a new immutable ``Snapshot`` off to the side and
-/// swaps it in with one pointer-sized store under a lock held for nothing
-/// else, so readers never wait for file I/O or parsing, and each reader sees
-/// one consistent generation.
+/// swaps it in with one atomic reference store. Readers take no lock at all
+/// (one atomic load), so they never wait for file I/O, parsing or each
+/// other, and each reader sees one consistent generation.
 ///
 /// An edit that does not load never replaces the last good policy of that
 /// file: the store keeps serving it and reports the file's located
@@ -66,9 +67,9 @@ public final class PolicyStore: Sendable {
     private let loader: PolicyFileLoader
     private let logger: Logger
     private let onProblems: (@Sendable ([PolicyFileProblem]) -> Void)?
-    /// The served generation. Readers hold this lock only to copy one
-    /// reference.
-    private let current: Mutex<Snapshot>
+    /// The served generation, behind an atomic reference: readers load it
+    /// without locking, a reload replaces it whole.
+    private let current: ManagedAtomic<SnapshotReference>
     /// Serialises reloads; readers never touch it.
     private let reloading = Mutex(ReloadState())
 
@@ -85,18 +86,18 @@ public final class PolicyStore: Sendable {
         self.loader = loader
         self.logger = logger
         self.onProblems = onProblems
-        self.current = Mutex(Snapshot(deciders: [:], paths: [:], problems: [:], generation: 0))
+        self.current = ManagedAtomic(SnapshotReference(Snapshot(deciders: [:], paths: [:], problems: [:], generation: 0)))
         reload()
     }
 
     // MARK: Reading
 
     /// The current generation.
-    public var snapshot: Snapshot { current.withLock { $0 } }
+    public var snapshot: Snapshot { current.load(ordering: .acquiring).snapshot }
 
     /// The current decider for the policy `name`.
     public func decider(named name: String) -> RetryDecider? {
-        current.withLock { $0.deciders[name] }
+        current.load(ordering: .acquiring).snapshot.deciders[name]
     }
 
     // MARK: Reloading
@@ -130,7 +131,7 @@ public final class PolicyStore: Sendable {
                 }
             }
 
-            let old = current.withLock { $0 }
+            let old = current.load(ordering: .acquiring).snapshot
             var deciders: [String: RetryDecider] = [:]
             var paths: [String: String] = [:]
             var problems: [String: PolicyFileProblem] = [:]
@@ -163,7 +164,7 @@ public final class PolicyStore: Sendable {
             state.files = files
             state.generation += 1
             let next = Snapshot(deciders: deciders, paths: paths, problems: problems, generation: state.generation)
-            current.withLock { $0 = next }
+            current.store(SnapshotReference(next), ordering: .releasing)
 
             for problem in report.problems {
                 logger.warning(
@@ -216,4 +217,12 @@ public final class PolicyStore: Sendable {
         guard let data = FileManager.default.contents(atPath: path) else { return nil }
         return String(decoding: data, as: UTF8.self)
     }
+}
+
+/// An immutable snapshot in a class, so that it can sit behind an atomic
+/// reference.
+final class SnapshotReference: AtomicReference, Sendable {
+    let snapshot: PolicyStore.Snapshot
+
+    init(_ snapshot: PolicyStore.Snapshot) { self.snapshot = snapshot }
 }
