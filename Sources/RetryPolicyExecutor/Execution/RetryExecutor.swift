@@ -75,6 +75,7 @@ extension RetryExecutor where C == ContinuousClock {
 extension RetryExecutor {
     /// Runs an operation that returns an HTTP response; the policy judges
     /// each response by its status and headers.
+    @inlinable
     public func run<Response: RetryableResponse>(
         _ request: RetryRequest = RetryRequest(),
         operation: @Sendable (AttemptContext) async throws -> Response
@@ -86,6 +87,7 @@ extension RetryExecutor {
 
     /// Runs an operation that returns an HTTP response, drawing jitter from
     /// `generator` (a seeded ``SplitMix64`` makes runs reproducible).
+    @inlinable
     public func run<Response: RetryableResponse, G: RandomNumberGenerator>(
         _ request: RetryRequest = RetryRequest(),
         using generator: inout G,
@@ -97,6 +99,7 @@ extension RetryExecutor {
 
     /// Runs an operation that reports failure only by throwing: a returned
     /// value is a success, a thrown error is judged through ``classifier``.
+    @inlinable
     public func run<Value: Sendable>(
         _ request: RetryRequest = RetryRequest(),
         operation: @Sendable (AttemptContext) async throws -> Value
@@ -113,6 +116,7 @@ extension RetryExecutor {
     /// heap allocation of its own (when neither a per-attempt timeout nor a
     /// total deadline is set; enforcing one needs a timer task). The
     /// history is built only once something fails.
+    @inlinable
     public func run<Value: Sendable, G: RandomNumberGenerator>(
         _ request: RetryRequest = RetryRequest(),
         using generator: inout G,
@@ -157,7 +161,8 @@ extension RetryExecutor {
     /// Whether `outcome` is a success no rule reinterprets: an unmatched
     /// 2xx, or a rule whose action is `success`. Pure: it decides nothing,
     /// so the decision (and its budget refund) still happens exactly once.
-    private func isPlainSuccess(_ outcome: AttemptOutcome, method: HTTPMethod) -> Bool {
+    @inlinable
+    func isPlainSuccess(_ outcome: AttemptOutcome, method: HTTPMethod) -> Bool {
         if let index = decider.matchingRule(for: outcome, method: method) {
             return decider.policy.rules[index].action == .success
         }
@@ -166,14 +171,23 @@ extension RetryExecutor {
     }
 
     /// An attempt already made before the loop took over.
+    @usableFromInline
     struct FirstAttempt<Value: Sendable>: Sendable {
-        var result: AttemptResult<Value>
-        var start: C.Instant
-        var end: C.Instant
+        @usableFromInline var result: AttemptResult<Value>
+        @usableFromInline var start: C.Instant
+        @usableFromInline var end: C.Instant
+
+        @inlinable
+        init(result: AttemptResult<Value>, start: C.Instant, end: C.Instant) {
+            self.result = result
+            self.start = start
+            self.end = end
+        }
     }
 
     /// The full loop: admission, timers, history, waits, refreshes.
-    private func retryLoop<Value: Sendable, G: RandomNumberGenerator>(
+    @usableFromInline
+    func retryLoop<Value: Sendable, G: RandomNumberGenerator>(
         _ request: RetryRequest,
         start: C.Instant,
         timeouts: TimeoutBudget,
@@ -324,6 +338,7 @@ extension RetryExecutor {
 // MARK: - Pieces of the loop
 
 extension RetryExecutor {
+    @usableFromInline
     enum AttemptResult<Value: Sendable>: Sendable {
         case value(Value)
         case failure(any Error)
