@@ -84,6 +84,7 @@ let package = Package(
             name: "RetryPolicyCoreTests",
             dependencies: [
                 "RetryPolicyCore",
+                "RetryPolicyTestSupport",
                 .target(name: "AllocationCounting", condition: .when(platforms: [.linux])),
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ],

@@ -1,5 +1,6 @@
 import PropertyBased
 import RetryPolicyCore
+import RetryPolicyTestSupport
 import Testing
 
 /// A server controls `Retry-After`, so a broken or hostile one must never
@@ -8,8 +9,8 @@ import Testing
 /// at the parser and the decider, at any wall-clock time.
 @Suite("Hostile Retry-After values")
 struct HostileRetryAfterTests {
-    static let cap = Duration.seconds(60)
-    static let backoffMax = Duration.seconds(30)
+    static let cap = TestPolicies.hostileCap
+    static let backoffMax = TestPolicies.hostileBackoffMax
 
     /// Values seen from broken servers and fuzzers, and the edges of every
     /// number format.
@@ -42,17 +43,7 @@ struct HostileRetryAfterTests {
     }
 
     static func policy(aboveCap: RetryAfterPolicy.AboveCap, combine: RetryAfterPolicy.Combine) -> Policy {
-        Policy(
-            name: "hostile",
-            attempts: 5,
-            backoff: Backoff(initial: .seconds(1), max: backoffMax, jitter: .full),
-            retryAfter: RetryAfterPolicy(
-                honor: true, cap: cap, aboveCap: aboveCap, combine: combine,
-                headers: [.retryAfter, .init(name: "retry-after-ms", format: .milliseconds),
-                          .init(name: "X-RateLimit-Reset", format: .unixSeconds)],
-                cooldown: .wait),
-            rules: [Rule(statuses: [.code(429), .code(503)], error: .status429, action: .retry)]
-        )
+        TestPolicies.hostile(attempts: 5, statuses: [429, 503], aboveCap: aboveCap, combine: combine)
     }
 
     @Test("Parsing any value in any format gives nil or a non-negative delay")

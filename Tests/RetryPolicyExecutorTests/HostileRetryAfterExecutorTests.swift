@@ -1,5 +1,6 @@
 import PropertyBased
 import RetryPolicyCore
+import RetryPolicyTestSupport
 import RetryPolicyExecutor
 import Synchronization
 import Testing
@@ -10,8 +11,8 @@ import Testing
 /// time, and must never crash it.
 @Suite("Hostile Retry-After through the executor")
 struct HostileRetryAfterExecutorTests {
-    static let cap = Duration.seconds(60)
-    static let backoffMax = Duration.seconds(30)
+    static let cap = TestPolicies.hostileCap
+    static let backoffMax = TestPolicies.hostileBackoffMax
 
     static let hostileValues: [String] = [
         "-1", "-9223372036854775808", "9223372036854775808", "100000000000000000000", "1000000001", "1e9", "+5",
@@ -52,17 +53,7 @@ struct HostileRetryAfterExecutorTests {
     }
 
     static func policy(aboveCap: RetryAfterPolicy.AboveCap, combine: RetryAfterPolicy.Combine) -> Policy {
-        Policy(
-            name: "hostile",
-            attempts: 4,
-            backoff: Backoff(initial: .seconds(1), max: backoffMax, jitter: .full),
-            retryAfter: RetryAfterPolicy(
-                honor: true, cap: cap, aboveCap: aboveCap, combine: combine,
-                headers: [.retryAfter, .init(name: "retry-after-ms", format: .milliseconds),
-                          .init(name: "X-RateLimit-Reset", format: .unixSeconds)],
-                cooldown: .wait),
-            rules: [Rule(statuses: [.code(429)], error: .status429, action: .retry)]
-        )
+        TestPolicies.hostile(attempts: 4, statuses: [429], aboveCap: aboveCap, combine: combine)
     }
 
     /// Runs one request against the hostile server; returns every wait.

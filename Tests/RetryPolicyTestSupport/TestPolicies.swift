@@ -62,3 +62,29 @@ public enum TestPolicies {
         )
     }
 }
+
+extension TestPolicies {
+    /// The cap every hostile Retry-After test holds waits to.
+    public static let hostileCap = Duration.seconds(60)
+    /// The backoff ceiling of ``hostile(attempts:statuses:aboveCap:combine:)``.
+    public static let hostileBackoffMax = Duration.seconds(30)
+
+    /// A policy that honours every server-delay header format, capped at
+    /// ``hostileCap``, for feeding hostile values to the decider and the
+    /// executor alike.
+    public static func hostile(
+        attempts: Int, statuses: [Int], aboveCap: RetryAfterPolicy.AboveCap, combine: RetryAfterPolicy.Combine
+    ) -> Policy {
+        Policy(
+            name: "hostile",
+            attempts: attempts,
+            backoff: Backoff(initial: .seconds(1), max: hostileBackoffMax, jitter: .full),
+            retryAfter: RetryAfterPolicy(
+                honor: true, cap: hostileCap, aboveCap: aboveCap, combine: combine,
+                headers: [.retryAfter, .init(name: "retry-after-ms", format: .milliseconds),
+                          .init(name: "X-RateLimit-Reset", format: .unixSeconds)],
+                cooldown: .wait),
+            rules: [Rule(statuses: statuses.map(StatusPattern.code), error: .status429, action: .retry)]
+        )
+    }
+}
