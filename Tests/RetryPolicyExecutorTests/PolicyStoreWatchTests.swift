@@ -121,7 +121,7 @@ struct PolicyStoreWatchTests {
         let watch = try await startWatching(store, log: log, debounce: .seconds(1), clock: clock)
 
         for attempts in 1...20 { try writeInPlace("p.yaml", "name: p\nattempts: \(attempts + 1)\n") }
-        await clock.sleepers(atLeast: 1)  // the events arrived; the quiet period runs
+        try await log.wait("the events arrived; the quiet period runs") { _ in clock.sleeperCount >= 1 }
         #expect(log.reloads(.fileEvent).isEmpty, "no reload before the quiet period ends")
         #expect(store.decider(named: "p")?.policy.attempts == 1)
 
@@ -157,7 +157,7 @@ struct PolicyStoreWatchTests {
         let clock = ManualClock()
         let watch = try await startWatching(store, log: log, rescanEvery: .seconds(30), clock: clock)
         #expect(store.watchMode == .events(rescanEvery: .seconds(30)))
-        await clock.sleepers(atLeast: 1)  // the re-scan timer
+        try await log.wait("the re-scan timer") { _ in clock.sleeperCount >= 1 }
 
         let fd = open(elsewhere + "/p.yaml", O_WRONLY | O_TRUNC)
         let text = Array("name: p\nattempts: 7\n".utf8)
@@ -169,6 +169,37 @@ struct PolicyStoreWatchTests {
         #expect(log.reloads(.rescan).first?.changed == ["p"])
         #expect(store.decider(named: "p")?.policy.attempts == 7)
         #expect(log.reloads(.fileEvent).isEmpty)
+        await stop(watch, store)
+    }
+
+    @Test("a directory path through a symlink switched elsewhere is followed from the next re-scan")
+    func symlinkedDirectorySwitched() async throws {
+        let fm = FileManager.default
+        for (name, attempts) in [("a", 1), ("b", 2)] {
+            try fm.createDirectory(atPath: directory + "/" + name, withIntermediateDirectories: false)
+            try writeInPlace("\(name)/p.yaml", "name: p\nattempts: \(attempts)\n")
+        }
+        try fm.createSymbolicLink(atPath: directory + "/current", withDestinationPath: "a")
+        let store = PolicyStore(directory: directory + "/current", loader: lineLoader)
+        let log = StoreEventLog.recording(store)
+        let clock = ManualClock()
+        let watch = try await startWatching(store, log: log, rescanEvery: .seconds(30), clock: clock)
+        try await log.wait("the re-scan timer") { _ in clock.sleeperCount >= 1 }
+
+        try fm.createSymbolicLink(atPath: directory + "/next", withDestinationPath: "b")
+        #expect(rename(directory + "/next", directory + "/current") == 0)
+        clock.advance(by: .seconds(30))
+        try await log.wait("the watch to move") { _ in log.reloads(.watchStarted).count == 2 }
+        #expect(log.reloads(.watchStarted).last?.changed == ["p"])
+        #expect(store.decider(named: "p")?.policy.attempts == 2)
+        #expect(store.watchMode == .events(rescanEvery: .seconds(30)))
+
+        // Events now come from the new directory.
+        try writeInPlace("b/p.yaml", "name: p\nattempts: 3\n")
+        try await log.wait("the quiet period started") { _ in clock.sleeperCount >= 2 }
+        clock.advance(by: .milliseconds(20))
+        try await log.wait("an edit in the new directory") { _ in log.reloads(.fileEvent).contains { $0.changed == ["p"] } }
+        #expect(store.decider(named: "p")?.policy.attempts == 3)
         await stop(watch, store)
     }
 
@@ -350,8 +381,11 @@ struct PolicyStoreWatchTests {
         }
         #expect(flags.anomalies.load(ordering: .relaxed) == 0)
         #expect(flags.reads.load(ordering: .relaxed) > 0)
-        try await log.wait("the last round") { _ in store.decider(named: "q")?.policy.attempts == rounds - 1 }
-        #expect(log.reloads(.fileEvent).count >= rounds - 1)
+        #expect(store.decider(named: "q")?.policy.attempts == rounds - 1)
+        // Every round's new generation came from an event-driven reload.
+        try await log.wait("every round's reload to be reported") { _ in
+            log.reloads(.fileEvent).filter(\.filesChanged).count >= rounds - 1
+        }
         await stop(watch, store)
     }
 

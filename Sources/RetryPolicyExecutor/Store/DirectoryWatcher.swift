@@ -30,6 +30,12 @@ protocol DirectoryWatcher: AnyObject, Sendable {
     /// missing or the system's watch limit is exhausted.
     func rewatch() throws(DirectoryWatchError)
 
+    /// Whether the watch is on the directory the path resolves to now. A
+    /// path through a symlink switched to another directory (a deploy's
+    /// `current` link) keeps the old directory's watch, and raises no
+    /// event in it.
+    var watchesCurrentPath: Bool { get }
+
     /// The activity so far. Also re-arms `notify`, which the watcher calls
     /// at most once between two calls of this method, so a storm of events
     /// costs the store one wake-up.

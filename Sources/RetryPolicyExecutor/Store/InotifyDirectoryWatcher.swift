@@ -41,6 +41,8 @@ final class InotifyDirectoryWatcher: DirectoryWatcher {
     private struct State {
         /// The current watch descriptor; events of any other are stale.
         var watch: Int32?
+        /// What the path resolved to just before it was watched.
+        var target: String?
         var lost: String? = "not watching yet"
         /// Set when the thread could not go on; no rewatch can help then.
         var failed: String?
@@ -106,11 +108,26 @@ final class InotifyDirectoryWatcher: DirectoryWatcher {
                 inotify_rm_watch(inotify, old)
                 state.watch = nil
             }
+            // Resolved first: if the path switches in between, the next
+            // check finds a difference and watches again.
+            let target = Self.resolve(directory)
             let watch = inotify_add_watch(inotify, directory, Self.mask)
             guard watch >= 0 else { throw Self.error("cannot watch \(directory)", errno: errno) }
             state.watch = watch
+            state.target = target
             state.lost = nil
         }
+    }
+
+    var watchesCurrentPath: Bool {
+        let now = Self.resolve(directory)
+        return state.withLock { $0.watch != nil && $0.target == now }
+    }
+
+    static func resolve(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
     }
 
     func drain() -> DirectoryActivity {

@@ -59,7 +59,9 @@ extension PolicyStore {
     ///   events as soon as the path is a directory again.
     /// - `rescanEvery` re-reads the directory even without events, because
     ///   network file systems and some container mounts do not report every
-    ///   change; `nil` turns it off.
+    ///   change; `nil` turns it off. The re-scan also notices a directory
+    ///   path through a symlink that now leads elsewhere (a deploy's
+    ///   `current` link) and moves the watch there.
     /// - Where events are not available at all (other platforms, inotify
     ///   limits exhausted), the store polls every `pollingFallback`.
     ///
@@ -127,6 +129,15 @@ extension PolicyStore {
         for await signal in signals {
             switch signal {
             case .rescan:
+                guard watcher.watchesCurrentPath else {
+                    logger.warning(
+                        "the policy directory's path now leads to another directory; watching that one",
+                        metadata: ["path": "\(directory)"])
+                    guard let covered = await establish(watcher, rescanEvery: rescanEvery, pollingFallback: pollingFallback, clock: clock)
+                    else { return }
+                    handled = covered
+                    continue
+                }
                 reload(cause: .rescan)
             case .filesystem:
                 var activity = watcher.drain()
