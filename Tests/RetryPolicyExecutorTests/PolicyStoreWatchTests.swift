@@ -50,6 +50,17 @@ struct PolicyStoreWatchTests {
         try await log.wait("the rename's reload") { _ in log.reloads(.fileEvent).contains { $0.changed == ["p"] } }
         #expect(store.decider(named: "p")?.policy.attempts == 4)
         #expect(store.snapshot.policyNames == ["p"], "the temp file is not a policy")
+
+        // Written elsewhere on the same file system and moved in: the
+        // directory sees nothing but `MOVED_TO`.
+        let staging = directory + "-staging"
+        try FileManager.default.createDirectory(atPath: staging, withIntermediateDirectories: false)
+        defer { try? FileManager.default.removeItem(atPath: staging) }
+        try "name: p\nattempts: 5\n".write(toFile: staging + "/p.yaml", atomically: false, encoding: .utf8)
+        let reloads = log.reloads(.fileEvent).count
+        #expect(rename(staging + "/p.yaml", directory + "/p.yaml") == 0)
+        try await log.wait("the move's reload") { _ in log.reloads(.fileEvent).dropFirst(reloads).contains { $0.changed == ["p"] } }
+        #expect(store.decider(named: "p")?.policy.attempts == 5)
         await stop(watch, store)
     }
 
