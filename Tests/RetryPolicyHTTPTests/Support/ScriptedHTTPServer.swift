@@ -1,6 +1,7 @@
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import NIOSSL
 import Synchronization
 
 /// What the loopback server does with one request.
@@ -29,30 +30,36 @@ final class ScriptedHTTPServer: Sendable {
     private let state: Mutex<State>
     private let channel: Mutex<(any Channel)?> = Mutex(nil)
     let port: Int
+    /// `https` when the server speaks TLS.
+    let scheme: String
 
-    private init(script: [ServerAction], port: Int) {
+    private init(script: [ServerAction], port: Int, scheme: String) {
         self.state = Mutex(State(script: script))
         self.port = port
+        self.scheme = scheme
     }
 
-    /// Starts a server playing `script`.
-    static func start(_ script: [ServerAction]) async throws -> ScriptedHTTPServer {
+    /// Starts a server playing `script`; with `tls`, HTTP runs inside TLS
+    /// with that context's certificate.
+    static func start(_ script: [ServerAction], tls: NIOSSLContext? = nil) async throws -> ScriptedHTTPServer {
         let box = ServerBox()
         let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
-                channel.pipeline.configureHTTPServerPipeline().flatMapThrowing {
+                channel.eventLoop.makeCompletedFuture {
+                    if let tls { try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls)) }
+                    try channel.pipeline.syncOperations.configureHTTPServerPipeline()
                     try channel.pipeline.syncOperations.addHandler(ScriptHandler(box: box))
                 }
             }
         let channel = try await bootstrap.bind(host: "127.0.0.1", port: 0).get()
-        let server = ScriptedHTTPServer(script: script, port: channel.localAddress!.port!)
+        let server = ScriptedHTTPServer(script: script, port: channel.localAddress!.port!, scheme: tls == nil ? "http" : "https")
         server.channel.withLock { $0 = channel }
         box.server.withLock { $0 = server }
         return server
     }
 
-    var url: String { "http://127.0.0.1:\(port)" }
+    var url: String { "\(scheme)://127.0.0.1:\(port)" }
 
     /// Paths of the requests received so far, in order.
     var received: [String] { state.withLock { $0.received } }
