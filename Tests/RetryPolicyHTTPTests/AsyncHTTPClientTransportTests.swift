@@ -109,6 +109,14 @@ struct AsyncHTTPClientTransportTests {
         let lookup = try #require(dns as? NIOConnectionError, "\(type(of: dns)): \(dns)")
         #expect(lookup.dnsAError != nil || lookup.dnsAAAAError != nil)
         #expect(lookup.connectionErrors.isEmpty)
+        for failed in [lookup.dnsAError, lookup.dnsAAAAError].compactMap({ $0 }) {
+            #expect(failed is SocketAddressError.UnknownHost, "\(type(of: failed)): \(failed)")
+            #expect(ErrorClassifier.asyncHTTPClient.outcome(for: failed) == .transport(.dns))
+        }
+        // The same resolver outside Happy Eyeballs throws the bare error.
+        let resolving = try #require(await thrownError { _ = try SocketAddress.makeAddressResolvingHost(invalidTLDHost, port: 80) })
+        #expect(resolving is SocketAddressError.UnknownHost, "\(type(of: resolving)): \(resolving)")
+        #expect(ErrorClassifier.asyncHTTPClient.outcome(for: resolving) == .transport(.dns))
 
         // An IP literal is connected to directly: the socket's errno.
         let refused = try await thrown("http://127.0.0.1:\(refusedPort)/")
