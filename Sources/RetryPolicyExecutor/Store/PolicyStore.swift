@@ -10,7 +10,7 @@ import Foundation
 #endif
 
 /// A directory of policies, served to any number of concurrent readers and
-/// reloaded when the files change.
+/// reloaded when the files change (or on demand).
 ///
 /// Readers call ``decider(named:)`` (or take a whole ``snapshot``) on every
 /// request; a reload builds a new immutable ``Snapshot`` off to the side and
@@ -25,6 +25,11 @@ import Foundation
 ///
 /// A policy whose content did not change keeps its decider, so its retry
 /// budget and cooldown survive reloads; a changed policy gets a new one.
+///
+/// ``watch(debounce:rescanEvery:pollingFallback:)`` reloads on file-system
+/// events (inotify on Linux) and falls back to polling where events are not
+/// available; ``events()`` tells what the store does, for logs, metrics and
+/// tests.
 public final class PolicyStore: Sendable {
     /// One consistent generation of the directory.
     public struct Snapshot: Sendable {
@@ -50,6 +55,26 @@ public final class PolicyStore: Sendable {
         public var problems: [PolicyFileProblem] = []
         /// Whether the directory differed from the last reload at all.
         public var filesChanged = false
+        /// What started this reload.
+        public var cause: ReloadCause = .onDemand
+    }
+
+    /// What started a reload.
+    public enum ReloadCause: String, Hashable, Sendable {
+        /// The store's creation.
+        case initial
+        /// A call of ``PolicyStore/reload(force:)``.
+        case onDemand = "on_demand"
+        /// File-system events, after the quiet period.
+        case fileEvent = "file_event"
+        /// The slow safety re-scan of an event-driven watch, for file
+        /// systems that miss events.
+        case rescan
+        /// A watch (re-)established: catches changes made while there was
+        /// none.
+        case watchStarted = "watch_started"
+        /// Polling, requested or as the fallback.
+        case poll
     }
 
     private struct FileState {
@@ -61,17 +86,28 @@ public final class PolicyStore: Sendable {
     private struct ReloadState {
         var files: [String: FileState] = [:]
         var generation = 0
+        /// Set while the directory itself cannot be listed.
+        var directoryProblem: PolicyFileProblem?
     }
 
     public let directory: String
     private let loader: PolicyFileLoader
-    private let logger: Logger
+    let logger: Logger
     private let onProblems: (@Sendable ([PolicyFileProblem]) -> Void)?
     /// The served generation, behind an atomic reference: readers load it
     /// without locking, a reload replaces it whole.
     private let current: ManagedAtomic<SnapshotReference>
     /// Serialises reloads; readers never touch it.
     private let reloading = Mutex(ReloadState())
+    /// Subscribers of ``events()``.
+    private let subscribers = Mutex(Subscribers())
+    /// What ``watchMode`` returns.
+    let currentWatchMode = Mutex(WatchMode.notWatching)
+
+    private struct Subscribers {
+        var next = 0
+        var continuations: [Int: AsyncStream<Event>.Continuation] = [:]
+    }
 
     /// Loads every policy in `directory` (files ending in `.yaml` or `.yml`,
     /// except `*.tests.yaml` policy tests). Files that fail to load are
@@ -87,7 +123,7 @@ public final class PolicyStore: Sendable {
         self.logger = logger
         self.onProblems = onProblems
         self.current = ManagedAtomic(SnapshotReference(Snapshot(deciders: [:], paths: [:], problems: [:], generation: 0)))
-        reload()
+        reload(cause: .initial)
     }
 
     // MARK: Reading
@@ -104,100 +140,161 @@ public final class PolicyStore: Sendable {
 
     /// Re-reads the directory and swaps in a new generation if any file
     /// changed (or if `force`).
+    ///
+    /// A directory that cannot be listed (deleted, moved away, not mounted
+    /// yet) is a problem, not an empty directory: the policies loaded before
+    /// stay in service and ``Snapshot/problems`` has an entry for the
+    /// directory until it is back.
     @discardableResult
     public func reload(force: Bool = false) -> ReloadReport {
+        reload(force: force, cause: .onDemand)
+    }
+
+    @discardableResult
+    func reload(force: Bool = false, cause: ReloadCause) -> ReloadReport {
         reloading.withLock { state in
-            var report = ReloadReport()
-            let listing = Self.policyFiles(in: directory)
-            var contents: [String: String] = [:]
-            for path in listing {
-                if let text = Self.read(path) { contents[path] = text }
-            }
-            let unchanged = contents.count == state.files.count
-                && contents.allSatisfy { state.files[$0.key]?.contents == $0.value }
-            if unchanged && !force { return report }
-            report.filesChanged = !unchanged
-
-            // Files may extend one another, so any change reloads them all.
-            var files: [String: FileState] = [:]
-            for (path, text) in contents {
-                let previous = state.files[path]
-                switch loader.load(path) {
-                case .success(let policy):
-                    files[path] = FileState(contents: text, policy: policy, problem: nil)
-                case .failure(let problem):
-                    files[path] = FileState(contents: text, policy: previous?.policy, problem: problem)
-                    report.problems.append(problem)
-                }
-            }
-
-            let old = current.load(ordering: .acquiring).snapshot
-            var deciders: [String: RetryDecider] = [:]
-            var paths: [String: String] = [:]
-            var problems: [String: PolicyFileProblem] = [:]
-            for path in files.keys.sorted() {
-                let file = files[path]!
-                if let problem = file.problem { problems[path] = problem }
-                guard let policy = file.policy else { continue }
-                if let other = paths[policy.name] {
-                    let problem = PolicyFileProblem(
-                        path: path,
-                        diagnostics: [
-                            "\(policy.location?.description ?? path): error: policy name '\(policy.name)' is already used by \(other); this file is ignored"
-                        ])
-                    problems[path] = problem
-                    report.problems.append(problem)
-                    continue
-                }
-                paths[policy.name] = path
-                if let existing = old.deciders[policy.name], existing.policy == policy {
-                    deciders[policy.name] = existing
-                } else {
-                    deciders[policy.name] = RetryDecider(policy: policy)
-                    if old.deciders[policy.name] == nil { report.added.append(policy.name) } else { report.changed.append(policy.name) }
-                }
-            }
-            report.removed = old.deciders.keys.filter { deciders[$0] == nil }.sorted()
-            report.added.sort()
-            report.changed.sort()
-
-            state.files = files
-            state.generation += 1
-            let next = Snapshot(deciders: deciders, paths: paths, problems: problems, generation: state.generation)
-            current.store(SnapshotReference(next), ordering: .releasing)
-
-            for problem in report.problems {
-                logger.warning(
-                    "policy file not loaded; the last good version stays in service",
-                    metadata: ["path": "\(problem.path)", "diagnostics": "\(problem.description)"])
-            }
-            if !report.added.isEmpty || !report.changed.isEmpty || !report.removed.isEmpty {
-                logger.info(
-                    "policies reloaded",
-                    metadata: [
-                        "added": "\(report.added)", "changed": "\(report.changed)", "removed": "\(report.removed)",
-                        "generation": "\(state.generation)",
-                    ])
-            }
-            if !report.problems.isEmpty { onProblems?(report.problems) }
+            let report = reload(force: force, cause: cause, state: &state)
+            publish(.reloaded(report))
             return report
         }
     }
 
-    /// Polls the directory every `interval` on `clock` and reloads on
-    /// change, until the calling task is cancelled. Polling works on every
-    /// platform and file system (including mounted config maps, where
-    /// change notifications are unreliable).
-    public func watch<C: Clock>(every interval: Duration, clock: C) async where C.Duration == Duration {
-        while !Task.isCancelled {
-            do { try await clock.sleep(for: interval) } catch { return }
-            reload()
+    private func reload(force: Bool, cause: ReloadCause, state: inout ReloadState) -> ReloadReport {
+        var report = ReloadReport(cause: cause)
+        guard let listing = Self.policyFiles(in: directory) else {
+            return directoryUnreadable(report: report, state: &state)
         }
+        var contents: [String: String] = [:]
+        for path in listing {
+            if let text = Self.read(path) { contents[path] = text }
+        }
+        let unchanged = contents.count == state.files.count
+            && contents.allSatisfy { state.files[$0.key]?.contents == $0.value }
+        if let problem = state.directoryProblem {
+            logger.notice("the policy directory can be read again", metadata: ["path": "\(problem.path)"])
+        }
+        if unchanged && !force && state.directoryProblem == nil { return report }
+        report.filesChanged = !unchanged
+
+        // Files may extend one another, so any change reloads them all.
+        var files: [String: FileState] = [:]
+        for (path, text) in contents {
+            let previous = state.files[path]
+            switch loader.load(path) {
+            case .success(let policy):
+                files[path] = FileState(contents: text, policy: policy, problem: nil)
+            case .failure(let problem):
+                files[path] = FileState(contents: text, policy: previous?.policy, problem: problem)
+                report.problems.append(problem)
+            }
+        }
+
+        let old = current.load(ordering: .acquiring).snapshot
+        var deciders: [String: RetryDecider] = [:]
+        var paths: [String: String] = [:]
+        var problems: [String: PolicyFileProblem] = [:]
+        for path in files.keys.sorted() {
+            let file = files[path]!
+            if let problem = file.problem { problems[path] = problem }
+            guard let policy = file.policy else { continue }
+            if let other = paths[policy.name] {
+                let problem = PolicyFileProblem(
+                    path: path,
+                    diagnostics: [
+                        "\(policy.location?.description ?? path): error: policy name '\(policy.name)' is already used by \(other); this file is ignored"
+                    ])
+                problems[path] = problem
+                report.problems.append(problem)
+                continue
+            }
+            paths[policy.name] = path
+            if let existing = old.deciders[policy.name], existing.policy == policy {
+                deciders[policy.name] = existing
+            } else {
+                deciders[policy.name] = RetryDecider(policy: policy)
+                if old.deciders[policy.name] == nil { report.added.append(policy.name) } else { report.changed.append(policy.name) }
+            }
+        }
+        report.removed = old.deciders.keys.filter { deciders[$0] == nil }.sorted()
+        report.added.sort()
+        report.changed.sort()
+
+        state.files = files
+        state.directoryProblem = nil
+        state.generation += 1
+        let next = Snapshot(deciders: deciders, paths: paths, problems: problems, generation: state.generation)
+        current.store(SnapshotReference(next), ordering: .releasing)
+
+        for problem in report.problems {
+            logger.warning(
+                "policy file not loaded; the last good version stays in service",
+                metadata: ["path": "\(problem.path)", "diagnostics": "\(problem.description)"])
+        }
+        if !report.added.isEmpty || !report.changed.isEmpty || !report.removed.isEmpty {
+            logger.info(
+                "policies reloaded",
+                metadata: [
+                    "added": "\(report.added)", "changed": "\(report.changed)", "removed": "\(report.removed)",
+                    "generation": "\(state.generation)",
+                ])
+        }
+        if !report.problems.isEmpty { onProblems?(report.problems) }
+        return report
     }
 
-    /// ``watch(every:clock:)`` on the continuous clock.
-    public func watch(every interval: Duration) async {
-        await watch(every: interval, clock: ContinuousClock())
+    /// Keeps every policy and reports the directory, once per outage.
+    private func directoryUnreadable(report: ReloadReport, state: inout ReloadState) -> ReloadReport {
+        var report = report
+        guard state.directoryProblem == nil else { return report }
+        let problem = PolicyFileProblem(
+            path: directory,
+            diagnostics: [
+                "\(directory): error: the policy directory cannot be listed (it does not exist, is not a directory or is not readable); the policies loaded before stay in service"
+            ])
+        state.directoryProblem = problem
+        state.generation += 1
+        let old = current.load(ordering: .acquiring).snapshot
+        var problems = old.problems
+        problems[directory] = problem
+        let next = Snapshot(deciders: old.deciders, paths: old.paths, problems: problems, generation: state.generation)
+        current.store(SnapshotReference(next), ordering: .releasing)
+        report.filesChanged = true
+        report.problems = [problem]
+        logger.warning(
+            "policy directory not readable; the last good policies stay in service", metadata: ["path": "\(directory)"])
+        onProblems?(report.problems)
+        return report
+    }
+
+    // MARK: Events
+
+    /// What the store did: every reload (with its cause, also when nothing
+    /// changed) and every change of ``watchMode``.
+    public enum Event: Hashable, Sendable {
+        case reloaded(ReloadReport)
+        case watchModeChanged(WatchMode)
+    }
+
+    /// A stream of the store's ``Event``s from now on, until the returned
+    /// stream is dropped. A slow consumer loses the oldest events beyond
+    /// 256; the store never waits for a consumer.
+    public func events() -> AsyncStream<Event> {
+        let (stream, continuation) = AsyncStream<Event>.makeStream(bufferingPolicy: .bufferingNewest(256))
+        let id = subscribers.withLock { subscribers in
+            defer { subscribers.next += 1 }
+            subscribers.continuations[subscribers.next] = continuation
+            return subscribers.next
+        }
+        continuation.onTermination = { [weak self] _ in
+            _ = self?.subscribers.withLock { $0.continuations.removeValue(forKey: id) }
+        }
+        return stream
+    }
+
+    func publish(_ event: Event) {
+        subscribers.withLock { subscribers in
+            for continuation in subscribers.continuations.values { continuation.yield(event) }
+        }
     }
 
     // MARK: Files
@@ -207,8 +304,9 @@ public final class PolicyStore: Sendable {
             && !name.hasSuffix(".tests.yml") && !name.hasPrefix(".")
     }
 
-    static func policyFiles(in directory: String) -> [String] {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+    /// The policy files of `directory`; `nil` if it cannot be listed.
+    static func policyFiles(in directory: String) -> [String]? {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return nil }
         let base = directory.hasSuffix("/") ? directory : directory + "/"
         return names.filter(isPolicyFile).sorted().map { base + $0 }
     }

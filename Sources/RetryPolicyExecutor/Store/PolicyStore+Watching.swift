@@ -1,0 +1,208 @@
+import Logging
+
+extension PolicyStore {
+    /// How the store notices that files changed.
+    public enum WatchMode: Hashable, Sendable, CustomStringConvertible {
+        /// No watch is running; the store reloads only on ``PolicyStore/reload(force:)``.
+        case notWatching
+        /// File-system events (inotify), plus a safety re-scan every
+        /// `rescanEvery` if set.
+        case events(rescanEvery: Duration?)
+        /// Re-reading every file every `every`. `reason` says why events are
+        /// not used; `nil` when polling was asked for.
+        case polling(every: Duration, reason: String?)
+
+        public var description: String {
+            switch self {
+            case .notWatching: "not watching"
+            case .events(let rescan?): "file-system events, re-scanning every \(rescan)"
+            case .events(nil): "file-system events"
+            case .polling(let every, nil): "polling every \(every)"
+            case .polling(let every, let reason?): "polling every \(every) because \(reason)"
+            }
+        }
+    }
+
+    /// How the running watch notices changes now (it can change while it
+    /// runs: a deleted directory turns events into polling until it is back).
+    public var watchMode: WatchMode { currentWatchMode.withLock { $0 } }
+
+    func setWatchMode(_ mode: WatchMode) {
+        let changed = currentWatchMode.withLock { current in
+            defer { current = mode }
+            return current != mode
+        }
+        guard changed else { return }
+        publish(.watchModeChanged(mode))
+        switch mode {
+        case .polling(_, let reason?):
+            logger.warning("watching the policy directory by polling", metadata: ["path": "\(directory)", "mode": "\(mode)", "reason": "\(reason)"])
+        default:
+            logger.info("watching the policy directory", metadata: ["path": "\(directory)", "mode": "\(mode)"])
+        }
+    }
+
+    // MARK: Events
+
+    /// Reloads whenever files change, until the calling task is cancelled.
+    ///
+    /// On Linux the store watches the directory with inotify: a burst of
+    /// events (an editor's temp file and rename, `cp` over a file, a config
+    /// map's `..data` swap) becomes one reload once no event came for
+    /// `debounce` (or after ten times `debounce` if events never stop, so
+    /// that a file rewritten in a loop still gets reloaded). The watch is established before the directory is read
+    /// again, so no edit made between ``init(directory:loader:logger:onProblems:)``
+    /// and this call is missed.
+    ///
+    /// - A deleted or moved directory loses the watch: the store keeps the
+    ///   policies it has, polls every `pollingFallback`, and returns to
+    ///   events as soon as the path is a directory again.
+    /// - `rescanEvery` re-reads the directory even without events, because
+    ///   network file systems and some container mounts do not report every
+    ///   change; `nil` turns it off.
+    /// - Where events are not available at all (other platforms, inotify
+    ///   limits exhausted), the store polls every `pollingFallback`.
+    ///
+    /// ``watchMode`` and ``events()`` say which mode is in use; every
+    /// change of mode is logged. Cancelling the task stops the watcher
+    /// thread and closes its descriptors before this method returns.
+    public func watch<C: Clock>(
+        debounce: Duration = .milliseconds(200),
+        rescanEvery: Duration? = .seconds(60),
+        pollingFallback: Duration = .seconds(5),
+        clock: C
+    ) async where C.Duration == Duration {
+        let (signals, signal) = AsyncStream<WatchSignal>.makeStream()
+        let watcher: any DirectoryWatcher
+        do {
+            watcher = try makeDirectoryWatcher(directory: directory, logger: logger) { signal.yield(.filesystem) }
+        } catch {
+            await poll(every: pollingFallback, clock: clock, reason: error.description)
+            return
+        }
+        defer {
+            watcher.stop()
+            setWatchMode(.notWatching)
+        }
+        guard let handled = await establish(watcher, rescanEvery: rescanEvery, pollingFallback: pollingFallback, clock: clock)
+        else { return }
+        await withTaskGroup(of: Void.self) { group in
+            if let rescanEvery {
+                group.addTask {
+                    while true {
+                        do { try await clock.sleep(for: rescanEvery) } catch { return }
+                        signal.yield(.rescan)
+                    }
+                }
+            }
+            await follow(
+                signals, from: watcher, handled: handled, debounce: debounce, rescanEvery: rescanEvery,
+                pollingFallback: pollingFallback, clock: clock)
+            group.cancelAll()
+        }
+    }
+
+    /// ``watch(debounce:rescanEvery:pollingFallback:clock:)`` on the
+    /// continuous clock: what a service calls.
+    public func watch(
+        debounce: Duration = .milliseconds(200),
+        rescanEvery: Duration? = .seconds(60),
+        pollingFallback: Duration = .seconds(5)
+    ) async {
+        await watch(debounce: debounce, rescanEvery: rescanEvery, pollingFallback: pollingFallback, clock: ContinuousClock())
+    }
+
+    enum WatchSignal: Sendable {
+        case filesystem
+        case rescan
+    }
+
+    /// Handles signals until cancelled.
+    private func follow<C: Clock>(
+        _ signals: AsyncStream<WatchSignal>, from watcher: any DirectoryWatcher, handled: Int,
+        debounce: Duration, rescanEvery: Duration?, pollingFallback: Duration, clock: C
+    ) async where C.Duration == Duration {
+        // The watcher's change count that the last reload covers.
+        var handled = handled
+        for await signal in signals {
+            switch signal {
+            case .rescan:
+                reload(cause: .rescan)
+            case .filesystem:
+                var activity = watcher.drain()
+                if activity.lost == nil {
+                    if activity.changes == handled { continue }
+                    // Wait until a whole quiet period passes without events,
+                    // or for ten of them while events keep coming.
+                    let start = clock.now
+                    while true {
+                        do { try await clock.sleep(for: debounce) } catch { return }
+                        let now = watcher.drain()
+                        if now == activity { break }
+                        activity = now
+                        if activity.lost != nil || start.duration(to: clock.now) >= debounce * 10 { break }
+                    }
+                }
+                if let lost = activity.lost {
+                    logger.warning("lost the watch on the policy directory", metadata: ["path": "\(directory)", "reason": "\(lost)"])
+                    guard let covered = await establish(watcher, rescanEvery: rescanEvery, pollingFallback: pollingFallback, clock: clock)
+                    else { return }
+                    handled = covered
+                    continue
+                }
+                handled = activity.changes
+                reload(cause: .fileEvent)
+            }
+        }
+    }
+
+    /// Establishes the watch, then reloads once to catch what changed
+    /// while there was none. While it cannot be established, polls.
+    /// Returns the watcher's change count that the reload covers, or `nil`
+    /// if cancelled first.
+    private func establish<C: Clock>(
+        _ watcher: any DirectoryWatcher, rescanEvery: Duration?, pollingFallback: Duration, clock: C
+    ) async -> Int? where C.Duration == Duration {
+        while !Task.isCancelled {
+            do throws(DirectoryWatchError) {
+                try watcher.rewatch()
+                setWatchMode(.events(rescanEvery: rescanEvery))
+                // Drained before reading: an event during the reload is
+                // counted after it, so it gets its own reload.
+                let covered = watcher.drain().changes
+                reload(cause: .watchStarted)
+                return covered
+            } catch {
+                setWatchMode(.polling(every: pollingFallback, reason: error.description))
+                reload(cause: .poll)
+            }
+            do { try await clock.sleep(for: pollingFallback) } catch { return nil }
+        }
+        return nil
+    }
+
+    // MARK: Polling
+
+    /// Polls the directory every `interval` on `clock` and reloads on
+    /// change, until the calling task is cancelled. Polling works on every
+    /// platform and file system, at the cost of reading every file every
+    /// interval; ``watch(debounce:rescanEvery:pollingFallback:clock:)``
+    /// uses it where file-system events are not available.
+    public func watch<C: Clock>(every interval: Duration, clock: C) async where C.Duration == Duration {
+        await poll(every: interval, clock: clock, reason: nil)
+    }
+
+    /// ``watch(every:clock:)`` on the continuous clock.
+    public func watch(every interval: Duration) async {
+        await watch(every: interval, clock: ContinuousClock())
+    }
+
+    private func poll<C: Clock>(every interval: Duration, clock: C, reason: String?) async where C.Duration == Duration {
+        setWatchMode(.polling(every: interval, reason: reason))
+        defer { setWatchMode(.notWatching) }
+        while !Task.isCancelled {
+            do { try await clock.sleep(for: interval) } catch { return }
+            reload(cause: .poll)
+        }
+    }
+}

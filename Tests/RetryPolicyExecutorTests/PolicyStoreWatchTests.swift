@@ -1,0 +1,470 @@
+#if os(Linux)
+import Foundation
+import Glibc
+import RetryPolicyCore
+import RetryPolicyExecutor
+import Synchronization
+import Testing
+
+/// The event-driven watch against a real temporary directory. Tests wait
+/// on what the store reports (its event stream, its snapshot), each with a
+/// generous bound, never on a fixed sleep. The safety re-scan is off unless
+/// a test is about it, so a reload can only have come from an event.
+///
+/// Serialized: the descriptor test counts the process's inotify
+/// descriptors, which another watch running at the same time would change.
+@Suite("PolicyStore.watch: reloads on file-system events", .serialized, .timeLimit(.minutes(1)))
+struct PolicyStoreWatchTests {
+    let directory: String
+
+    init() throws {
+        directory = NSTemporaryDirectory() + "policy-store-watch-\(UInt64.random(in: 0...UInt64.max))"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    }
+
+    // MARK: Edits
+
+    @Test("a file written in place (`>`, cp) is reloaded once the writer closes it")
+    func inPlaceEdit() async throws {
+        try writeInPlace("p.yaml", "name: p\nattempts: 1\n")
+        let store = PolicyStore(directory: directory, loader: lineLoader)
+        let log = StoreEventLog.recording(store)
+        let watch = try await startWatching(store, log: log)
+        #expect(store.watchMode == .events(rescanEvery: nil))
+        #expect(log.events.contains(.watchModeChanged(.events(rescanEvery: nil))))
+
+        try writeInPlace("p.yaml", "name: p\nattempts: 3\n")
+        try await log.wait("the edit's reload") { _ in log.reloads(.fileEvent).contains { $0.changed == ["p"] } }
+        #expect(store.decider(named: "p")?.policy.attempts == 3)
+        await stop(watch, store)
+    }
+
+    @Test("a temp file renamed over the policy (editors, atomic writers) is reloaded")
+    func renameOver() async throws {
+        try writeInPlace("p.yaml", "name: p\nattempts: 1\n")
+        let store = PolicyStore(directory: directory, loader: lineLoader)
+        let log = StoreEventLog.recording(store)
+        let watch = try await startWatching(store, log: log)
+
+        try renameOver("p.yaml", "name: p\nattempts: 4\n")
+        try await log.wait("the rename's reload") { _ in log.reloads(.fileEvent).contains { $0.changed == ["p"] } }
+        #expect(store.decider(named: "p")?.policy.attempts == 4)
+        #expect(store.snapshot.policyNames == ["p"], "the temp file is not a policy")
+        await stop(watch, store)
+    }
+
+    @Test("a new file adds its policy; deleting a file removes it")
+    func addAndDelete() async throws {
+        try writeInPlace("p.yaml", "name: p\n")
+        let store = PolicyStore(directory: directory, loader: lineLoader)
+        let log = StoreEventLog.recording(store)
+        let watch = try await startWatching(store, log: log)
+
+        try writeInPlace("q.yaml", "name: q\nattempts: 2\n")
+        try await log.wait("q to be added") { _ in log.reloads(.fileEvent).contains { $0.added == ["q"] } }
+        #expect(store.decider(named: "q")?.policy.attempts == 2)
+
+        try FileManager.default.removeItem(atPath: directory + "/p.yaml")
+        try await log.wait("p to be removed") { _ in log.reloads(.fileEvent).contains { $0.removed == ["p"] } }
+        #expect(store.decider(named: "p") == nil)
+        #expect(store.snapshot.policyNames == ["q"])
+        await stop(watch, store)
+    }
+
+    @Test("an invalid edit keeps the last good policy and is reported; fixing the file reloads it")
+    func invalidEditThenFix() async throws {
+        try writeInPlace("p.yaml", "name: p\nattempts: 2\n")
+        let reported = Mutex<[PolicyFileProblem]>([])
+        let store = PolicyStore(directory: directory, loader: lineLoader, onProblems: { problems in
+            reported.withLock { $0 += problems }
+        })
+        let log = StoreEventLog.recording(store)
+        let watch = try await startWatching(store, log: log)
+        let path = directory + "/p.yaml"
+
+        try renameOver("p.yaml", "name: p\nattemps: 5\n")
+        try await log.wait("the problem to be reported") { _ in
+            log.reloads(.fileEvent).contains { $0.problems.map(\.path) == [path] && $0.changed.isEmpty }
+        }
+        #expect(store.decider(named: "p")?.policy.attempts == 2)
+        #expect(
+            store.snapshot.problems[path]?.diagnostics
+                == ["\(path):2:1: error: expected 'name: X' or 'attempts: N', found 'attemps: 5'"])
+        #expect(reported.withLock { $0.map(\.path) } == [path])
+
+        try renameOver("p.yaml", "name: p\nattempts: 5\n")
+        try await log.wait("the fix to be served") { _ in store.decider(named: "p")?.policy.attempts == 5 }
+        #expect(store.snapshot.problems.isEmpty)
+        await stop(watch, store)
+    }
+
+    @Test("an edit made between loading and watching is not missed")
+    func editBeforeWatchStarts() async throws {
+        try writeInPlace("p.yaml", "name: p\nattempts: 1\n")
+        let store = PolicyStore(directory: directory, loader: lineLoader)
+        let log = StoreEventLog.recording(store)
+        try writeInPlace("p.yaml", "name: p\nattempts: 6\n")
+        let watch = try await startWatching(store, log: log)
+        #expect(store.decider(named: "p")?.policy.attempts == 6)
+        #expect(log.reloads(.watchStarted).first?.changed == ["p"])
+        await stop(watch, store)
+    }
+
+    // MARK: Debounce and re-scan, on a manual clock
+
+    @Test("a burst of 20 writes becomes one reload, after a whole quiet period")
+    func burstIsDebounced() async throws {
+        try writeInPlace("p.yaml", "name: p\nattempts: 1\n")
+        let store = PolicyStore(directory: directory, loader: lineLoader)
+        let log = StoreEventLog.recording(store)
+        let clock = ManualClock()
+        let watch = try await startWatching(store, log: log, debounce: .seconds(1), clock: clock)
+
+        for attempts in 1...20 { try writeInPlace("p.yaml", "name: p\nattempts: \(attempts + 1)\n") }
+        await clock.sleepers(atLeast: 1)  // the events arrived; the quiet period runs
+        #expect(log.reloads(.fileEvent).isEmpty, "no reload before the quiet period ends")
+        #expect(store.decider(named: "p")?.policy.attempts == 1)
+
+        // Events still being read when the period started restart it, so
+        // advance until the reload comes (a few rounds at most).
+        var rounds = 0
+        while log.reloads(.fileEvent).isEmpty {
+            rounds += 1
+            try #require(rounds <= 20, "the quiet period never ended")
+            clock.advance(by: .seconds(1))
+            try await log.wait("a reload or a new quiet period") { _ in
+                !log.reloads(.fileEvent).isEmpty || clock.sleeperCount > 0
+            }
+        }
+        #expect(log.reloads(.fileEvent).count == 1)
+        #expect(log.reloads(.fileEvent).first?.changed == ["p"])
+        #expect(store.decider(named: "p")?.policy.attempts == 21)
+        await stop(watch, store)
+    }
+
+    @Test("the safety re-scan picks up a change that raised no event")
+    func rescan() async throws {
+        try writeInPlace("p.yaml", "name: p\nattempts: 1\n")
+        // inotify reports a write to the directory whose entry was used to
+        // open the file; writing through a hard link elsewhere raises no
+        // event here, like a change made on another NFS client.
+        let elsewhere = directory + "-link"
+        try FileManager.default.createDirectory(atPath: elsewhere, withIntermediateDirectories: false)
+        defer { try? FileManager.default.removeItem(atPath: elsewhere) }
+        #expect(link(directory + "/p.yaml", elsewhere + "/p.yaml") == 0)
+        let store = PolicyStore(directory: directory, loader: lineLoader)
+        let log = StoreEventLog.recording(store)
+        let clock = ManualClock()
+        let watch = try await startWatching(store, log: log, rescanEvery: .seconds(30), clock: clock)
+        #expect(store.watchMode == .events(rescanEvery: .seconds(30)))
+        await clock.sleepers(atLeast: 1)  // the re-scan timer
+
+        let fd = open(elsewhere + "/p.yaml", O_WRONLY | O_TRUNC)
+        let text = Array("name: p\nattempts: 7\n".utf8)
+        #expect(fd >= 0 && write(fd, text, text.count) == text.count)
+        close(fd)
+        #expect(store.decider(named: "p")?.policy.attempts == 1)
+        clock.advance(by: .seconds(30))
+        try await log.wait("the re-scan") { _ in !log.reloads(.rescan).isEmpty }
+        #expect(log.reloads(.rescan).first?.changed == ["p"])
+        #expect(store.decider(named: "p")?.policy.attempts == 7)
+        #expect(log.reloads(.fileEvent).isEmpty)
+        await stop(watch, store)
+    }
+
+    // MARK: Kubernetes config maps
+
+    @Test("a config map's atomic `..data` swap serves the new content")
+    func configMapSwap() async throws {
+        // The layout the kubelet writes: files are symlinks through
+        // `..data`, itself a symlink to a timestamped directory.
+        let fm = FileManager.default
+        try fm.createDirectory(atPath: directory + "/..2026_11_22_08_00_00.1", withIntermediateDirectories: false)
+        try writeInPlace("..2026_11_22_08_00_00.1/p.yaml", "name: p\nattempts: 1\n")
+        try fm.createSymbolicLink(atPath: directory + "/..data", withDestinationPath: "..2026_11_22_08_00_00.1")
+        try fm.createSymbolicLink(atPath: directory + "/p.yaml", withDestinationPath: "..data/p.yaml")
+        let store = PolicyStore(directory: directory, loader: lineLoader)
+        #expect(store.decider(named: "p")?.policy.attempts == 1)
+        let log = StoreEventLog.recording(store)
+        let watch = try await startWatching(store, log: log)
+
+        // The update: a new timestamped directory, a `..data_tmp` symlink
+        // to it renamed over `..data`, the old directory removed.
+        try fm.createDirectory(atPath: directory + "/..2026_11_22_08_05_00.2", withIntermediateDirectories: false)
+        try writeInPlace("..2026_11_22_08_05_00.2/p.yaml", "name: p\nattempts: 8\n")
+        try fm.createSymbolicLink(atPath: directory + "/..data_tmp", withDestinationPath: "..2026_11_22_08_05_00.2")
+        #expect(rename(directory + "/..data_tmp", directory + "/..data") == 0)
+        try fm.removeItem(atPath: directory + "/..2026_11_22_08_00_00.1")
+
+        try await log.wait("the swap's reload") { _ in log.reloads(.fileEvent).contains { $0.changed == ["p"] } }
+        #expect(store.decider(named: "p")?.policy.attempts == 8)
+        #expect(store.snapshot.policyNames == ["p"])
+        #expect(store.snapshot.problems.isEmpty)
+        await stop(watch, store)
+    }
+
+    // MARK: The directory itself
+
+    @Test("a deleted directory keeps the policies and polls; recreated, it is watched again")
+    func directoryDeletedAndRecreated() async throws {
+        try writeInPlace("p.yaml", "name: p\nattempts: 1\n")
+        let store = PolicyStore(directory: directory, loader: lineLoader)
+        let log = StoreEventLog.recording(store)
+        // `rm -rf` unlinks the files before the directory: a quiet period
+        // longer than that keeps the store from reloading in between.
+        let watch = try await startWatching(store, log: log, debounce: .milliseconds(500), pollingFallback: .milliseconds(50))
+
+        try FileManager.default.removeItem(atPath: directory)
+        try await log.wait("polling while the directory is gone") { _ in
+            if case .polling(_, let reason?) = store.watchMode { return reason.contains("does not exist") }
+            return false
+        }
+        try await log.wait("the missing directory to be reported") { _ in store.snapshot.problems[directory] != nil }
+        #expect(store.decider(named: "p")?.policy.attempts == 1, "the last good policy stays in service")
+
+        try replaceDirectory(with: ["p.yaml": "name: p\nattempts: 2\n"])
+        try await log.wait("events again, with the new content") { _ in
+            store.watchMode == .events(rescanEvery: nil) && store.decider(named: "p")?.policy.attempts == 2
+        }
+        #expect(store.snapshot.problems.isEmpty)
+
+        // The new directory's events arrive: the watch is on it.
+        try writeInPlace("p.yaml", "name: p\nattempts: 3\n")
+        try await log.wait("an edit in the new directory") { _ in log.reloads(.fileEvent).contains { $0.changed == ["p"] } }
+        #expect(store.decider(named: "p")?.policy.attempts == 3)
+        await stop(watch, store)
+    }
+
+    @Test("a directory moved away and replaced is watched at its path, not at the old inode")
+    func directoryMovedAndReplaced() async throws {
+        try writeInPlace("p.yaml", "name: p\nattempts: 1\n")
+        let store = PolicyStore(directory: directory, loader: lineLoader)
+        let log = StoreEventLog.recording(store)
+        let watch = try await startWatching(store, log: log, pollingFallback: .milliseconds(50))
+        let moved = directory + ".old"
+        defer { try? FileManager.default.removeItem(atPath: moved) }
+
+        #expect(rename(directory, moved) == 0)
+        try await log.wait("polling while the path is empty") { _ in
+            if case .polling = store.watchMode { return true }
+            return false
+        }
+        try replaceDirectory(with: ["p.yaml": "name: p\nattempts: 2\n"])
+        try await log.wait("events again, with the new content") { _ in
+            store.watchMode == .events(rescanEvery: nil) && store.decider(named: "p")?.policy.attempts == 2
+        }
+        try writeInPlace("p.yaml", "name: p\nattempts: 3\n")
+        try await log.wait("an edit in the new directory") { _ in store.decider(named: "p")?.policy.attempts == 3 }
+        await stop(watch, store)
+    }
+
+    @Test("a directory missing at start is polled for, then watched with events")
+    func directoryMissingAtStart() async throws {
+        try FileManager.default.removeItem(atPath: directory)
+        let store = PolicyStore(directory: directory, loader: lineLoader)
+        #expect(store.snapshot.problems[directory] != nil)
+        let log = StoreEventLog.recording(store)
+        let watch = Task { await store.watch(debounce: .milliseconds(20), rescanEvery: nil, pollingFallback: .milliseconds(50)) }
+        try await log.wait("polling") { _ in
+            if case .polling(.milliseconds(50), _?) = store.watchMode { return true }
+            return false
+        }
+        try replaceDirectory(with: ["p.yaml": "name: p\n"])
+        try await log.wait("p served through events") { _ in
+            store.watchMode == .events(rescanEvery: nil) && store.decider(named: "p") != nil
+        }
+        #expect(store.snapshot.problems.isEmpty)
+        await stop(watch, store)
+    }
+
+    // MARK: Resources and readers
+
+    @Test("cancelling the watch stops the watcher promptly and closes its descriptors")
+    func cancellationClosesDescriptors() async throws {
+        try writeInPlace("p.yaml", "name: p\n")
+        let store = PolicyStore(directory: directory, loader: lineLoader)
+        let log = StoreEventLog.recording(store)
+        let before = Self.openDescriptors()
+
+        let watch = try await startWatching(store, log: log)
+        let during = Self.openDescriptors()
+        #expect(during.inotify == before.inotify + 1, "the watch holds one inotify descriptor")
+        #expect(during.pipes >= before.pipes + 2, "and a wake-up pipe")
+
+        let clock = ContinuousClock()
+        let start = clock.now
+        watch.cancel()
+        await watch.value
+        #expect(clock.now - start < .seconds(2), "cancellation is prompt")
+        let after = Self.openDescriptors()
+        #expect(after.inotify == before.inotify)
+        #expect(after.pipes == before.pipes)
+        #expect(store.watchMode == .notWatching)
+        try await log.wait("the mode change") { $0.last == .watchModeChanged(.notWatching) }
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    @Test("concurrent readers always see a whole, valid generation during event-driven reloads")
+    func concurrentReadersDuringEventReloads() async throws {
+        try writeInPlace("p.yaml", "name: p\nattempts: 1\n")
+        try writeInPlace("q.yaml", "name: q\nattempts: 1\n")
+        let store = PolicyStore(directory: directory, loader: lineLoader)
+        let log = StoreEventLog.recording(store)
+        let watch = try await startWatching(store, log: log, debounce: .milliseconds(5))
+        let flags = ReaderFlags()
+        let rounds = 30
+
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<4 {
+                group.addTask {
+                    var lastGeneration = 0
+                    while !flags.stop.load(ordering: .acquiring) {
+                        let snapshot = store.snapshot
+                        guard let p = snapshot.deciders["p"], let q = snapshot.deciders["q"],
+                            (1...rounds).contains(p.policy.attempts), (1...rounds).contains(q.policy.attempts),
+                            snapshot.paths.keys.sorted() == snapshot.policyNames,
+                            snapshot.generation >= lastGeneration
+                        else {
+                            flags.anomalies.add(1, ordering: .relaxed)
+                            await Task.yield()
+                            continue
+                        }
+                        lastGeneration = snapshot.generation
+                        flags.reads.add(1, ordering: .relaxed)
+                        await Task.yield()
+                    }
+                }
+            }
+            for round in 2...rounds {
+                let generation = store.snapshot.generation
+                if round % 5 == 0 {
+                    try renameOver("p.yaml", "name: p\nattempts: broken\n")  // never served
+                } else {
+                    try renameOver("p.yaml", "name: p\nattempts: \(round)\n")
+                    try renameOver("q.yaml", "name: q\nattempts: \(round)\n")
+                }
+                try await log.wait("round \(round) reloaded") { _ in store.snapshot.generation > generation }
+            }
+            flags.stop.store(true, ordering: .releasing)
+            try await group.waitForAll()
+        }
+        #expect(flags.anomalies.load(ordering: .relaxed) == 0)
+        #expect(flags.reads.load(ordering: .relaxed) > 0)
+        try await log.wait("the last round") { _ in store.decider(named: "q")?.policy.attempts == rounds - 1 }
+        #expect(log.reloads(.fileEvent).count >= rounds - 1)
+        await stop(watch, store)
+    }
+
+    // MARK: Helpers
+
+    /// Truncates and writes, as `>` and `cp` do.
+    func writeInPlace(_ name: String, _ text: String) throws {
+        let fd = open(directory + "/" + name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        defer { close(fd) }
+        let bytes = Array(text.utf8)
+        guard write(fd, bytes, bytes.count) == bytes.count else { throw POSIXError(.EIO) }
+    }
+
+    /// Writes a hidden temp file and renames it over `name`, as editors and
+    /// atomic writers do.
+    func renameOver(_ name: String, _ text: String) throws {
+        try writeInPlace(".\(name).tmp", text)
+        guard rename(directory + "/.\(name).tmp", directory + "/" + name) == 0 else {
+            throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+        }
+    }
+
+    /// Puts a new directory with `files` at the watched path in one rename.
+    func replaceDirectory(with files: [String: String]) throws {
+        let staging = directory + ".staging"
+        try FileManager.default.createDirectory(atPath: staging, withIntermediateDirectories: false)
+        for (name, text) in files { try text.write(toFile: staging + "/" + name, atomically: false, encoding: .utf8) }
+        guard rename(staging, directory) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+    }
+
+    /// Starts `watch` and returns once the watch is established (its first
+    /// reload is reported).
+    func startWatching<C: Clock>(
+        _ store: PolicyStore, log: StoreEventLog, debounce: Duration = .milliseconds(20),
+        rescanEvery: Duration? = nil, pollingFallback: Duration = .seconds(5), clock: C
+    ) async throws -> Task<Void, Never> where C.Duration == Duration {
+        let watch = Task {
+            await store.watch(debounce: debounce, rescanEvery: rescanEvery, pollingFallback: pollingFallback, clock: clock)
+        }
+        try await log.wait("the watch to start") { _ in !log.reloads(.watchStarted).isEmpty }
+        return watch
+    }
+
+    func startWatching(
+        _ store: PolicyStore, log: StoreEventLog, debounce: Duration = .milliseconds(20),
+        pollingFallback: Duration = .seconds(5)
+    ) async throws -> Task<Void, Never> {
+        try await startWatching(
+            store, log: log, debounce: debounce, pollingFallback: pollingFallback, clock: ContinuousClock())
+    }
+
+    func stop(_ watch: Task<Void, Never>, _ store: PolicyStore) async {
+        watch.cancel()
+        await watch.value
+        #expect(store.watchMode == .notWatching)
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    /// The process's open inotify descriptors and pipes, from /proc/self/fd.
+    static func openDescriptors() -> (inotify: Int, pipes: Int) {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        var inotify = 0
+        var pipes = 0
+        for entry in entries {
+            guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + entry) else {
+                continue
+            }
+            if target == "anon_inode:inotify" { inotify += 1 }
+            if target.hasPrefix("pipe:") { pipes += 1 }
+        }
+        return (inotify, pipes)
+    }
+}
+
+/// Everything a store reports, for tests to wait on.
+final class StoreEventLog: Sendable {
+    private let recorded = Mutex<[PolicyStore.Event]>([])
+
+    /// Subscribes before returning, so no event after this call is missed.
+    static func recording(_ store: PolicyStore) -> StoreEventLog {
+        let log = StoreEventLog()
+        let stream = store.events()
+        Task { for await event in stream { log.recorded.withLock { $0.append(event) } } }
+        return log
+    }
+
+    var events: [PolicyStore.Event] { recorded.withLock { $0 } }
+
+    func reloads(_ cause: PolicyStore.ReloadCause) -> [PolicyStore.ReloadReport] {
+        events.compactMap { event in
+            if case .reloaded(let report) = event, report.cause == cause { return report }
+            return nil
+        }
+    }
+
+    struct Timeout: Error {}
+
+    /// Returns once `condition` holds, checking every few milliseconds;
+    /// fails the test after `limit`.
+    func wait(
+        _ what: String, limit: Duration = .seconds(10), sourceLocation: Testing.SourceLocation = #_sourceLocation,
+        until condition: ([PolicyStore.Event]) -> Bool
+    ) async throws {
+        let clock = ContinuousClock()
+        let deadline = clock.now + limit
+        while !condition(events) {
+            guard clock.now < deadline else {
+                Issue.record("waited \(limit) for \(what); events: \(events)", sourceLocation: sourceLocation)
+                throw Timeout()
+            }
+            try await Task.sleep(for: .milliseconds(2))
+        }
+    }
+}
+#endif
