@@ -15,9 +15,9 @@ import Glibc
 /// real peer on 127.0.0.1 (or, for `dns`, by the system resolver), and
 /// judged through the executor and a policy.
 ///
-/// `connection_refused` and `connection_lost` are proven in
-/// AsyncHTTPClientTests (refused port, body cut off), the executor's own
-/// per-attempt `timeout` there too; `offline` cannot be produced honestly
+/// `connection_refused` and a body cut off by a clean close are proven in
+/// AsyncHTTPClientTests, the executor's own per-attempt `timeout` there
+/// too; `offline` cannot be produced honestly
 /// on loopback and is covered by ErrorMappingTests.
 @Suite("AsyncHTTPClient transport classes against real peers", .serialized)
 struct AsyncHTTPClientTransportTests {
@@ -158,6 +158,22 @@ struct AsyncHTTPClientTransportTests {
             }.failure)
         #expect(transports(failure) == [.transport(.dns), .transport(.dns)])
         #expect(failure.reason == .attemptsExhausted)
+    }
+
+    @Test(
+        "a connection reset mid-body, or closed before any response, is connection_lost on every attempt",
+        arguments: [ServerAction.resetMidResponse, .closeWithoutResponse])
+    func connectionDropped(action: ServerAction) async throws {
+        let server = try await ScriptedHTTPServer.start([action, action])
+        defer { Task { try await server.shutdown() } }
+        let failure = try #require(
+            await capture { () async throws(RetryFailure) in
+                try await client(.single(.connectionLost, .retry, attempts: 2)).execute(HTTPClientRequest(url: server.url))
+            }.failure)
+        #expect(transports(failure) == [.transport(.connectionLost), .transport(.connectionLost)],
+                "\(failure.attempts.map { $0.errorDescription ?? "" })")
+        #expect(failure.reason == .attemptsExhausted)
+        #expect(server.requestCount == 2)
     }
 
     @Test("cancelling a request in flight: the client's error is cancelled, and the executor stops with cancelled")

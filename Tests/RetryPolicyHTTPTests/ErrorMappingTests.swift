@@ -211,7 +211,7 @@ struct ErrorMappingTests {
     }
 
     @Test(
-        "libcurl's messages for a cut-off body and a failed TLS setup are recognised by their fixed prefixes",
+        "libcurl's messages behind URLError.unknown are recognised by their fixed prefixes",
         arguments: [
             ("transfer closed with 990 bytes remaining to read", TransportFailure?.some(.connectionLost)),
             ("transfer closed with outstanding read data remaining", .connectionLost),
@@ -230,14 +230,38 @@ struct ErrorMappingTests {
             ("Failed sending data to the peer", nil),
             ("Unsupported SSL protocol version", nil),
             ("sslv3 alert handshake failure", nil),
+            // An empty reply is only an empty reply under its own code.
+            ("Empty reply from server", nil),
         ])
-    func libcurlMessage(message: String, expected: TransportFailure?) {
-        #expect(URLSessionErrorMapping.libcurlFailure(message: message) == expected)
+    func libcurlUnknown(message: String, expected: TransportFailure?) {
+        #expect(URLSessionErrorMapping.libcurlFailure(code: .unknown, message: message) == expected)
+    }
+
+    @Test(
+        "libcurl's empty reply behind URLError.badServerResponse is connection_lost; other bad responses are not",
+        arguments: [
+            ("Empty reply from server", TransportFailure?.some(.connectionLost)),
+            ("Server returned nothing (no headers, no data)", .connectionLost),
+            ("", nil),
+            ("Weird server reply", nil),
+            ("transfer closed with 990 bytes remaining to read", nil),
+        ])
+    func libcurlBadServerResponse(message: String, expected: TransportFailure?) {
+        #expect(URLSessionErrorMapping.libcurlFailure(code: .badServerResponse, message: message) == expected)
+    }
+
+    @Test("libcurl's messages are read under no other URLError code")
+    func libcurlOtherCodes() {
+        for code in [URLError.Code.timedOut, .cannotFindHost, .cannotConnectToHost, .networkConnectionLost, .cancelled] {
+            for message in ["transfer closed with 1 bytes remaining to read", "SSL connect error", "Empty reply from server"] {
+                #expect(URLSessionErrorMapping.libcurlFailure(code: code, message: message) == nil)
+            }
+        }
     }
 
     #if canImport(FoundationNetworking)
     @Test(
-        "on FoundationNetworking, URLError.unknown is classified by libcurl's message, and only then",
+        "on FoundationNetworking, URLError.unknown and .badServerResponse are classified by libcurl's message, and only those",
         arguments: [
             (URLError.Code.unknown, "transfer closed with 990 bytes remaining to read", TransportFailure.connectionLost),
             (.unknown, "OpenSSL/3.0.19: error:0A00010B:SSL routines::wrong version number", .tls),
@@ -246,6 +270,8 @@ struct ErrorMappingTests {
             // A proper code wins over the message.
             (.timedOut, "transfer closed with 990 bytes remaining to read", .timeout),
             (.cannotFindHost, "SSL connect error", .dns),
+            (.badServerResponse, "Empty reply from server", .connectionLost),
+            (.badServerResponse, "Weird server reply", .decoding),
         ])
     func foundationNetworkingUnknown(code: URLError.Code, message: String, expected: TransportFailure) {
         let error = URLError(code, userInfo: [NSLocalizedDescriptionKey: message])

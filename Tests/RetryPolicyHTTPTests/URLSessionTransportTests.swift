@@ -11,9 +11,8 @@ import Testing
 /// peer on 127.0.0.1 (or, for `dns`, by the system resolver), and judged
 /// through the executor and a policy.
 ///
-/// `connection_refused` and `connection_lost` are proven in URLSessionTests
-/// (refused port, body cut off), the executor's per-attempt `timeout`
-/// there too; `offline` cannot be produced honestly on loopback and is
+/// `connection_refused` and a body cut off by a clean close are proven in
+/// URLSessionTests, the executor's per-attempt `timeout` there too; `offline` cannot be produced honestly on loopback and is
 /// covered by ErrorMappingTests.
 @Suite("URLSession transport classes against real peers", .serialized)
 struct URLSessionTransportTests {
@@ -90,9 +89,9 @@ struct URLSessionTransportTests {
     /// Pins down what FoundationNetworking (libcurl) reports, which is why
     /// the adapter reads libcurl's message for these two classes: if a
     /// later Foundation gives them proper codes, this test says so.
-    @Test("FoundationNetworking reports a failed handshake and a cut-off body as URLError.unknown with libcurl's message")
+    @Test("FoundationNetworking reports a cut-off body, an empty reply and a failed handshake with libcurl's message as the only detail")
     func foundationNetworkingErrorShapes() async throws {
-        let server = try await ScriptedHTTPServer.start([.closeMidResponse()])
+        let server = try await ScriptedHTTPServer.start([.closeMidResponse(), .closeWithoutResponse])
         defer { Task { try await server.shutdown() } }
 
         let cut = try await thrown(request(server.url))
@@ -100,6 +99,12 @@ struct URLSessionTransportTests {
         let cutMessage = try #require(cut.userInfo[NSLocalizedDescriptionKey] as? String)
         #expect(cutMessage.hasPrefix("transfer closed with "), "\(cutMessage)")
         #expect(ErrorClassifier.urlSession.outcome(for: cut) == .transport(.connectionLost))
+
+        let empty = try await thrown(request(server.url))
+        #expect(empty.code == .badServerResponse)
+        let emptyMessage = try #require(empty.userInfo[NSLocalizedDescriptionKey] as? String)
+        #expect(emptyMessage.hasPrefix("Empty reply from server"), "\(emptyMessage)")
+        #expect(ErrorClassifier.urlSession.outcome(for: empty) == .transport(.connectionLost))
 
         let tls = try await thrown(request("https://127.0.0.1:\(server.port)/"))
         #expect(tls.code == .unknown)
@@ -138,6 +143,22 @@ struct URLSessionTransportTests {
             }.failure)
         #expect(transports(failure) == [.transport(.dns), .transport(.dns)])
         #expect(failure.reason == .attemptsExhausted)
+    }
+
+    @Test(
+        "a connection reset mid-body, or closed before any response, is connection_lost on every attempt",
+        arguments: [ServerAction.resetMidResponse, .closeWithoutResponse])
+    func connectionDropped(action: ServerAction) async throws {
+        let server = try await ScriptedHTTPServer.start([action, action])
+        defer { Task { try await server.shutdown() } }
+        let failure = try #require(
+            await capture { () async throws(RetryFailure) in
+                try await session(.single(.connectionLost, .retry, attempts: 2)).data(for: request(server.url))
+            }.failure)
+        #expect(transports(failure) == [.transport(.connectionLost), .transport(.connectionLost)],
+                "\(failure.attempts.map { $0.errorDescription ?? "" })")
+        #expect(failure.reason == .attemptsExhausted)
+        #expect(server.requestCount == 2)
     }
 
     @Test("cancelling a request in flight: URLSession's error is cancelled, and the executor stops with cancelled")

@@ -4,6 +4,12 @@ import NIOPosix
 import NIOSSL
 import Synchronization
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// What the loopback server does with one request.
 enum ServerAction: Sendable {
     /// A complete response.
@@ -14,6 +20,12 @@ enum ServerAction: Sendable {
     /// Sends the head and part of a body announced as longer, then closes
     /// the connection.
     case closeMidResponse(status: Int = 200)
+    /// Sends the head and part of a body announced as longer, then resets
+    /// the connection (RST rather than FIN).
+    case resetMidResponse
+    /// Closes the connection without sending anything (the keep-alive
+    /// race: a server closing an idle connection as a request arrives).
+    case closeWithoutResponse
 }
 
 /// An HTTP/1.1 server on 127.0.0.1 (port 0) that plays a script, one
@@ -150,6 +162,21 @@ private final class ScriptHandler: ChannelInboundHandler {
             context.write(wrapOutboundOut(.head(head)), promise: nil)
             let partial = context.channel.allocator.buffer(string: String(repeating: "x", count: 10))
             context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(partial))), promise: nil)
+            context.close(promise: nil)
+        case .resetMidResponse:
+            var head = HTTPResponseHead(version: .http1_1, status: .ok)
+            head.headers.add(name: "Content-Length", value: "1000")
+            context.write(wrapOutboundOut(.head(head)), promise: nil)
+            let partial = context.channel.allocator.buffer(string: String(repeating: "x", count: 10))
+            let channel = context.channel
+            context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(partial)))).flatMap { () -> EventLoopFuture<Void> in
+                // A zero linger time makes close send RST.
+                guard let socket = channel as? any SocketOptionProvider else {
+                    return channel.eventLoop.makeFailedFuture(ChannelError.operationUnsupported)
+                }
+                return socket.setSoLinger(linger(l_onoff: 1, l_linger: 0))
+            }.whenComplete { _ in channel.close(promise: nil) }
+        case .closeWithoutResponse:
             context.close(promise: nil)
         }
     }
