@@ -9,6 +9,8 @@ import Testing
 
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// Each transport class the AsyncHTTPClient adapter reports, produced by a
@@ -17,8 +19,8 @@ import Glibc
 ///
 /// `connection_refused` and a body cut off by a clean close are proven in
 /// AsyncHTTPClientTests, the executor's own per-attempt `timeout` there
-/// too; `offline` cannot be produced honestly
-/// on loopback and is covered by ErrorMappingTests.
+/// too; `offline` cannot be produced honestly on loopback and is covered
+/// by ErrorMappingTests.
 @Suite("AsyncHTTPClient transport classes against real peers", .serialized)
 struct AsyncHTTPClientTransportTests {
     let clock = ManualClock()

@@ -12,8 +12,9 @@ import Testing
 /// through the executor and a policy.
 ///
 /// `connection_refused` and a body cut off by a clean close are proven in
-/// URLSessionTests, the executor's per-attempt `timeout` there too; `offline` cannot be produced honestly on loopback and is
-/// covered by ErrorMappingTests.
+/// URLSessionTests, the executor's per-attempt `timeout` there too;
+/// `offline` cannot be produced honestly on loopback and is covered by
+/// ErrorMappingTests.
 @Suite("URLSession transport classes against real peers", .serialized)
 struct URLSessionTransportTests {
     let clock = ManualClock()
