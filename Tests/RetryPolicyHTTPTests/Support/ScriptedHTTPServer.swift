@@ -1,7 +1,14 @@
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import NIOSSL
 import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// What the loopback server does with one request.
 enum ServerAction: Sendable {
@@ -13,6 +20,12 @@ enum ServerAction: Sendable {
     /// Sends the head and part of a body announced as longer, then closes
     /// the connection.
     case closeMidResponse(status: Int = 200)
+    /// Sends the head and part of a body announced as longer, then resets
+    /// the connection (RST rather than FIN).
+    case resetMidResponse
+    /// Closes the connection without sending anything (the keep-alive
+    /// race: a server closing an idle connection as a request arrives).
+    case closeWithoutResponse
 }
 
 /// An HTTP/1.1 server on 127.0.0.1 (port 0) that plays a script, one
@@ -29,30 +42,36 @@ final class ScriptedHTTPServer: Sendable {
     private let state: Mutex<State>
     private let channel: Mutex<(any Channel)?> = Mutex(nil)
     let port: Int
+    /// `https` when the server speaks TLS.
+    let scheme: String
 
-    private init(script: [ServerAction], port: Int) {
+    private init(script: [ServerAction], port: Int, scheme: String) {
         self.state = Mutex(State(script: script))
         self.port = port
+        self.scheme = scheme
     }
 
-    /// Starts a server playing `script`.
-    static func start(_ script: [ServerAction]) async throws -> ScriptedHTTPServer {
+    /// Starts a server playing `script`; with `tls`, HTTP runs inside TLS
+    /// with that context's certificate.
+    static func start(_ script: [ServerAction], tls: NIOSSLContext? = nil) async throws -> ScriptedHTTPServer {
         let box = ServerBox()
         let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
-                channel.pipeline.configureHTTPServerPipeline().flatMapThrowing {
+                channel.eventLoop.makeCompletedFuture {
+                    if let tls { try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls)) }
+                    try channel.pipeline.syncOperations.configureHTTPServerPipeline()
                     try channel.pipeline.syncOperations.addHandler(ScriptHandler(box: box))
                 }
             }
         let channel = try await bootstrap.bind(host: "127.0.0.1", port: 0).get()
-        let server = ScriptedHTTPServer(script: script, port: channel.localAddress!.port!)
+        let server = ScriptedHTTPServer(script: script, port: channel.localAddress!.port!, scheme: tls == nil ? "http" : "https")
         server.channel.withLock { $0 = channel }
         box.server.withLock { $0 = server }
         return server
     }
 
-    var url: String { "http://127.0.0.1:\(port)" }
+    var url: String { "\(scheme)://127.0.0.1:\(port)" }
 
     /// Paths of the requests received so far, in order.
     var received: [String] { state.withLock { $0.received } }
@@ -143,6 +162,21 @@ private final class ScriptHandler: ChannelInboundHandler {
             context.write(wrapOutboundOut(.head(head)), promise: nil)
             let partial = context.channel.allocator.buffer(string: String(repeating: "x", count: 10))
             context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(partial))), promise: nil)
+            context.close(promise: nil)
+        case .resetMidResponse:
+            var head = HTTPResponseHead(version: .http1_1, status: .ok)
+            head.headers.add(name: "Content-Length", value: "1000")
+            context.write(wrapOutboundOut(.head(head)), promise: nil)
+            let partial = context.channel.allocator.buffer(string: String(repeating: "x", count: 10))
+            let channel = context.channel
+            context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(partial)))).flatMap { () -> EventLoopFuture<Void> in
+                // A zero linger time makes close send RST.
+                guard let socket = channel as? any SocketOptionProvider else {
+                    return channel.eventLoop.makeFailedFuture(ChannelError.operationUnsupported)
+                }
+                return socket.setSoLinger(linger(l_onoff: 1, l_linger: 0))
+            }.whenComplete { _ in channel.close(promise: nil) }
+        case .closeWithoutResponse:
             context.close(promise: nil)
         }
     }
