@@ -46,7 +46,7 @@ protocol DirectoryWatcher: AnyObject, Sendable {
     func stop()
 }
 
-#if os(Linux)
+#if canImport(Glibc)
 /// The platform's watcher for `directory`, calling `notify` from its own
 /// thread when there is activity to ``DirectoryWatcher/drain()``. The watch
 /// is not established yet: call ``DirectoryWatcher/rewatch()``.
@@ -59,6 +59,6 @@ func makeDirectoryWatcher(
 func makeDirectoryWatcher(
     directory: String, logger: Logger, notify: @escaping @Sendable () -> Void
 ) throws(DirectoryWatchError) -> any DirectoryWatcher {
-    throw DirectoryWatchError(description: "file-system events are implemented with inotify, on Linux only")
+    throw DirectoryWatchError(description: "file-system events are implemented with inotify, on Linux with Glibc only")
 }
 #endif

@@ -1,9 +1,7 @@
-#if os(Linux)
+// Glibc only: the static Linux SDK (Musl) types `pthread_t` differently
+// and is left to polling.
 #if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 import Logging
 import Synchronization
 

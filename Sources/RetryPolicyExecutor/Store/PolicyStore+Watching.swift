@@ -67,7 +67,8 @@ extension PolicyStore {
     ///
     /// ``watchMode`` and ``events()`` say which mode is in use; every
     /// change of mode is logged. Cancelling the task stops the watcher
-    /// thread and closes its descriptors before this method returns.
+    /// thread and closes its descriptors before this method returns. Run
+    /// one watch per store: ``watchMode`` reports the latest one started.
     public func watch<C: Clock>(
         debounce: Duration = .milliseconds(200),
         rescanEvery: Duration? = .seconds(60),
