@@ -5,47 +5,48 @@
 /// cooldown gate, which are lock-free or briefly locked). Deciding performs
 /// no heap allocation and no I/O: time and randomness come in as arguments,
 /// so the same inputs always give the same decision.
+///
+/// The compiled form lives in one shared object, so a decider is a single
+/// reference: copying it into every request, closure and async frame costs
+/// a retain, not a copy of the policy.
 public struct RetryDecider: Sendable {
-    public let policy: Policy
-    /// The shared token bucket, when the policy has a budget.
-    public let budget: RetryBudget?
-    /// The shared server-directed cooldown.
-    public let cooldown: CooldownGate
+    @usableFromInline
+    let compiled: CompiledPolicy
 
-    /// First matching rule per status code (index `status - 100`), or -1.
-    /// Only built when no rule is method-specific, which makes matching one
-    /// array read.
-    private let statusTable: [Int16]?
-    /// First matching rule per transport failure, or -1.
-    private let transportTable: [Int16]?
+    @inlinable public var policy: Policy { compiled.policy }
+    /// The shared token bucket, when the policy has a budget.
+    @inlinable public var budget: RetryBudget? { compiled.budget }
+    /// The shared server-directed cooldown.
+    @inlinable public var cooldown: CooldownGate { compiled.cooldown }
 
     public init(policy: Policy, budget: RetryBudget? = nil, cooldown: CooldownGate = CooldownGate()) {
-        self.policy = policy
-        self.budget = budget ?? policy.budget.map(RetryBudget.init(configuration:))
-        self.cooldown = cooldown
-        if policy.rules.count < Int(Int16.max), policy.rules.allSatisfy({ $0.methods == nil }) {
-            var statuses = [Int16](repeating: -1, count: StatusPattern.validCodes.count)
-            var transports = [Int16](repeating: -1, count: TransportFailure.allCases.count)
-            for (index, rule) in policy.rules.enumerated() {
-                for pattern in rule.statuses {
-                    let codes = pattern.codes.clamped(to: StatusPattern.validCodes)
-                    for code in codes where statuses[code - 100] < 0 { statuses[code - 100] = Int16(index) }
-                }
-                for transport in rule.transports {
-                    let slot = Self.slot(of: transport)
-                    if transports[slot] < 0 { transports[slot] = Int16(index) }
-                }
-            }
-            statusTable = statuses
-            transportTable = transports
-        } else {
-            statusTable = nil
-            transportTable = nil
-        }
+        compiled = CompiledPolicy(
+            policy: policy, budget: budget ?? policy.budget.map(RetryBudget.init(configuration:)), cooldown: cooldown)
     }
 
     /// The header names the policy reads, so adapters can pass only those.
-    public var consultedHeaderNames: [String] { policy.retryAfter.headers.map(\.name) }
+    @inlinable public var consultedHeaderNames: [String] { compiled.consultedHeaderNames }
+
+    /// The time limits for a request to `endpoint`.
+    ///
+    /// Equivalent to `policy.timeouts(for:)`; callers on a hot async path
+    /// use this form so that no copy of the policy lands in their frame.
+    public func timeouts(for endpoint: String?) -> TimeoutBudget {
+        compiled.policy.timeouts(for: endpoint)
+    }
+
+    /// Whether `outcome` is a success that no rule reinterprets: an
+    /// unmatched 2xx, or a rule whose action is `success`.
+    ///
+    /// Pure: it decides nothing and spends no budget, so a caller can take
+    /// a fast path and still make the one real decision afterwards.
+    public func isPlainSuccess(_ outcome: AttemptOutcome, method: HTTPMethod) -> Bool {
+        if let index = matchingRule(for: outcome, method: method) {
+            return compiled.policy.rules[index].action == .success
+        }
+        if case .response(let status, _) = outcome { return (200...299).contains(status) }
+        return false
+    }
 
     // MARK: Matching
 
@@ -53,14 +54,14 @@ public struct RetryDecider: Sendable {
     public func matchingRule(for outcome: AttemptOutcome, method: HTTPMethod) -> Int? {
         switch outcome {
         case .response(let status, _):
-            if let statusTable {
+            if let statusTable = compiled.statusTable {
                 guard StatusPattern.validCodes.contains(status) else { return nil }
                 let index = statusTable[status - 100]
                 return index < 0 ? nil : Int(index)
             }
             return policy.rules.firstIndex { $0.matches(status: status, method: method) }
         case .transport(let transport):
-            if let transportTable {
+            if let transportTable = compiled.transportTable {
                 let index = transportTable[Self.slot(of: transport)]
                 return index < 0 ? nil : Int(index)
             }
@@ -68,7 +69,7 @@ public struct RetryDecider: Sendable {
         }
     }
 
-    private static func slot(of transport: TransportFailure) -> Int {
+    static func slot(of transport: TransportFailure) -> Int {
         switch transport {
         case .timeout: 0
         case .connectionLost: 1

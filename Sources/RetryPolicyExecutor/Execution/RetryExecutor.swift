@@ -123,51 +123,34 @@ extension RetryExecutor {
         judge: (Value) -> AttemptOutcome,
         operation: @Sendable (AttemptContext) async throws -> Value
     ) async throws(RetryFailure) -> Value {
-        let start = clock.now
-        let timeouts = decider.policy.timeouts(for: request.endpoint)
         // The common case, a first try that succeeds with no timer, hook or
-        // cooldown involved, runs here with a small async frame; everything
-        // else continues in `retryLoop`, whose much larger frame is only
-        // allocated when it is needed.
-        guard timeouts.perAttempt == nil, timeouts.total == nil, observer == nil, telemetry == nil,
-            !Task.isCancelled, case .proceed = decider.admit(now: wallClock.timestamp(at: start))
-        else {
-            return try await retryLoop(request, start: start, timeouts: timeouts, first: nil, using: &generator, judge: judge, operation: operation)
-        }
-        let result: AttemptResult<Value>
-        do {
-            result = .value(try await operation(AttemptContext(attempt: 1, credentialRefreshes: 0)))
-        } catch {
-            result = .failure(error)
-        }
-        let end = clock.now
-        if case .value(let value) = result, !Task.isCancelled {
-            let outcome = judge(value)
-            if isPlainSuccess(outcome, method: request.method) {
-                let input = DecisionInput(
-                    outcome: outcome, attempt: 1, elapsed: start.duration(to: end), method: request.method,
-                    markedIdempotent: request.markedIdempotent, endpoint: request.endpoint,
-                    now: wallClock.timestamp(at: end))
-                // Refunds the budget; the decision is a success by construction.
-                _ = decider.decide(input, using: &generator)
+        // cooldown involved, runs here; everything else continues in
+        // `retryLoop`, whose much larger frame is only allocated when it is
+        // needed. The checks before and after the attempt are synchronous
+        // calls, so the policy, the decision input and the decision live on
+        // the thread's stack and not in this function's async frame: on a
+        // new task the whole first try fits the task's first allocation slab.
+        let start = clock.now
+        var first: FirstAttempt<Value>?
+        if observer == nil, telemetry == nil, !Task.isCancelled,
+            decider.mayStartAtOnce(request, now: wallClock.timestamp(at: start))
+        {
+            let result: AttemptResult<Value>
+            do {
+                result = .value(try await operation(AttemptContext(attempt: 1, credentialRefreshes: 0)))
+            } catch {
+                result = .failure(error)
+            }
+            let end = clock.now
+            if case .value(let value) = result, !Task.isCancelled,
+                decider.settlePlainSuccess(
+                    judge(value), request, elapsed: start.duration(to: end), now: wallClock.timestamp(at: end))
+            {
                 return value
             }
+            first = FirstAttempt(result: result, start: start, end: end)
         }
-        return try await retryLoop(
-            request, start: start, timeouts: timeouts, first: FirstAttempt(result: result, start: start, end: end),
-            using: &generator, judge: judge, operation: operation)
-    }
-
-    /// Whether `outcome` is a success no rule reinterprets: an unmatched
-    /// 2xx, or a rule whose action is `success`. Pure: it decides nothing,
-    /// so the decision (and its budget refund) still happens exactly once.
-    @inlinable
-    func isPlainSuccess(_ outcome: AttemptOutcome, method: HTTPMethod) -> Bool {
-        if let index = decider.matchingRule(for: outcome, method: method) {
-            return decider.policy.rules[index].action == .success
-        }
-        if case .response(let status, _) = outcome { return (200...299).contains(status) }
-        return false
+        return try await retryLoop(request, start: start, first: first, using: &generator, judge: judge, operation: operation)
     }
 
     /// An attempt already made before the loop took over.
@@ -190,12 +173,12 @@ extension RetryExecutor {
     func retryLoop<Value: Sendable, G: RandomNumberGenerator>(
         _ request: RetryRequest,
         start: C.Instant,
-        timeouts: TimeoutBudget,
         first: FirstAttempt<Value>?,
         using generator: inout G,
         judge: (Value) -> AttemptOutcome,
         operation: @Sendable (AttemptContext) async throws -> Value
     ) async throws(RetryFailure) -> Value {
+        let timeouts = decider.timeouts(for: request.endpoint)
         var input = DecisionInput(
             outcome: .status(200), attempt: 1, elapsed: .zero, method: request.method,
             markedIdempotent: request.markedIdempotent, endpoint: request.endpoint)

@@ -12,12 +12,12 @@ public protocol RetryableResponse: Sendable {
 extension RetryDecider {
     /// The headers of `response` the policy reads, and only those: a
     /// response without them gives an empty list, which does not allocate.
-    @inlinable
+    @inlinable @inline(never)
     public func outcome(for response: some RetryableResponse) -> AttemptOutcome {
         var headers = ResponseHeaders.none
-        for header in policy.retryAfter.headers {
-            if let value = response.headerValue(named: header.name) {
-                headers.append(name: header.name, value: value)
+        for name in consultedHeaderNames {
+            if let value = response.headerValue(named: name) {
+                headers.append(name: name, value: value)
             }
         }
         return .response(status: response.statusCode, headers: headers)
