@@ -169,7 +169,12 @@ extension RetryExecutor {
     }
 
     /// The full loop: admission, timers, history, waits, refreshes.
-    @usableFromInline
+    ///
+    /// Only the waiting happens here; every decision is made by a
+    /// synchronous step (`admission`, `attemptLimit`, `conclude`), so
+    /// records, decisions and error texts are built on the thread's stack
+    /// rather than in this function's async frame, which stays small.
+    @inlinable
     func retryLoop<Value: Sendable, G: RandomNumberGenerator>(
         _ request: RetryRequest,
         start: C.Instant,
@@ -197,34 +202,42 @@ extension RetryExecutor {
             } else {
                 // No attempt starts after cancellation.
                 if Task.isCancelled {
-                    throw finish(cancelledFailure(input, history: history, using: &generator), request, start)
+                    throw cancellation(&input, history: history, request: request, start: start, using: &generator)
                 }
-                try await admit(request, start: start, timeouts: timeouts, input: input, history: history, using: &generator)
+                admitting: while true {
+                    let now = clock.now
+                    switch admission(request, start: start, now: now, timeouts: timeouts, history: history) {
+                    case .proceed:
+                        break admitting
+                    case .fail(let failure):
+                        throw finish(failure, request, start)
+                    case .wait(let remaining):
+                        do {
+                            try await clock.sleep(until: now.advanced(by: remaining), tolerance: nil)
+                        } catch {
+                            throw cancellation(&input, history: history, request: request, start: start, using: &generator)
+                        }
+                    }
+                }
 
                 attemptStart = clock.now
                 let startedAt = start.duration(to: attemptStart)
-                var limit = timeouts.perAttempt
-                if let total = timeouts.total {
-                    let remaining = total - startedAt
-                    if remaining <= .zero {
-                        var error = lastError(in: history) ?? SDKError(kind: .timeout, transport: .timeout)
-                        error.detail = error.detail ?? "total deadline of \(total.formattedForHumans) reached"
-                        throw finish(RetryFailure(error: error, reason: .deadlineExceeded, attempts: history), request, start)
-                    }
-                    limit = limit.map { min($0, remaining) } ?? remaining
+                let limit: Duration?
+                switch attemptLimit(timeouts, startedAt: startedAt, history: history) {
+                case .failure(let failure): throw finish(failure, request, start)
+                case .success(let allowed): limit = allowed
                 }
-                observer?(.attemptStarted(number: input.attempt, at: startedAt))
+                if observer != nil { reportAttemptStarted(number: input.attempt, at: startedAt) }
 
                 let context = AttemptContext(attempt: input.attempt, credentialRefreshes: input.credentialRefreshes)
                 result = await perform(operation, context: context, limit: limit, startedAt: attemptStart)
                 end = clock.now
             }
-            let startedAt = start.duration(to: attemptStart)
             // A value that arrived is kept even if the caller cancelled just
             // after: the work is done. A failure under cancellation is the
             // cancellation, whatever the operation threw.
             if Task.isCancelled, case .value = result {} else if Task.isCancelled {
-                throw finish(cancelledFailure(input, history: history, using: &generator), request, start)
+                throw cancellation(&input, history: history, request: request, start: start, using: &generator)
             }
 
             let outcome: AttemptOutcome
@@ -240,79 +253,38 @@ extension RetryExecutor {
             case .timedOut:
                 outcome = .transport(.timeout)
             }
-            input.outcome = outcome
-            input.elapsed = start.duration(to: end)
-            input.now = wallClock.timestamp(at: end)
-            let decision = decider.decide(input, using: &generator)
 
-            if case .success = decision.action, let value {
-                if observer != nil || telemetry != nil {
-                    let record = AttemptRecord(
-                        number: input.attempt, outcome: outcome, startedAt: startedAt,
-                        duration: attemptStart.duration(to: end), decision: decision)
-                    observer?(.attemptFinished(record))
-                    telemetry?.attemptFinished(record, policy: decider.policy.name, endpoint: request.endpoint)
-                    observer?(.succeeded(attempts: input.attempt, elapsed: input.elapsed))
-                    telemetry?.requestSucceeded(
-                        attempts: input.attempt, elapsed: input.elapsed, policy: decider.policy.name,
-                        endpoint: request.endpoint)
-                }
-                return value
-            }
-
-            var record = AttemptRecord(
-                number: input.attempt, outcome: outcome, startedAt: startedAt,
-                duration: attemptStart.duration(to: end), decision: decision,
-                errorDescription: thrown.map { String(describing: $0) } ?? (value == nil ? "timed out" : nil))
-            if case .success = decision.action {
-                // A rule called a thrown error or a timeout a success, but
-                // there is no value to return: that is a policy mistake.
-                var error = SDKError(kind: .internalError)
-                if case .transport(let transport) = outcome { error.transport = transport }
-                error.detail = "the policy treats \(outcome) as a success, but the operation produced no value"
-                record.decision.action = .stop(error, .notRetryable)
-            }
-            history.append(record)
-            observer?(.attemptFinished(record))
-            telemetry?.attemptFinished(record, policy: decider.policy.name, endpoint: request.endpoint)
-
-            switch record.decision.action {
-            case .success:
-                preconditionFailure("handled above")
-            case .stop(var error, let reason):
-                if error.detail == nil, let thrown { error.detail = String(describing: thrown) }
-                throw finish(
-                    RetryFailure(
-                        error: error, reason: reason, attempts: history, lastResponse: value,
-                        underlyingError: thrown), request, start)
-            case .retry(let delay):
+            switch conclude(
+                outcome, thrown: thrown, returnedValue: value != nil, request: request, start: start,
+                attemptStart: attemptStart, end: end, input: &input, history: &history, using: &generator)
+            {
+            case .succeed:
+                if let value { return value }
+                preconditionFailure("conclude succeeds only with a value")
+            case .stop(var failure):
+                failure.lastResponse = value
+                throw finish(failure, request, start)
+            case .retry(let delay, let refreshCredentials):
                 if delay > .zero {
-                    let cause: RetryEvent.WaitCause = decision.serverDirected ? .server : .backoff
-                    observer?(.waiting(delay, cause: cause))
-                    telemetry?.waited(delay, cause: cause, policy: decider.policy.name, endpoint: request.endpoint)
                     do {
                         try await clock.sleep(until: end.advanced(by: delay), tolerance: nil)
                     } catch {
-                        throw finish(cancelledFailure(input, history: history, using: &generator), request, start)
+                        throw cancellation(&input, history: history, request: request, start: start, using: &generator)
                     }
                 }
-                if decision.refreshCredentials, let refreshCredentials {
-                    observer?(.refreshingCredentials)
+                if refreshCredentials, let refresh = self.refreshCredentials {
+                    if observer != nil { reportRefreshingCredentials() }
                     do {
-                        try await refreshCredentials()
+                        try await refresh()
                     } catch {
                         if Task.isCancelled {
-                            throw finish(cancelledFailure(input, history: history, using: &generator), request, start)
+                            throw cancellation(&input, history: history, request: request, start: start, using: &generator)
                         }
-                        var failed = errorOf(decision, outcome: outcome)
-                        failed.detail = "credential refresh failed: \(error)"
                         throw finish(
-                            RetryFailure(
-                                error: failed, reason: .notRetryable, attempts: history, lastResponse: value,
-                                underlyingError: error), request, start)
+                            refreshFailure(error, history: history, lastResponse: value), request, start)
                     }
                 }
-                input.advance(after: decision, outcome: outcome, elapsed: input.elapsed, now: input.now)
+                advance(&input, past: history)
             }
         }
     }
@@ -330,6 +302,7 @@ extension RetryExecutor {
 
     /// Runs one attempt; with a limit, races it against a timer on
     /// `clock` and cancels whichever loses.
+    @usableFromInline @inline(never)
     func perform<Value: Sendable>(
         _ operation: @Sendable (AttemptContext) async throws -> Value,
         context: AttemptContext,
@@ -368,45 +341,184 @@ extension RetryExecutor {
         }
     }
 
-    /// Honours the decider's admission check: waits out a cooldown or
-    /// rejects the request without sending it.
-    func admit<G: RandomNumberGenerator>(
-        _ request: RetryRequest,
-        start: C.Instant,
-        timeouts: TimeoutBudget,
-        input: DecisionInput,
-        history: [AttemptRecord],
-        using generator: inout G
-    ) async throws(RetryFailure) {
-        while true {
-            let now = clock.now
-            let wallNow = wallClock.timestamp(at: now)
-            switch decider.admit(now: wallNow) {
-            case .proceed:
-                return
-            case .reject(let error):
-                throw finish(RetryFailure(error: error, reason: .notRetryable, attempts: history), request, start)
-            case .wait(let remaining):
-                if let total = timeouts.total, start.duration(to: now) + remaining >= total {
-                    var error = decider.cooldown.active(at: wallNow)?.error ?? SDKError(kind: .timeout)
-                    error.retryAfter = remaining
-                    throw finish(RetryFailure(error: error, reason: .deadlineExceeded, attempts: history), request, start)
-                }
-                observer?(.waiting(remaining, cause: .cooldown))
-                telemetry?.waited(remaining, cause: .cooldown, policy: decider.policy.name, endpoint: request.endpoint)
-                do {
-                    try await clock.sleep(until: now.advanced(by: remaining), tolerance: nil)
-                } catch {
-                    throw finish(cancelledFailure(input, history: history, using: &generator), request, start)
-                }
+    /// What the decider's admission check means for the next attempt: go,
+    /// wait out a cooldown (reported here), or give up because the
+    /// cooldown rejects requests or outlasts the deadline.
+    @usableFromInline
+    enum AdmissionStep {
+        case proceed
+        case wait(Duration)
+        case fail(RetryFailure)
+    }
+
+    @usableFromInline @inline(never)
+    func admission(
+        _ request: RetryRequest, start: C.Instant, now: C.Instant, timeouts: TimeoutBudget, history: [AttemptRecord]
+    ) -> AdmissionStep {
+        let wallNow = wallClock.timestamp(at: now)
+        switch decider.admit(now: wallNow) {
+        case .proceed:
+            return .proceed
+        case .reject(let error):
+            return .fail(RetryFailure(error: error, reason: .notRetryable, attempts: history))
+        case .wait(let remaining):
+            if let total = timeouts.total, start.duration(to: now) + remaining >= total {
+                var error = decider.cooldown.active(at: wallNow)?.error ?? SDKError(kind: .timeout)
+                error.retryAfter = remaining
+                return .fail(RetryFailure(error: error, reason: .deadlineExceeded, attempts: history))
             }
+            observer?(.waiting(remaining, cause: .cooldown))
+            telemetry?.waited(remaining, cause: .cooldown, policy: decider.policy.name, endpoint: request.endpoint)
+            return .wait(remaining)
         }
+    }
+
+    /// How long the next attempt may run: the per-attempt timeout, cut to
+    /// what is left of the total deadline; a failure once nothing is left.
+    @usableFromInline @inline(never)
+    func attemptLimit(
+        _ timeouts: TimeoutBudget, startedAt: Duration, history: [AttemptRecord]
+    ) -> Result<Duration?, RetryFailure> {
+        guard let total = timeouts.total else { return .success(timeouts.perAttempt) }
+        let remaining = total - startedAt
+        if remaining <= .zero {
+            var error = lastError(in: history) ?? SDKError(kind: .timeout, transport: .timeout)
+            error.detail = error.detail ?? "total deadline of \(total.formattedForHumans) reached"
+            return .failure(RetryFailure(error: error, reason: .deadlineExceeded, attempts: history))
+        }
+        return .success(timeouts.perAttempt.map { min($0, remaining) } ?? remaining)
+    }
+
+    /// What follows an attempt.
+    @usableFromInline
+    enum Conclusion {
+        case succeed
+        /// The failure to throw; the caller adds the last response.
+        case stop(RetryFailure)
+        /// Wait `delay` (already reported), refresh credentials if asked,
+        /// then advance the decision input past the last record.
+        case retry(delay: Duration, refreshCredentials: Bool)
+    }
+
+    /// Decides after an attempt, records it in `history`, and reports it
+    /// to the observer and telemetry.
+    @usableFromInline @inline(never)
+    func conclude<G: RandomNumberGenerator>(
+        _ outcome: AttemptOutcome,
+        thrown: (any Error)?,
+        returnedValue: Bool,
+        request: RetryRequest,
+        start: C.Instant,
+        attemptStart: C.Instant,
+        end: C.Instant,
+        input: inout DecisionInput,
+        history: inout [AttemptRecord],
+        using generator: inout G
+    ) -> Conclusion {
+        let startedAt = start.duration(to: attemptStart)
+        input.outcome = outcome
+        input.elapsed = start.duration(to: end)
+        input.now = wallClock.timestamp(at: end)
+        let decision = decider.decide(input, using: &generator)
+
+        if case .success = decision.action, returnedValue {
+            if observer != nil || telemetry != nil {
+                let record = AttemptRecord(
+                    number: input.attempt, outcome: outcome, startedAt: startedAt,
+                    duration: attemptStart.duration(to: end), decision: decision)
+                observer?(.attemptFinished(record))
+                telemetry?.attemptFinished(record, policy: decider.policy.name, endpoint: request.endpoint)
+                observer?(.succeeded(attempts: input.attempt, elapsed: input.elapsed))
+                telemetry?.requestSucceeded(
+                    attempts: input.attempt, elapsed: input.elapsed, policy: decider.policy.name,
+                    endpoint: request.endpoint)
+            }
+            return .succeed
+        }
+
+        var record = AttemptRecord(
+            number: input.attempt, outcome: outcome, startedAt: startedAt,
+            duration: attemptStart.duration(to: end), decision: decision,
+            errorDescription: thrown.map { String(describing: $0) } ?? (returnedValue ? nil : "timed out"))
+        if case .success = decision.action {
+            // A rule called a thrown error or a timeout a success, but
+            // there is no value to return: that is a policy mistake.
+            var error = SDKError(kind: .internalError)
+            if case .transport(let transport) = outcome { error.transport = transport }
+            error.detail = "the policy treats \(outcome) as a success, but the operation produced no value"
+            record.decision.action = .stop(error, .notRetryable)
+        }
+        // One allocation for the whole history: a request that failed once
+        // is likely to fail again.
+        if history.isEmpty { history.reserveCapacity(max(decider.policy.attempts, 1)) }
+        history.append(record)
+        observer?(.attemptFinished(record))
+        telemetry?.attemptFinished(record, policy: decider.policy.name, endpoint: request.endpoint)
+
+        switch record.decision.action {
+        case .success:
+            preconditionFailure("handled above")
+        case .stop(var error, let reason):
+            if error.detail == nil, let thrown { error.detail = String(describing: thrown) }
+            return .stop(RetryFailure(error: error, reason: reason, attempts: history, underlyingError: thrown))
+        case .retry(let delay):
+            if delay > .zero {
+                let cause: RetryEvent.WaitCause = decision.serverDirected ? .server : .backoff
+                observer?(.waiting(delay, cause: cause))
+                telemetry?.waited(delay, cause: cause, policy: decider.policy.name, endpoint: request.endpoint)
+            }
+            return .retry(delay: delay, refreshCredentials: decision.refreshCredentials)
+        }
+    }
+
+    /// Moves the decision input on to the next attempt, past the decision
+    /// recorded last.
+    @usableFromInline @inline(never)
+    func advance(_ input: inout DecisionInput, past history: [AttemptRecord]) {
+        guard let last = history.last else { preconditionFailure("a retry follows a recorded attempt") }
+        input.advance(after: last.decision, outcome: last.outcome, elapsed: input.elapsed, now: input.now)
+    }
+
+    // The two events the loop reports itself, built out of line: a
+    // `RetryEvent` is as large as an attempt record.
+
+    @usableFromInline @inline(never)
+    func reportAttemptStarted(number: Int, at startedAt: Duration) {
+        observer?(.attemptStarted(number: number, at: startedAt))
+    }
+
+    @usableFromInline @inline(never)
+    func reportRefreshingCredentials() {
+        observer?(.refreshingCredentials)
+    }
+
+    /// The failure for a request cancelled before or between attempts,
+    /// reported like every other. `input` is in-out only so that the async
+    /// loop passes it without a copy; it is not changed.
+    @usableFromInline @inline(never)
+    func cancellation<G: RandomNumberGenerator>(
+        _ input: inout DecisionInput, history: [AttemptRecord], request: RetryRequest, start: C.Instant,
+        using generator: inout G
+    ) -> RetryFailure {
+        finish(cancelledFailure(input, history: history, using: &generator), request, start)
+    }
+
+    /// The failure when refreshing credentials before a retry failed.
+    @usableFromInline @inline(never)
+    func refreshFailure(_ error: any Error, history: [AttemptRecord], lastResponse: (any Sendable)?) -> RetryFailure {
+        guard let last = history.last else { preconditionFailure("a refresh follows a recorded attempt") }
+        var failed = errorOf(last.decision, outcome: last.outcome)
+        failed.detail = "credential refresh failed: \(error)"
+        return RetryFailure(
+            error: failed, reason: .notRetryable, attempts: history, lastResponse: lastResponse,
+            underlyingError: error)
     }
 
     /// The failure for a cancelled request: the policy's error for a
     /// `cancelled` transport failure if a rule names one, otherwise the
     /// standard `cancelled` kind (never whatever the default rule says,
     /// since cancelling is the caller's choice, not a fault).
+    @usableFromInline @inline(never)
     func cancelledFailure<G: RandomNumberGenerator>(
         _ input: DecisionInput, history: [AttemptRecord], using generator: inout G
     ) -> RetryFailure {
@@ -438,6 +550,7 @@ extension RetryExecutor {
 
     /// Reports the failure to the observer and telemetry, and returns it
     /// for throwing.
+    @usableFromInline @inline(never)
     func finish(_ failure: RetryFailure, _ request: RetryRequest, _ start: C.Instant) -> RetryFailure {
         if observer != nil || telemetry != nil {
             let elapsed = start.duration(to: clock.now)
