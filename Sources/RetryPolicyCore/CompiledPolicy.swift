@@ -10,6 +10,9 @@ final class CompiledPolicy: Sendable {
     @usableFromInline let cooldown: CooldownGate
     /// The Retry-After header names the policy reads, in order.
     @usableFromInline let consultedHeaderNames: [String]
+    /// Whether the policy's own timeout budget (no endpoint override) has
+    /// a per-attempt timeout or a total deadline.
+    let defaultBudgetHasLimits: Bool
     /// First matching rule per status code (index `status - 100`), or -1.
     /// Only built when no rule is method-specific.
     let statusTable: [Int16]?
@@ -21,6 +24,7 @@ final class CompiledPolicy: Sendable {
         self.budget = budget
         self.cooldown = cooldown
         self.consultedHeaderNames = policy.retryAfter.headers.map(\.name)
+        self.defaultBudgetHasLimits = policy.timeouts.perAttempt != nil || policy.timeouts.total != nil
         if policy.rules.count < Int(Int16.max), policy.rules.allSatisfy({ $0.methods == nil }) {
             var statuses = [Int16](repeating: -1, count: StatusPattern.validCodes.count)
             var transports = [Int16](repeating: -1, count: TransportFailure.allCases.count)

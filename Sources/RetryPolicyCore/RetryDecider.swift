@@ -35,17 +35,40 @@ public struct RetryDecider: Sendable {
         compiled.policy.timeouts(for: endpoint)
     }
 
+    /// Whether a request to `endpoint` has a per-attempt timeout or a total
+    /// deadline to enforce; answered without copying the timeout budget.
+    public func hasTimeLimits(forEndpoint endpoint: String?) -> Bool {
+        if let endpoint, !compiled.policy.endpoints.isEmpty, compiled.policy.endpoints[endpoint] != nil {
+            let budget = compiled.policy.timeouts(for: endpoint)
+            return budget.perAttempt != nil || budget.total != nil
+        }
+        return compiled.defaultBudgetHasLimits
+    }
+
     /// Whether `outcome` is a success that no rule reinterprets: an
     /// unmatched 2xx, or a rule whose action is `success`.
     ///
-    /// Pure: it decides nothing and spends no budget, so a caller can take
-    /// a fast path and still make the one real decision afterwards.
+    /// Pure: it decides nothing and spends no budget.
     public func isPlainSuccess(_ outcome: AttemptOutcome, method: HTTPMethod) -> Bool {
         if let index = matchingRule(for: outcome, method: method) {
             return compiled.policy.rules[index].action == .success
         }
         if case .response(let status, _) = outcome { return (200...299).contains(status) }
         return false
+    }
+
+    /// The decision for a *first* attempt whose outcome is a plain success,
+    /// made without building a ``Decision``: if `outcome` is one, does what
+    /// ``decide(_:using:)`` does for it (refund the budget) and returns
+    /// `true`; otherwise changes nothing and returns `false`.
+    ///
+    /// A success decision depends on nothing but the outcome and the
+    /// refund, which for a first attempt is the budget's success refund, so
+    /// an executor's fast path needs no clock reading to settle it.
+    public func settlePlainSuccess(ofFirstAttempt outcome: AttemptOutcome, method: HTTPMethod) -> Bool {
+        guard isPlainSuccess(outcome, method: method) else { return false }
+        refundSuccess(lastRetryCost: 0)
+        return true
     }
 
     // MARK: Matching
@@ -217,10 +240,15 @@ public struct RetryDecider: Sendable {
     }
 
     private func success(_ input: DecisionInput, ruleIndex: Int?, location: SourceLocation?) -> Decision {
-        if let budget {
-            budget.deposit(input.lastRetryCost > 0 ? input.lastRetryCost : budget.configuration.successRefund)
-        }
+        refundSuccess(lastRetryCost: input.lastRetryCost)
         return Decision(action: .success, ruleIndex: ruleIndex, ruleLocation: location)
+    }
+
+    /// A success returns what the last retry cost, or the configured
+    /// refund when it followed no retry.
+    private func refundSuccess(lastRetryCost: Int) {
+        guard let budget else { return }
+        budget.deposit(lastRetryCost > 0 ? lastRetryCost : budget.configuration.successRefund)
     }
 
     /// A honoured server delay starts a cooldown for every request under

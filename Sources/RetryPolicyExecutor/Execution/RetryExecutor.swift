@@ -18,18 +18,39 @@ import RetryPolicyCore
 /// deadline are all measured on it, which is why tests can drive an
 /// executor with ``ManualClock`` and never sleep for real.
 public struct RetryExecutor<C: Clock>: Sendable where C.Duration == Duration {
-    public var decider: RetryDecider
-    public var clock: C
+    public var decider: RetryDecider {
+        @inlinable get { setup.fields.decider }
+        set { update { $0.decider = newValue } }
+    }
+    public var clock: C {
+        @inlinable get { setup.fields.clock }
+        set { update { $0.clock = newValue } }
+    }
     /// Where the clock's timeline sits in wall-clock time.
-    public var wallClock: WallClockAnchor<C.Instant>
+    public var wallClock: WallClockAnchor<C.Instant> {
+        @inlinable get { setup.fields.wallClock }
+        set { update { $0.wallClock = newValue } }
+    }
     /// Translates thrown errors into outcomes.
-    public var classifier: ErrorClassifier
+    public var classifier: ErrorClassifier {
+        @inlinable get { setup.fields.classifier }
+        set { update { $0.classifier = newValue } }
+    }
     /// Called before a retry the policy marked `refresh_credentials`.
-    public var refreshCredentials: CredentialRefresher?
+    public var refreshCredentials: CredentialRefresher? {
+        @inlinable get { setup.fields.refreshCredentials }
+        set { update { $0.refreshCredentials = newValue } }
+    }
     /// Receives every event of every request.
-    public var observer: RetryObserver?
+    public var observer: RetryObserver? {
+        @inlinable get { setup.fields.observer }
+        set { update { $0.observer = newValue } }
+    }
     /// Metrics and logs; `nil` costs nothing.
-    public var telemetry: RetryTelemetry?
+    public var telemetry: RetryTelemetry? {
+        @inlinable get { setup.fields.telemetry }
+        set { update { $0.telemetry = newValue } }
+    }
 
     /// - Parameters:
     ///   - wallClockNow: the wall-clock time corresponding to `clock.now`;
@@ -43,16 +64,51 @@ public struct RetryExecutor<C: Clock>: Sendable where C.Duration == Duration {
         observer: RetryObserver? = nil,
         telemetry: RetryTelemetry? = nil
     ) {
-        self.decider = decider
-        self.clock = clock
-        self.wallClock = WallClockAnchor(instant: clock.now, timestamp: wallClockNow)
-        self.classifier = classifier
-        self.refreshCredentials = refreshCredentials
-        self.observer = observer
-        self.telemetry = telemetry
+        setup = Setup(
+            Setup.Fields(
+                decider: decider, clock: clock, wallClock: WallClockAnchor(instant: clock.now, timestamp: wallClockNow),
+                classifier: classifier, refreshCredentials: refreshCredentials, observer: observer, telemetry: telemetry))
     }
 
     public var policy: Policy { decider.policy }
+
+    /// Everything above, behind one reference: every request's async
+    /// frames hold the executor, and a copy of it is then one retain
+    /// instead of one per closure, logger and decider it carries.
+    @usableFromInline
+    var setup: Setup
+
+    private mutating func update(_ change: (inout Setup.Fields) -> Void) {
+        var fields = setup.fields
+        change(&fields)
+        setup = Setup(fields)
+    }
+
+    /// Immutable: a change replaces it whole, so reading it needs neither a
+    /// lock nor an exclusivity check.
+    @usableFromInline
+    final class Setup: Sendable {
+        @usableFromInline
+        struct Fields: Sendable {
+            @usableFromInline var decider: RetryDecider
+            @usableFromInline var clock: C
+            @usableFromInline var wallClock: WallClockAnchor<C.Instant>
+            @usableFromInline var classifier: ErrorClassifier
+            @usableFromInline var refreshCredentials: CredentialRefresher?
+            @usableFromInline var observer: RetryObserver?
+            @usableFromInline var telemetry: RetryTelemetry?
+        }
+
+        @usableFromInline let fields: Fields
+        /// No observer and no telemetry: nothing to report, so a first try
+        /// may take the fast path.
+        @usableFromInline let isUnobserved: Bool
+
+        init(_ fields: Fields) {
+            self.fields = fields
+            isUnobserved = fields.observer == nil && fields.telemetry == nil
+        }
+    }
 }
 
 extension RetryExecutor where C == ContinuousClock {
@@ -125,32 +181,33 @@ extension RetryExecutor {
     ) async throws(RetryFailure) -> Value {
         // The common case, a first try that succeeds with no timer, hook or
         // cooldown involved, runs here; everything else continues in
-        // `retryLoop`, whose much larger frame is only allocated when it is
+        // `retryLoop`, whose larger frame is only allocated when it is
         // needed. The checks before and after the attempt are synchronous
-        // calls, so the policy, the decision input and the decision live on
-        // the thread's stack and not in this function's async frame: on a
-        // new task the whole first try fits the task's first allocation slab.
-        let start = clock.now
-        var first: FirstAttempt<Value>?
-        if observer == nil, telemetry == nil, !Task.isCancelled,
-            decider.mayStartAtOnce(request, now: wallClock.timestamp(at: start))
-        {
-            let result: AttemptResult<Value>
-            do {
-                result = .value(try await operation(AttemptContext(attempt: 1, credentialRefreshes: 0)))
-            } catch {
-                result = .failure(error)
-            }
-            let end = clock.now
-            if case .value(let value) = result, !Task.isCancelled,
-                decider.settlePlainSuccess(
-                    judge(value), request, elapsed: start.duration(to: end), now: wallClock.timestamp(at: end))
-            {
-                return value
-            }
-            first = FirstAttempt(result: result, start: start, end: end)
+        // calls, so the policy and the timeout budget live on the thread's
+        // stack and not in this function's async frame: on a new task the
+        // whole first try fits the task's first allocation slab. A plain
+        // success is settled without a second clock reading.
+        let setup = self.setup
+        let start = setup.fields.clock.now
+        guard setup.isUnobserved, !Task.isCancelled,
+            setup.fields.decider.mayStartAtOnce(request, now: { setup.fields.wallClock.timestamp(at: start) })
+        else {
+            return try await retryLoop(request, start: start, first: nil, using: &generator, judge: judge, operation: operation)
         }
-        return try await retryLoop(request, start: start, first: first, using: &generator, judge: judge, operation: operation)
+        let result: AttemptResult<Value>
+        do {
+            result = .value(try await operation(AttemptContext(attempt: 1, credentialRefreshes: 0)))
+        } catch {
+            result = .failure(error)
+        }
+        if case .value(let value) = result,
+            setup.fields.decider.settlePlainSuccess(ofFirstAttempt: judge(value), method: request.method)
+        {
+            return value
+        }
+        return try await retryLoop(
+            request, start: start, first: FirstAttempt(result: result, start: start, end: setup.fields.clock.now),
+            using: &generator, judge: judge, operation: operation)
     }
 
     /// An attempt already made before the loop took over.
