@@ -15,7 +15,9 @@ WORK = {
     "decision": "1,000 decisions (realistic mix)",
     "table.parity-diff": "2 decision tables (3,060 rows each) + diff",
     "table.lint-diff": "PolicyDiff.compare, iOS vs Android",
-    "executor": "1 executed request",
+    "executor": "1 executed request, in a task of its own",
+    "executor.success-in-one-task": "1,000 executed requests in one task",
+    "executor.retry-3-attempts-in-one-task": "1,000 executed requests in one task",
     "corpus": "load + lint 1,000 policy files",
 }
 

@@ -359,7 +359,7 @@ extension RetryExecutor {
 
     /// Runs one attempt; with a limit, races it against a timer on
     /// `clock` and cancels whichever loses.
-    @usableFromInline @inline(never)
+    @inlinable @inline(never)
     func perform<Value: Sendable>(
         _ operation: @Sendable (AttemptContext) async throws -> Value,
         context: AttemptContext,
@@ -408,7 +408,7 @@ extension RetryExecutor {
         case fail(RetryFailure)
     }
 
-    @usableFromInline @inline(never)
+    @inlinable @inline(never)
     func admission(
         _ request: RetryRequest, start: C.Instant, now: C.Instant, timeouts: TimeoutBudget, history: [AttemptRecord]
     ) -> AdmissionStep {
@@ -432,7 +432,7 @@ extension RetryExecutor {
 
     /// How long the next attempt may run: the per-attempt timeout, cut to
     /// what is left of the total deadline; a failure once nothing is left.
-    @usableFromInline @inline(never)
+    @inlinable @inline(never)
     func attemptLimit(
         _ timeouts: TimeoutBudget, startedAt: Duration, history: [AttemptRecord]
     ) -> Result<Duration?, RetryFailure> {
@@ -459,7 +459,7 @@ extension RetryExecutor {
 
     /// Decides after an attempt, records it in `history`, and reports it
     /// to the observer and telemetry.
-    @usableFromInline @inline(never)
+    @inlinable @inline(never)
     func conclude<G: RandomNumberGenerator>(
         _ outcome: AttemptOutcome,
         thrown: (any Error)?,
@@ -530,7 +530,7 @@ extension RetryExecutor {
 
     /// Moves the decision input on to the next attempt, past the decision
     /// recorded last.
-    @usableFromInline @inline(never)
+    @inlinable @inline(never)
     func advance(_ input: inout DecisionInput, past history: [AttemptRecord]) {
         guard let last = history.last else { preconditionFailure("a retry follows a recorded attempt") }
         input.advance(after: last.decision, outcome: last.outcome, elapsed: input.elapsed, now: input.now)
@@ -539,12 +539,12 @@ extension RetryExecutor {
     // The two events the loop reports itself, built out of line: a
     // `RetryEvent` is as large as an attempt record.
 
-    @usableFromInline @inline(never)
+    @inlinable @inline(never)
     func reportAttemptStarted(number: Int, at startedAt: Duration) {
         observer?(.attemptStarted(number: number, at: startedAt))
     }
 
-    @usableFromInline @inline(never)
+    @inlinable @inline(never)
     func reportRefreshingCredentials() {
         observer?(.refreshingCredentials)
     }
@@ -552,7 +552,7 @@ extension RetryExecutor {
     /// The failure for a request cancelled before or between attempts,
     /// reported like every other. `input` is in-out only so that the async
     /// loop passes it without a copy; it is not changed.
-    @usableFromInline @inline(never)
+    @inlinable @inline(never)
     func cancellation<G: RandomNumberGenerator>(
         _ input: inout DecisionInput, history: [AttemptRecord], request: RetryRequest, start: C.Instant,
         using generator: inout G
@@ -561,7 +561,7 @@ extension RetryExecutor {
     }
 
     /// The failure when refreshing credentials before a retry failed.
-    @usableFromInline @inline(never)
+    @inlinable @inline(never)
     func refreshFailure(_ error: any Error, history: [AttemptRecord], lastResponse: (any Sendable)?) -> RetryFailure {
         guard let last = history.last else { preconditionFailure("a refresh follows a recorded attempt") }
         var failed = errorOf(last.decision, outcome: last.outcome)
@@ -575,7 +575,7 @@ extension RetryExecutor {
     /// `cancelled` transport failure if a rule names one, otherwise the
     /// standard `cancelled` kind (never whatever the default rule says,
     /// since cancelling is the caller's choice, not a fault).
-    @usableFromInline @inline(never)
+    @inlinable @inline(never)
     func cancelledFailure<G: RandomNumberGenerator>(
         _ input: DecisionInput, history: [AttemptRecord], using generator: inout G
     ) -> RetryFailure {
@@ -589,6 +589,7 @@ extension RetryExecutor {
     }
 
     /// The error a retry decision would have reported had it stopped.
+    @usableFromInline
     func errorOf(_ decision: Decision, outcome: AttemptOutcome) -> SDKError {
         let kind = decision.ruleIndex.flatMap { decider.policy.rules[$0].error } ?? .internalError
         var error = SDKError(kind: kind)
@@ -599,6 +600,7 @@ extension RetryExecutor {
         return error
     }
 
+    @usableFromInline
     func lastError(in history: [AttemptRecord]) -> SDKError? {
         guard let last = history.last else { return nil }
         if let error = last.decision.error { return error }
@@ -607,7 +609,7 @@ extension RetryExecutor {
 
     /// Reports the failure to the observer and telemetry, and returns it
     /// for throwing.
-    @usableFromInline @inline(never)
+    @inlinable @inline(never)
     func finish(_ failure: RetryFailure, _ request: RetryRequest, _ start: C.Instant) -> RetryFailure {
         if observer != nil || telemetry != nil {
             let elapsed = start.duration(to: clock.now)

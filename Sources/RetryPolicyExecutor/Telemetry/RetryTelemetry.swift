@@ -44,6 +44,7 @@ public struct RetryTelemetry: Sendable {
     /// Whether metrics are recorded (a backend is bootstrapped or given).
     public var recordsMetrics: Bool { factory != nil }
 
+    @usableFromInline
     func attemptFinished(_ record: AttemptRecord, policy: String, endpoint: String?) {
         let decision = Self.decisionName(record.decision)
         let error = record.decision.error?.kind.rawValue ?? Self.retryErrorName(record.decision, policy: nil)
@@ -76,6 +77,7 @@ public struct RetryTelemetry: Sendable {
             ])
     }
 
+    @usableFromInline
     func waited(_ delay: Duration, cause: RetryEvent.WaitCause, policy: String, endpoint: String?) {
         guard let factory else { return }
         Timer(
@@ -85,6 +87,7 @@ public struct RetryTelemetry: Sendable {
         ).recordNanoseconds(delay.nanosecondsSaturated)
     }
 
+    @usableFromInline
     func requestSucceeded(attempts: Int, elapsed: Duration, policy: String, endpoint: String?) {
         guard let factory else { return }
         let endpointName = endpoint ?? "none"
@@ -103,6 +106,7 @@ public struct RetryTelemetry: Sendable {
         ).recordNanoseconds(elapsed.nanosecondsSaturated)
     }
 
+    @usableFromInline
     func requestFailed(_ failure: RetryFailure, elapsed: Duration, policy: String, endpoint: String?) {
         let endpointName = endpoint ?? "none"
         if let factory {

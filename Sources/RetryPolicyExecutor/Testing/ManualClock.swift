@@ -33,7 +33,8 @@ public final class ManualClock: Clock, Sendable {
         var sleepers: [Int: Sleeper] = [:]
         /// Ids cancelled before their continuation was registered.
         var cancelledEarly: Set<Int> = []
-        var sleepWaiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+        var sleepWaiters: [(id: Int, count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+        var nextWaiterID = 0
         var totalSleeps = 0
     }
 
@@ -113,21 +114,35 @@ public final class ManualClock: Clock, Sendable {
         return step
     }
 
-    /// Returns once at least `count` tasks are sleeping.
+    /// Returns once at least `count` tasks are sleeping, or as soon as the
+    /// calling task is cancelled (so a test whose time limit expired ends
+    /// instead of waiting for a sleeper that never comes).
     public func sleepers(atLeast count: Int) async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let ready = state.withLock { state in
-                if state.sleepers.values.count(where: { $0.continuation != nil }) >= count { return true }
-                state.sleepWaiters.append((count, continuation))
-                return false
+        let id = state.withLock { state in
+            state.nextWaiterID += 1
+            return state.nextWaiterID
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let ready = state.withLock { state in
+                    if Task.isCancelled { return true }
+                    if state.sleepers.values.count(where: { $0.continuation != nil }) >= count { return true }
+                    state.sleepWaiters.append((id, count, continuation))
+                    return false
+                }
+                if ready { continuation.resume() }
             }
-            if ready { continuation.resume() }
+        } onCancel: {
+            let waiter = state.withLock { state in
+                state.sleepWaiters.firstIndex { $0.id == id }.map { state.sleepWaiters.remove(at: $0) }
+            }
+            waiter?.continuation.resume()
         }
     }
 
     private static func notifySleepWaiters(_ state: inout State) {
         let sleeping = state.sleepers.values.count(where: { $0.continuation != nil })
-        var remaining: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+        var remaining: [(id: Int, count: Int, continuation: CheckedContinuation<Void, Never>)] = []
         for waiter in state.sleepWaiters {
             if sleeping >= waiter.count { waiter.continuation.resume() } else { remaining.append(waiter) }
         }

@@ -1,0 +1,27 @@
+import RetryPolicyExecutor
+import Testing
+
+@Suite(.timeLimit(.minutes(1))) struct ManualClockTests {
+    @Test("sleepers(atLeast:) returns once enough tasks sleep, and advancing wakes them")
+    func sleepersArrive() async throws {
+        let clock = ManualClock()
+        let sleeper = Task { try await clock.sleep(for: .seconds(5)) }
+        await clock.sleepers(atLeast: 1)
+        clock.advance(by: .seconds(5))
+        try await sleeper.value
+    }
+
+    @Test("a cancelled wait for sleepers returns instead of hanging")
+    func cancelledWaitReturns() async {
+        let clock = ManualClock()
+        let waiter = Task { await clock.sleepers(atLeast: 1) }
+        waiter.cancel()
+        await waiter.value
+        // Cancelled before it starts waiting, too.
+        let early = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            await clock.sleepers(atLeast: 3)
+        }
+        await early.value
+    }
+}
