@@ -25,67 +25,43 @@ let benchmarks: @Sendable () -> Void = {
         decider: RetryDecider(policy: SeedPolicy.networkingGuide), clock: clock,
         wallClockNow: Timestamp(secondsSince1970: 1_700_000_000))
 
-    Benchmark("executor.success.engine") { benchmark in
-        var generator = SplitMix64(seed: 3)
-        for _ in benchmark.scaledIterations {
-            let response = try await executor.run(using: &generator) { _ in StubResponse.ok }
-            blackHole(response)
-        }
-    }
-    Benchmark("executor.success.baseline") { benchmark in
-        for _ in benchmark.scaledIterations {
-            let response = try await withRetry(clock: clock) { try validate(StubResponse.ok) }
-            blackHole(response)
-        }
-    }
+    // Each pair twice: one request per iteration (a task of its own), and
+    // 1,000 requests per iteration in the same task.
+    let variants: [(suffix: String, scaling: BenchmarkScalingFactor)] = [("", .one), ("-in-one-task", .kilo)]
+    for (suffix, scaling) in variants {
+        var configuration = Benchmark.defaultConfiguration
+        configuration.scalingFactor = scaling
 
-    Benchmark("executor.retry-3-attempts.engine") { benchmark in
-        var generator = SplitMix64(seed: 3)
-        for _ in benchmark.scaledIterations {
-            let server = FlakyServer()
-            let response = try await executor.run(using: &generator) { _ in server.respond() }
-            precondition(response.statusCode == 200)
-            blackHole(response)
+        Benchmark("executor.success\(suffix).engine", configuration: configuration) { benchmark in
+            var generator = SplitMix64(seed: 3)
+            for _ in benchmark.scaledIterations {
+                let response = try await executor.run(using: &generator) { _ in StubResponse.ok }
+                blackHole(response)
+            }
         }
-    }
-    Benchmark("executor.retry-3-attempts.baseline") { benchmark in
-        for _ in benchmark.scaledIterations {
-            let server = FlakyServer()
-            let response = try await withRetry(clock: clock) { try validate(server.respond()) }
-            precondition(response.statusCode == 200)
-            blackHole(response)
+        Benchmark("executor.success\(suffix).baseline", configuration: configuration) { benchmark in
+            for _ in benchmark.scaledIterations {
+                let response = try await withRetry(clock: clock) { try validate(StubResponse.ok) }
+                blackHole(response)
+            }
         }
-    }
 
-    Benchmark("executor.success-in-one-task.engine", configuration: .init(scalingFactor: .kilo)) { benchmark in
-        var generator = SplitMix64(seed: 3)
-        for _ in benchmark.scaledIterations {
-            let response = try await executor.run(using: &generator) { _ in StubResponse.ok }
-            blackHole(response)
+        Benchmark("executor.retry-3-attempts\(suffix).engine", configuration: configuration) { benchmark in
+            var generator = SplitMix64(seed: 3)
+            for _ in benchmark.scaledIterations {
+                let server = FlakyServer()
+                let response = try await executor.run(using: &generator) { _ in server.respond() }
+                precondition(response.statusCode == 200)
+                blackHole(response)
+            }
         }
-    }
-    Benchmark("executor.success-in-one-task.baseline", configuration: .init(scalingFactor: .kilo)) { benchmark in
-        for _ in benchmark.scaledIterations {
-            let response = try await withRetry(clock: clock) { try validate(StubResponse.ok) }
-            blackHole(response)
-        }
-    }
-
-    Benchmark("executor.retry-3-attempts-in-one-task.engine", configuration: .init(scalingFactor: .kilo)) { benchmark in
-        var generator = SplitMix64(seed: 3)
-        for _ in benchmark.scaledIterations {
-            let server = FlakyServer()
-            let response = try await executor.run(using: &generator) { _ in server.respond() }
-            precondition(response.statusCode == 200)
-            blackHole(response)
-        }
-    }
-    Benchmark("executor.retry-3-attempts-in-one-task.baseline", configuration: .init(scalingFactor: .kilo)) { benchmark in
-        for _ in benchmark.scaledIterations {
-            let server = FlakyServer()
-            let response = try await withRetry(clock: clock) { try validate(server.respond()) }
-            precondition(response.statusCode == 200)
-            blackHole(response)
+        Benchmark("executor.retry-3-attempts\(suffix).baseline", configuration: configuration) { benchmark in
+            for _ in benchmark.scaledIterations {
+                let server = FlakyServer()
+                let response = try await withRetry(clock: clock) { try validate(server.respond()) }
+                precondition(response.statusCode == 200)
+                blackHole(response)
+            }
         }
     }
 }
