@@ -12,6 +12,10 @@ public protocol RetryableResponse: Sendable {
 extension RetryDecider {
     /// The headers of `response` the policy reads, and only those: a
     /// response without them gives an empty list, which does not allocate.
+    ///
+    /// Specialised for the caller's response type but never inlined: inside
+    /// the executor's async functions its header list and loop would
+    /// otherwise land in the async frame of every request.
     @inlinable @inline(never)
     public func outcome(for response: some RetryableResponse) -> AttemptOutcome {
         var headers = ResponseHeaders.none
