@@ -206,6 +206,8 @@ struct LintCommandTests {
         let workspace = try Workspace([
             ".retry-policy.yaml": "rules:\n  RP107: error\n  RP101: off\n",
             "team/policies/problems.yaml": PolicyTexts.problems,
+            // A git work tree: the root, up to which settings are searched.
+            ".git/HEAD": "ref: refs/heads/main\n",
         ])
         let result = try CLI.run(["lint", "--format", "json", "policies/problems.yaml"], in: workspace.url.appendingPathComponent("team"))
         #expect(result.status == 1, "RP107 is now an error: \(result)")

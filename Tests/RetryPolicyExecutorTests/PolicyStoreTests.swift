@@ -53,6 +53,26 @@ struct PolicyStoreTests {
         #expect(store.snapshot.problems.isEmpty)
     }
 
+    @Test("the YAML loader confines the store to its directory: links and extends that lead out are problems, never read")
+    func confinedToDirectory() throws {
+        let outside = directory + "-outside"
+        try FileManager.default.createDirectory(atPath: outside, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: outside) }
+        let policy = "version: 1\nname: NAME\nattempts: 2\ndefault: {error: internal_error, action: stop}\n"
+        try policy.replacingOccurrences(of: "NAME", with: "secret")
+            .write(toFile: outside + "/secret.yaml", atomically: true, encoding: .utf8)
+        try write("ok.yaml", policy.replacingOccurrences(of: "NAME", with: "ok"))
+        try write("ext.yaml", "version: 1\nname: ext\nextends: ../\((outside as NSString).lastPathComponent)/secret.yaml\n")
+        try FileManager.default.createSymbolicLink(atPath: directory + "/leak.yaml", withDestinationPath: outside + "/secret.yaml")
+        let store = PolicyStore(directory: directory, loader: .yaml())
+        #expect(store.snapshot.policyNames == ["ok"])
+        for name in ["leak.yaml", "ext.yaml"] {
+            let problem = store.snapshot.problems[directory + "/" + name]
+            #expect(problem?.description.contains("[RP009]") == true, "\(name): \(String(describing: problem))")
+        }
+        #expect(store.snapshot.problems[directory + "/ext.yaml"]?.description.contains("ext.yaml:3:10") == true)
+    }
+
     @Test("an invalid edit keeps the last good policy in service and reports located diagnostics")
     func invalidEditKeepsLastGood() throws {
         try write("tmdb.yaml", "name: tmdb\nattempts: 4\n")

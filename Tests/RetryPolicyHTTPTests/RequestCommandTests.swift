@@ -36,7 +36,9 @@ struct RequestCommandTests {
         _ = FileManager.default.createFile(atPath: err.path, contents: nil)
         let process = Process()
         process.executableURL = binary
-        process.arguments = arguments
+        // The policies live in temporary files and in the repository: a root
+        // spanning both.
+        process.arguments = arguments + ["--root", "/"]
         process.standardOutput = try FileHandle(forWritingTo: out)
         process.standardError = try FileHandle(forWritingTo: err)
         try process.run()

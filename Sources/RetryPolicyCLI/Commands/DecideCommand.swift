@@ -52,6 +52,8 @@ struct DecideCommand: ParsableCommand {
     @Option(help: "Output format.")
     var format: OutputFormat = .human
 
+    @OptionGroup var rootOptions: RootOptions
+
     func validate() throws {
         if (status == nil) == (transport == nil) {
             throw ValidationError("give exactly one of --status or --transport")
@@ -72,7 +74,7 @@ struct DecideCommand: ParsableCommand {
     }
 
     func run() throws {
-        let loaded = try PolicyFiles.loadPolicy(policy)
+        let loaded = try PolicyFiles.loadPolicy(policy, root: rootOptions.policyRoot())
         var responseHeaders = ResponseHeaders()
         if let retryAfter { responseHeaders.append(name: "Retry-After", value: retryAfter) }
         for header in headers {

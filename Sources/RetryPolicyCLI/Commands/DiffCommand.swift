@@ -29,9 +29,12 @@ struct DiffCommand: ParsableCommand {
     @Option(help: "Output format.")
     var format: OutputFormat = .human
 
+    @OptionGroup var rootOptions: RootOptions
+
     func run() throws {
-        let left = try PolicyFiles.loadPolicy(first)
-        let right = try PolicyFiles.loadPolicy(second)
+        let root = try rootOptions.policyRoot()
+        let left = try PolicyFiles.loadPolicy(first, root: root)
+        let right = try PolicyFiles.loadPolicy(second, root: root)
         let methods = method.isEmpty ? nil : method.map { HTTPMethod(rawValue: $0) }
         let comparison = PolicyDiff.compare(left, right, methods: methods)
         switch format {

@@ -28,6 +28,12 @@ struct LintCommand: ParsableCommand {
                 # retry-policy: disable-file=RP107
             A suppression that silences nothing is reported (RP116).
 
+            Files are read only inside the root: the enclosing git work tree, else the working \
+            directory, or --root DIR. A path that leaves it (absolute, '..', or a symbolic link \
+            leading out), anything in .git, and special files are refused with a located error and \
+            never opened, so linting an untrusted pull request cannot print a file of the machine. \
+            Symbolic links to directories are not followed.
+
             Exit status: 0 clean, 1 errors found (or warnings, with --strict), 2 usage or I/O error.
             """)
 
@@ -52,6 +58,8 @@ struct LintCommand: ParsableCommand {
     @Flag(help: "Never colour human output, even on a terminal.")
     var noColor = false
 
+    @OptionGroup var rootOptions: RootOptions
+
     func run() throws {
         if let explain {
             StandardOutput.write(try RuleExplanation.text(for: explain))
@@ -61,94 +69,23 @@ struct LintCommand: ParsableCommand {
             StandardOutput.write(RuleExplanation.listing())
             return
         }
-        let configuration = try LintSettingsFile.load(explicitPath: config)
-        let files = try PolicyFiles.policyFiles(in: paths.isEmpty ? ["."] : paths)
-        let linter = PolicyLinter(configuration: configuration)
-        var findings: [LintFinding] = []
-        for file in files {
-            findings += try FileLinter(linter: linter).lint(file: file)
+        let root = try rootOptions.policyRoot()
+        let configuration = try LintSettingsFile.load(explicitPath: config, root: root)
+        let run = LintRun(root: root, configuration: configuration)
+        let report: LintReport
+        do {
+            report = try run.lint(paths: paths.isEmpty ? ["."] : paths)
+        } catch {
+            throw CommandFailure(error.description)
         }
-        let report = LintReport(files: files, findings: findings)
         let chosen = format ?? (ProcessInfo.processInfo.environment["GITHUB_ACTIONS"].map { !$0.isEmpty && $0 != "false" } == true ? .github : .human)
-        let output: String
-        switch chosen {
-        case .human:
-            let colour = StandardOutput.isTerminal && !noColor && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
-            output = HumanFormatter(colour: colour) { path in
-                FileManager.default.contents(atPath: path).map { String(decoding: $0, as: UTF8.self) }
-            }.render(report)
-        case .json: output = JSONFormatter.render(report)
-        case .sarif: output = SARIFFormatter.render(report)
-        case .github: output = GitHubFormatter.render(report)
-        case .junit: output = JUnitFormatter(strict: strict).render(report)
-        }
-        StandardOutput.write(output)
+        let colour = StandardOutput.isTerminal && !noColor && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
+        StandardOutput.write(run.render(report, format: chosen, colour: colour, strict: strict))
         if report.fails(strict: strict) { throw ExitCodeError(status: ExitStatus.findings) }
     }
 }
 
 extension LintFormat: ExpressibleByArgument {}
-
-/// Lints one file: loads it, loads what it refers to (parity partners,
-/// stack layers), runs the rules and applies suppressions and settings.
-struct FileLinter {
-    var linter: PolicyLinter
-
-    func lint(file: String) throws(CommandFailure) -> [LintFinding] {
-        let source = try PolicyFiles.read(file)
-        let loader = PolicyLoader()
-        var findings: [LintFinding] = []
-        do {
-            switch try loader.loadDocument(yaml: source, path: file) {
-            case .policy(let policy):
-                var parity: [String: Policy] = [:]
-                let parityLocation = keyLocation("parity", in: source, file: file)
-                for reference in policy.parity {
-                    let path = PolicyFiles.resolve(reference, relativeTo: file)
-                    do {
-                        parity[reference] = try loader.loadPolicy(atPath: path)
-                    } catch {
-                        findings.append(LintFinding(
-                            id: "RP115", severity: .error,
-                            location: parityLocation ?? policy.location ?? SourceLocation(file: file, line: 1, column: 1),
-                            message: "parity policy \(reference) cannot be loaded: \(error.diagnostics.first?.description ?? "unknown problem")"))
-                    }
-                }
-                let context = LintContext(file: file, parityPolicies: parity, parityLocation: parityLocation)
-                findings += linter.check(policy: policy, context: context)
-            case .stack(var stack):
-                // Point the amplification finding at the `stack:` list rather than the top of the file.
-                if let stackLocation = keyLocation("stack", in: source, file: file) { stack.location = stackLocation }
-                var layers: [(layer: PolicyStack.Layer, policy: Policy)] = []
-                for layer in stack.layers {
-                    let path = PolicyFiles.resolve(layer.policyPath, relativeTo: file)
-                    do {
-                        layers.append((layer, try loader.loadPolicy(atPath: path)))
-                    } catch {
-                        findings.append(LintFinding(
-                            id: "RP113", severity: .error,
-                            location: layer.location ?? stack.location ?? SourceLocation(file: file, line: 1, column: 1),
-                            message: "layer \(layer.name): policy \(layer.policyPath) cannot be loaded: \(error.diagnostics.first?.description ?? "unknown problem")"))
-                    }
-                }
-                findings += linter.check(stack: stack, layers: layers, file: file)
-            }
-        } catch {
-            findings += error.diagnostics.map(LintFinding.init)
-        }
-        return linter.finalize(findings, source: source, file: file)
-    }
-
-    /// Where a top-level `key:` is written, found in the text because the
-    /// model keeps no location for plain lists.
-    func keyLocation(_ key: String, in source: String, file: String) -> SourceLocation? {
-        for (index, line) in source.split(separator: "\n", omittingEmptySubsequences: false).enumerated()
-        where line.hasPrefix(key + ":") {
-            return SourceLocation(file: file, line: index + 1, column: 1)
-        }
-        return nil
-    }
-}
 
 /// `--explain` and `--list-rules`.
 enum RuleExplanation {

@@ -50,6 +50,8 @@ struct RequestCommand: AsyncParsableCommand {
     @Flag(name: [.customLong("verbose"), .customShort("v")], help: "Print the timeline of attempts and decisions on standard error.")
     var verbose = false
 
+    @OptionGroup var rootOptions: RootOptions
+
     func validate() throws {
         for header in headers where PolicyRequest.header(header) == nil {
             throw ValidationError("--header must look like 'Name: value', found '\(header)'")
@@ -57,7 +59,7 @@ struct RequestCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let policy = try PolicyFiles.loadPolicy(self.policy)
+        let policy = try PolicyFiles.loadPolicy(self.policy, root: rootOptions.policyRoot())
         let request = PolicyRequest(
             url: url, method: method, headers: headers.compactMap(PolicyRequest.header), body: try body(),
             endpoint: endpoint)

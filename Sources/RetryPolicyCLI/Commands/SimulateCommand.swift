@@ -65,6 +65,8 @@ struct SimulateCommand: ParsableCommand {
     @Option(help: "Output format.")
     var format: OutputFormat = .human
 
+    @OptionGroup var rootOptions: RootOptions
+
     func validate() throws {
         if clients == nil && responses == nil { throw ValidationError("give --responses for one request, or --clients N for a storm") }
         if let clients, clients < 1 || clients > 1_000_000 { throw ValidationError("--clients must be within 1-1000000") }
@@ -82,7 +84,7 @@ struct SimulateCommand: ParsableCommand {
     }
 
     func run() throws {
-        let loaded = try PolicyFiles.loadPolicy(policy)
+        let loaded = try PolicyFiles.loadPolicy(policy, root: rootOptions.policyRoot())
         let latency = try! DurationText.parse(latency).get()
         if let clients {
             try runStorm(policy: loaded, clients: clients, latency: latency)

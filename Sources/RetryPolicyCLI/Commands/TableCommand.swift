@@ -26,8 +26,10 @@ struct TableCommand: ParsableCommand {
     @Option(help: ArgumentHelp("A platform whose error names to show (repeatable).", valueName: "name"))
     var platform: [String] = []
 
+    @OptionGroup var rootOptions: RootOptions
+
     func run() throws {
-        let loaded = try PolicyFiles.loadPolicy(policy)
+        let loaded = try PolicyFiles.loadPolicy(policy, root: rootOptions.policyRoot())
         let table = ErrorTable(policy: loaded, platforms: platform.isEmpty ? nil : platform)
         switch format {
         case .markdown: StandardOutput.write(table.markdown)

@@ -27,12 +27,27 @@ struct TestCommand: ParsableCommand {
     @Option(help: "Output format.")
     var format: TestFormat = .human
 
+    @OptionGroup var rootOptions: RootOptions
+
     func run() throws {
-        let files = try PolicyFiles.testFiles(in: paths.isEmpty ? ["."] : paths)
+        let root = try rootOptions.policyRoot()
+        let found = try PolicyFiles.testFiles(in: paths.isEmpty ? ["."] : paths, root: root)
+        let files = found.map(\.path)
         var results: [PolicyTestResult] = []
         var invalid: [(file: String, problems: [String])] = []
-        for file in files {
-            let text = try PolicyFiles.read(file)
+        for entry in found {
+            let file = entry.path
+            if let problem = entry.problem {
+                invalid.append((file, [problem.description]))
+                continue
+            }
+            let text: String
+            do {
+                text = try PolicyFiles.read(file, root: root)
+            } catch {
+                invalid.append((file, [error.message]))
+                continue
+            }
             let suite: PolicyTestSuite
             do {
                 suite = try PolicyTestSuite(yaml: text, path: file)
@@ -40,13 +55,16 @@ struct TestCommand: ParsableCommand {
                 invalid.append((file, error.diagnostics.map(\.description)))
                 continue
             }
-            let policyPath = PolicyFiles.resolve(suite.policyReference, relativeTo: file)
-            guard FileManager.default.fileExists(atPath: policyPath) else {
-                invalid.append((file, ["\(file):1:1: error: the policy under test, \(policyPath), does not exist"]))
+            let policyPath = LintRun.resolve(suite.policyReference, relativeTo: file)
+            let bytes: [UInt8]
+            switch root.readReferencedFile(policyPath, reportedAt: suite.policyLocation ?? SourceLocation(file: file, line: 1, column: 1)) {
+            case .success(let read): bytes = read
+            case .failure(let error):
+                invalid.append((file, error.diagnostics.map { "\($0.location): error: the policy under test: \($0.message) [\($0.id)]" }))
                 continue
             }
             do {
-                let policy = try PolicyLoader().loadPolicy(atPath: policyPath)
+                let policy = try PolicyLoader(root: root).loadPolicy(bytes: bytes, path: policyPath)
                 results.append(PolicyTestRunner.run(suite, policy: policy))
             } catch {
                 invalid.append((file, ["\(file): the policy under test cannot be loaded:"] + error.diagnostics.map(\.description)))

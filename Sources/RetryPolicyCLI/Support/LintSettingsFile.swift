@@ -2,13 +2,13 @@ import Foundation
 import RetryPolicyLint
 import RetryPolicyYAML
 
-/// Finds and reads `.retry-policy.yaml`.
+/// Finds and reads `.retry-policy.yaml`, inside the root only.
 enum LintSettingsFile {
     /// The settings at `explicitPath`, else the nearest `.retry-policy.yaml`
-    /// from the working directory upward, else defaults.
-    static func load(explicitPath: String?) throws(CommandFailure) -> LintConfiguration {
-        guard let path = explicitPath ?? find() else { return LintConfiguration() }
-        let text = try PolicyFiles.read(path)
+    /// from the working directory upward to the root, else defaults.
+    static func load(explicitPath: String?, root: PolicyRoot) throws(CommandFailure) -> LintConfiguration {
+        guard let path = explicitPath ?? find(root: root) else { return LintConfiguration() }
+        let text = try PolicyFiles.read(path, root: root)
         do {
             return try LintConfiguration(yaml: text, path: path)
         } catch {
@@ -16,14 +16,15 @@ enum LintSettingsFile {
         }
     }
 
-    static func find() -> String? {
-        var directory = URL(fileURLWithPath: FileManager.default.currentDirectoryPath).standardizedFileURL
-        while true {
-            let candidate = directory.appendingPathComponent(LintConfiguration.fileName).path
-            if FileManager.default.fileExists(atPath: candidate) { return candidate }
-            let parent = directory.deletingLastPathComponent()
-            if parent.path == directory.path { return nil }
-            directory = parent
+    static func find(root: PolicyRoot) -> String? {
+        guard case .success(let start) = root.locate(".") else { return nil }
+        var directory = start.canonicalPath
+        while root.contains(canonicalPath: directory) {
+            let candidate = (directory == "/" ? "" : directory) + "/" + LintConfiguration.fileName
+            if root.exists(candidate) { return candidate }
+            guard directory != root.path, let slash = directory.lastIndex(of: "/") else { return nil }
+            directory = slash == directory.startIndex ? "/" : String(directory[..<slash])
         }
+        return nil
     }
 }

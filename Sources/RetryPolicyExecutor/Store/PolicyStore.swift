@@ -1,6 +1,7 @@
 import Atomics
 import Logging
 import RetryPolicyCore
+import RetryPolicyYAML
 import Synchronization
 
 #if canImport(FoundationEssentials)
@@ -165,8 +166,16 @@ public final class PolicyStore: Sendable {
             return directoryUnreadable(report: report, state: &state)
         }
         var contents: [String: String] = [:]
-        for path in listing {
-            if let text = Self.read(path) { contents[path] = text }
+        for path in listing.files {
+            switch listing.root.readFile(path) {
+            case .success(let bytes):
+                contents[path] = String(decoding: bytes, as: UTF8.self)
+            case .failure(let error):
+                // Not read (a link leading out of the directory, a FIFO...):
+                // kept as its reason, so the loader reports it and a change
+                // of reason counts as a change.
+                contents[path] = "\u{0}" + error.description
+            }
         }
         let unchanged = contents.count == state.files.count
             && contents.allSatisfy { state.files[$0.key]?.contents == $0.value }
@@ -304,16 +313,15 @@ public final class PolicyStore: Sendable {
             && !name.hasSuffix(".tests.yml") && !name.hasPrefix(".")
     }
 
-    /// The policy files of `directory`; `nil` if it cannot be listed.
-    static func policyFiles(in directory: String) -> [String]? {
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return nil }
+    /// The policy files of `directory` and the root confining them to it
+    /// (resolved anew each time: the directory may be a link that a
+    /// deployment switches); `nil` if it cannot be listed.
+    static func policyFiles(in directory: String) -> (root: PolicyRoot, files: [String])? {
+        guard let root = try? PolicyRoot(directory: directory),
+            let names = root.fileSystem.names(inDirectoryAt: root.path)
+        else { return nil }
         let base = directory.hasSuffix("/") ? directory : directory + "/"
-        return names.filter(isPolicyFile).sorted().map { base + $0 }
-    }
-
-    static func read(_ path: String) -> String? {
-        guard let data = FileManager.default.contents(atPath: path) else { return nil }
-        return String(decoding: data, as: UTF8.self)
+        return (root, names.filter(isPolicyFile).sorted().map { base + $0 })
     }
 }
 

@@ -90,11 +90,14 @@ struct TestFileReader {
     mutating func suite(_ root: YAMLNode) -> PolicyTestSuite? {
         guard let entries = mapping(root, "a policy test file", allowed: ["policy", "cases", "sequences"]) else { return nil }
         var reference = defaultPolicyReference()
+        var referenceLocation: SourceLocation?
         var cases: [DecisionCase] = []
         var sequences: [SequenceCase] = []
         for (key, value) in entries {
             switch key.value {
-            case "policy": reference = string(value, "the policy file") ?? reference
+            case "policy":
+                reference = string(value, "the policy file") ?? reference
+                referenceLocation = value.location
             case "cases":
                 guard case .sequence(let items, _) = value else {
                     problem("RP011", value.location, "expected a list of cases, found \(value.kindDescription)")
@@ -113,7 +116,7 @@ struct TestFileReader {
         if cases.isEmpty && sequences.isEmpty && problems.isEmpty {
             problem("RP012", root.location, "the test file has no cases; add `cases:` or `sequences:`")
         }
-        return PolicyTestSuite(path: path, policyReference: reference, cases: cases, sequences: sequences)
+        return PolicyTestSuite(path: path, policyReference: reference, policyLocation: referenceLocation, cases: cases, sequences: sequences)
     }
 
     /// `tmdb.yaml` for `tmdb.tests.yaml`.

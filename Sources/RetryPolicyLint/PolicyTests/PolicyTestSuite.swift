@@ -9,12 +9,19 @@ public struct PolicyTestSuite: Sendable {
     public var path: String
     /// The policy under test, as written in the file (relative to it).
     public var policyReference: String
+    /// Where `policy:` is written; `nil` when the file names none and the
+    /// policy beside it is meant.
+    public var policyLocation: SourceLocation?
     public var cases: [DecisionCase]
     public var sequences: [SequenceCase]
 
-    public init(path: String, policyReference: String, cases: [DecisionCase], sequences: [SequenceCase]) {
+    public init(
+        path: String, policyReference: String, policyLocation: SourceLocation? = nil, cases: [DecisionCase],
+        sequences: [SequenceCase]
+    ) {
         self.path = path
         self.policyReference = policyReference
+        self.policyLocation = policyLocation
         self.cases = cases
         self.sequences = sequences
     }

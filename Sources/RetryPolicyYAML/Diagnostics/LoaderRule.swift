@@ -12,6 +12,7 @@ public enum LoaderRule: String, CaseIterable, Sendable {
     case duplicateKey = "RP006"
     case documentCount = "RP007"
     case unreadableFile = "RP008"
+    case outsideRoot = "RP009"
     case unknownKey = "RP010"
     case wrongType = "RP011"
     case missingKey = "RP012"
@@ -41,6 +42,7 @@ public enum LoaderRule: String, CaseIterable, Sendable {
         case .duplicateKey: "duplicate key"
         case .documentCount: "file must hold exactly one YAML document"
         case .unreadableFile: "file cannot be read"
+        case .outsideRoot: "path is not a policy file inside the root"
         case .unknownKey: "unknown key"
         case .wrongType: "value of the wrong type"
         case .missingKey: "required key missing"
@@ -77,7 +79,9 @@ public enum LoaderRule: String, CaseIterable, Sendable {
         case .documentCount:
             "A policy file holds exactly one YAML document; a file that is empty or has a second `---` document is refused."
         case .unreadableFile:
-            "The file could not be opened or read."
+            "The file could not be opened or read: it does not exist, it is a directory, FIFO, socket or device (never opened, so nothing blocks), it is larger than the size limit (reading stops there), or the system refused."
+        case .outsideRoot:
+            "Policies are read only from inside the root: the enclosing git work tree, or the working directory, or what --root names (a PolicyStore: its directory). A path that is absolute, climbs out with '..', or passes through a symbolic link that leads out is refused before anything outside is looked up, and so is anything in a .git folder, on /proc, /sys or /dev, and a file named by extends, parity or a stack layer (or reached through a symbolic link) whose name does not end in .yaml or .yml. The diagnostic names the path; the file is never opened, so nothing of it can appear in any output. Move the file inside the root, or widen the root with --root when you trust the whole tree."
         case .unknownKey:
             "The key is not part of the policy format. A misspelt key would otherwise be silently ignored and the policy would run with a default you did not choose."
         case .wrongType:

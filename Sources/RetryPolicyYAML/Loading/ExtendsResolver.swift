@@ -4,12 +4,25 @@ import RetryPolicyCore
 /// extending file's keys (mappings merge key by key, lists and scalars
 /// replace), applied before decoding so that every value keeps the location
 /// of the file it was written in.
+///
+/// The extended file is read through the loader's ``PolicyRoot``. Only a
+/// file that parses as a policy (a mapping declaring `version: 1`) can
+/// have diagnostics of its own; anything else is reported on the
+/// `extends` line, without quoting the file, so a reference to a file that
+/// is not a policy never echoes what it holds.
 struct ExtendsResolver {
     let limits: YAMLLimits
+    let root: PolicyRoot
     var diagnostics: [Diagnostic] = []
 
-    init(limits: YAMLLimits) {
+    init(limits: YAMLLimits, root: PolicyRoot) {
         self.limits = limits
+        self.root = root
+    }
+
+    /// One spelling for one file, to recognise it reached by two paths.
+    func canonical(_ path: String) -> String {
+        (try? root.locate(path).get().canonicalPath) ?? path
     }
 
     /// `root` with everything it extends merged underneath it.
@@ -21,7 +34,7 @@ struct ExtendsResolver {
         else { return root }
         let at = scalar.location
         let basePath = PolicyFileReader.resolve(relative, from: path)
-        let canonical = PolicyFileReader.canonical(basePath)
+        let canonical = canonical(basePath)
         if let start = chain.firstIndex(where: { $0.canonical == canonical }) {
             let cycle = chain[start...].map(\.shown) + [basePath]
             diagnostics.append(Diagnostic(
@@ -36,15 +49,16 @@ struct ExtendsResolver {
             return root
         }
         let bytes: [UInt8]
-        switch PolicyFileReader.read(basePath, limits: limits, reportedAt: at) {
+        switch PolicyFileReader.read(basePath, root: self.root, limits: limits, purpose: .referenced, reportedAt: at) {
         case .success(let read): bytes = read
         case .failure(let error):
             diagnostics += error.diagnostics.map { diagnostic in
                 var moved = diagnostic
+                moved.location = at
                 if diagnostic.id == LoaderRule.unreadableFile.id {
                     moved.id = LoaderRule.extendsProblem.id
-                    moved.message = "extends: " + moved.message
                 }
+                moved.message = "extends: " + moved.message
                 return moved
             }
             return root
@@ -53,13 +67,19 @@ struct ExtendsResolver {
         do {
             baseRoot = try YAMLParser.parse(bytes: bytes, path: basePath, limits: limits)
         } catch {
-            diagnostics += error.diagnostics
+            // Not YAML: say where, never what (the file may be anything).
+            let first = error.diagnostics.first
+            diagnostics.append(Diagnostic(
+                .extendsProblem, at: at,
+                "extends: expected '\(basePath)' to be a policy file, found a file that is not valid YAML"
+                    + (first.map { " (\($0.id) at \($0.location))" } ?? ""),
+                suggestion: "lint '\(basePath)' on its own to see its problems"))
             return root
         }
         guard let baseRoot, case .mapping = baseRoot else {
             diagnostics.append(Diagnostic(
                 .extendsProblem, at: at,
-                "extends: expected '\(basePath)' to hold a policy mapping, found \(baseRoot?.kindDescription ?? "an empty file")"))
+                "extends: expected '\(basePath)' to hold a policy mapping, found \(baseRoot.map(Self.shape) ?? "an empty file")"))
             return root
         }
         if baseRoot["stack"] != nil {
@@ -70,11 +90,21 @@ struct ExtendsResolver {
         if let version = baseRoot["version"], case .scalar(let versionScalar) = version, case .integer(1) = versionScalar.resolved {
         } else {
             diagnostics.append(Diagnostic(
-                .extendsProblem, at: at, "extends: expected '\(basePath)' to declare version: 1, found \(baseRoot["version"]?.kindDescription ?? "no version")"))
+                .extendsProblem, at: at, "extends: expected '\(basePath)' to declare version: 1, found \(baseRoot["version"] == nil ? "no version" : "another version")"))
             return root
         }
         let resolvedBase = resolve(baseRoot, path: basePath, chain: chain + [(basePath, canonical)])
         return Self.merge(base: resolvedBase ?? baseRoot, override: root)
+    }
+
+    /// What a node is, without quoting it: the extended file may be
+    /// anything until it is known to be a policy.
+    static func shape(_ node: YAMLNode) -> String {
+        switch node {
+        case .scalar: "a single value"
+        case .mapping(let entries, _): entries.isEmpty ? "an empty mapping" : "a mapping"
+        case .sequence(let items, _): items.isEmpty ? "an empty list" : "a list"
+        }
     }
 
     /// `override` on top of `base`: mappings merge key by key (recursively),

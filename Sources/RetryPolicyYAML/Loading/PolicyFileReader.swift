@@ -1,33 +1,88 @@
-import Foundation
 import RetryPolicyCore
 
-/// Reads a policy file's bytes, never more than the size limit, so a path
-/// to a huge file or an endless device (`/dev/zero`) fails fast instead of
-/// filling memory.
+/// Reads policy files through a ``PolicyRoot``: never outside it, never a
+/// special file, never more than the size limit (so a huge file or an
+/// endless device fails fast instead of filling memory).
 enum PolicyFileReader {
+    /// What is read.
+    enum Purpose {
+        /// A file the caller named itself (an argument, a store's file).
+        case named
+        /// A file another file refers to (`extends`, `parity`, a stack
+        /// layer): it must also be named `*.yaml` or `*.yml`, so that a
+        /// reference cannot make a credentials file or a key a policy.
+        case referenced
+    }
+
     /// The file's bytes, or a diagnostic at `location` (the file itself
-    /// when `nil`) explaining why it cannot be read.
-    static func read(_ path: String, limits: YAMLLimits, reportedAt location: SourceLocation? = nil) -> Result<[UInt8], PolicyLoadError> {
+    /// when `nil`) explaining why it is not read.
+    static func read(
+        _ path: String, root: PolicyRoot, limits: YAMLLimits, purpose: Purpose = .named,
+        reportedAt location: SourceLocation? = nil
+    ) -> Result<[UInt8], PolicyLoadError> {
         let at = location ?? SourceLocation(file: path, line: 1, column: 1)
-        func failure(_ reason: String) -> Result<[UInt8], PolicyLoadError> {
-            .failure(PolicyLoadError(Diagnostic(.unreadableFile, at: at, "expected a readable policy file at '\(path)', found \(reason)")))
-        }
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return failure("no such file") }
-        if isDirectory.boolValue { return failure("a directory") }
-        guard let handle = FileHandle(forReadingAtPath: path) else { return failure("a file that cannot be opened (permission denied?)") }
-        defer { try? handle.close() }
-        do {
-            let data = try handle.read(upToCount: limits.maxBytes + 1) ?? Data()
-            if data.count > limits.maxBytes {
+        switch locate(path, root: root, purpose: purpose) {
+        case .failure(let problem):
+            return .failure(PolicyLoadError(Diagnostic(problem.rule, at: at, problem.message, suggestion: problem.suggestion)))
+        case .success(let located):
+            switch root.fileSystem.contents(ofFileAt: located.canonicalPath, limit: limits.maxBytes) {
+            case .success(let bytes):
+                return .success(bytes)
+            case .failure(.tooLarge):
                 return .failure(PolicyLoadError(Diagnostic(
-                    .limitExceeded, at: SourceLocation(file: path, line: 1, column: 1),
+                    .limitExceeded, at: at,
                     "expected a policy file of at most \(limits.maxBytes) bytes, found a larger file")))
+            case .failure(.notRegular(let kind)):
+                return .failure(PolicyLoadError(Diagnostic(
+                    .unreadableFile, at: at, "expected a readable policy file at '\(path)', found \(kind)")))
+            case .failure(.system(let reason)):
+                return .failure(PolicyLoadError(Diagnostic(
+                    .unreadableFile, at: at, "expected a readable policy file at '\(path)', found a file that cannot be read (\(reason))")))
             }
-            return .success([UInt8](data))
-        } catch {
-            return failure("a read error (\(error.localizedDescription))")
         }
+    }
+
+    struct Problem: Error {
+        var rule: LoaderRule
+        var message: String
+        var suggestion: String?
+    }
+
+    /// `path` checked to be a regular file the loader may read, without
+    /// opening it.
+    static func locate(_ path: String, root: PolicyRoot, purpose: Purpose) -> Result<PolicyRoot.Located, Problem> {
+        switch root.locate(path) {
+        case .failure(let denial):
+            switch denial.kind {
+            case .notFound:
+                return .failure(Problem(rule: .unreadableFile, message: "expected a readable policy file at '\(path)', found no such file"))
+            case .outsideRoot, .linkLoop, .gitDirectory, .specialFileSystem:
+                return .failure(Problem(
+                    rule: .outsideRoot,
+                    message: "expected a policy file inside the root \(root.path), found \(denial.reason) at '\(path)'; it is not read",
+                    suggestion: denial.kind == .outsideRoot ? "move the file inside the root, or set the root with --root" : nil))
+            }
+        case .success(let located):
+            guard located.kind == .regular else {
+                return .failure(Problem(
+                    rule: .unreadableFile, message: "expected a readable policy file at '\(path)', found \(located.kind)"))
+            }
+            if purpose == .referenced && !isPolicyName(path) {
+                return .failure(Problem(
+                    rule: .outsideRoot, message: "expected a policy file named *.yaml or *.yml, found '\(path)'; it is not read",
+                    suggestion: "refer to policy files only"))
+            }
+            if purpose == .referenced && located.throughLink && !isPolicyName(located.canonicalPath) {
+                return .failure(Problem(
+                    rule: .outsideRoot,
+                    message: "expected '\(path)' to lead to a policy file named *.yaml or *.yml, found a link to '\(located.canonicalPath)'; it is not read"))
+            }
+            return .success(located)
+        }
+    }
+
+    static func isPolicyName(_ path: String) -> Bool {
+        path.hasSuffix(".yaml") || path.hasSuffix(".yml")
     }
 
     /// `relative` resolved against the directory of `file`, spelt the way
@@ -36,11 +91,5 @@ enum PolicyFileReader {
         if relative.hasPrefix("/") { return relative }
         guard let slash = file.lastIndex(of: "/") else { return relative }
         return String(file[...slash]) + relative
-    }
-
-    /// An absolute, normalised form of `path`, to recognise one file
-    /// reached by two spellings (cycle detection).
-    static func canonical(_ path: String) -> String {
-        URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path
     }
 }

@@ -9,9 +9,16 @@ import RetryPolicyCore
 /// ```
 public struct PolicyLoader: Sendable {
     public let limits: YAMLLimits
+    /// Where files may be read from: the file loaded and every file it
+    /// extends must lie inside (see ``PolicyRoot``).
+    public let root: PolicyRoot
 
-    public init(limits: YAMLLimits = .default) {
+    /// - Parameter root: by default every file but special file systems
+    ///   and `.git` folders; a tool that loads files it did not choose (a
+    ///   linter in CI, a policy store) passes the directory it trusts.
+    public init(limits: YAMLLimits = .default, root: PolicyRoot = .wholeFileSystem()) {
         self.limits = limits
+        self.root = root
     }
 
     /// Loads a policy file; a stack file is an error here.
@@ -25,9 +32,14 @@ public struct PolicyLoader: Sendable {
         try policy(from: loadDocument(yaml: yaml, path: path), path: path)
     }
 
+    /// Loads a policy from raw bytes (checked to be UTF-8).
+    public func loadPolicy(bytes: [UInt8], path: String) throws(PolicyLoadError) -> Policy {
+        try policy(from: loadDocument(bytes: bytes, path: path), path: path)
+    }
+
     /// Loads a policy or stack file.
     public func loadDocument(atPath path: String) throws(PolicyLoadError) -> PolicyDocument {
-        let bytes = try PolicyFileReader.read(path, limits: limits).get()
+        let bytes = try PolicyFileReader.read(path, root: root, limits: limits).get()
         return try loadDocument(bytes: bytes, path: path)
     }
 
@@ -44,8 +56,8 @@ public struct PolicyLoader: Sendable {
         } catch {
             throw PolicyLoadError(diagnostics: Self.ordered(error.diagnostics, mainFile: path, unlisted: error.unlisted, firstUnlisted: error.firstUnlisted))
         }
-        var resolver = ExtendsResolver(limits: limits)
-        let merged = resolver.resolve(root, path: path, chain: [(path, PolicyFileReader.canonical(path))])
+        var resolver = ExtendsResolver(limits: limits, root: self.root)
+        let merged = resolver.resolve(root, path: path, chain: [(path, resolver.canonical(path))])
         var decoder = PolicyDecoder()
         let document = decoder.decodeDocument(merged, path: path)
         let diagnostics = Self.ordered(

@@ -1,0 +1,168 @@
+import RetryPolicyCore
+import RetryPolicyYAML
+
+/// One run of the linter over files and directories inside a root: finds
+/// the policy files, loads each with what it refers to (extended policies,
+/// parity partners, stack layers) through the root, checks them, and
+/// renders the report.
+///
+/// Everything is read through ``PolicyRoot``, so a policy under review
+/// cannot make lint read, or print, a file outside the root: a reference
+/// that leads out is a located error on the referencing line, and a
+/// referenced file that is not a policy is reported without quoting it.
+public struct LintRun: Sendable {
+    public var root: PolicyRoot
+    public var linter: PolicyLinter
+
+    public init(root: PolicyRoot, configuration: LintConfiguration = LintConfiguration()) {
+        self.root = root
+        self.linter = PolicyLinter(configuration: configuration)
+    }
+
+    /// The policy files under `paths`, walked as ``PolicyRoot/files(under:accept:)``
+    /// describes: `*.yaml` and `*.yml` but not `*.tests.yaml`.
+    public func policyFiles(under paths: [String]) throws(PolicyRoot.ArgumentError) -> [PolicyRoot.FoundFile] {
+        try root.files(under: paths) { name in
+            (name.hasSuffix(".yaml") || name.hasSuffix(".yml")) && !Self.isTestFile(name)
+        }
+    }
+
+    public static func isTestFile(_ name: String) -> Bool {
+        name.hasSuffix(".tests.yaml") || name.hasSuffix(".tests.yml")
+    }
+
+    /// Lints every policy file under `paths`.
+    public func lint(paths: [String]) throws(PolicyRoot.ArgumentError) -> LintReport {
+        let files = try policyFiles(under: paths)
+        var findings: [LintFinding] = []
+        for file in files {
+            if let problem = file.problem {
+                findings.append(LintFinding(problem))
+            } else {
+                findings += lint(file: file.path)
+            }
+        }
+        return LintReport(files: files.map(\.path), findings: findings)
+    }
+
+    /// Lints one file: loads it, loads what it refers to, runs the rules
+    /// and applies suppressions and settings.
+    public func lint(file: String) -> [LintFinding] {
+        let bytes: [UInt8]
+        switch root.readFile(file) {
+        case .success(let read): bytes = read
+        case .failure(let error): return error.diagnostics.map(LintFinding.init)
+        }
+        let source = String(decoding: bytes, as: UTF8.self)
+        let loader = PolicyLoader(root: root)
+        var findings: [LintFinding] = []
+        do {
+            switch try loader.loadDocument(bytes: bytes, path: file) {
+            case .policy(let policy):
+                var parity: [String: Policy] = [:]
+                let parityLocation = keyLocation("parity", in: source, file: file)
+                let at = parityLocation ?? policy.location ?? SourceLocation(file: file, line: 1, column: 1)
+                for reference in policy.parity {
+                    switch loadReferenced(reference, from: file, at: at, loader: loader) {
+                    case .success(let partner): parity[reference] = partner
+                    case .failure(let reason):
+                        findings.append(LintFinding(
+                            id: "RP115", severity: .error, location: at,
+                            message: "parity policy \(reference) cannot be loaded: \(reason)"))
+                    }
+                }
+                let context = LintContext(file: file, parityPolicies: parity, parityLocation: parityLocation)
+                findings += linter.check(policy: policy, context: context)
+            case .stack(var stack):
+                // Point the amplification finding at the `stack:` list rather than the top of the file.
+                if let stackLocation = keyLocation("stack", in: source, file: file) { stack.location = stackLocation }
+                var layers: [(layer: PolicyStack.Layer, policy: Policy)] = []
+                for layer in stack.layers {
+                    let at = layer.location ?? stack.location ?? SourceLocation(file: file, line: 1, column: 1)
+                    switch loadReferenced(layer.policyPath, from: file, at: at, loader: loader) {
+                    case .success(let policy): layers.append((layer, policy))
+                    case .failure(let reason):
+                        findings.append(LintFinding(
+                            id: "RP113", severity: .error, location: at,
+                            message: "layer \(layer.name): policy \(layer.policyPath) cannot be loaded: \(reason)"))
+                    }
+                }
+                findings += linter.check(stack: stack, layers: layers, file: file)
+            }
+        } catch {
+            findings += error.diagnostics.map(LintFinding.init)
+        }
+        return linter.finalize(findings, source: source, file: file)
+    }
+
+    /// Why a referenced policy cannot be used, said without quoting it.
+    struct ReferenceProblem: Error {
+        var reason: String
+    }
+
+    /// A policy another file names (`parity`, a stack layer), read as the
+    /// loader reads `extends`. A failure is described by where and which
+    /// rule only: the messages of a file that may not be a policy can
+    /// quote what it holds.
+    func loadReferenced(_ reference: String, from file: String, at: SourceLocation, loader: PolicyLoader) -> Result<Policy, ReferenceProblem> {
+        let path = Self.resolve(reference, relativeTo: file)
+        let bytes: [UInt8]
+        switch root.readReferencedFile(path, reportedAt: at, limits: loader.limits) {
+        case .success(let read): bytes = read
+        case .failure(let error): return .failure(ReferenceProblem(reason: error.diagnostics.first?.message ?? "unreadable"))
+        }
+        do {
+            return .success(try loader.loadPolicy(bytes: bytes, path: path))
+        } catch {
+            let count = error.diagnostics.count
+            let first = error.diagnostics.first.map { " (\($0.id) at \($0.location))" } ?? ""
+            return .failure(ReferenceProblem(
+                reason: "it has \(count == 1 ? "1 problem" : "\(count) problems")\(first); lint it on its own to see them"))
+        }
+    }
+
+    /// `reference` resolved against the directory of `file`, as spelt.
+    public static func resolve(_ reference: String, relativeTo file: String) -> String {
+        if reference.hasPrefix("/") { return reference }
+        guard let slash = file.lastIndex(of: "/") else { return reference }
+        return String(file[...slash]) + reference
+    }
+
+    /// Where a top-level `key:` is written, found in the text because the
+    /// model keeps no location for plain lists.
+    func keyLocation(_ key: String, in source: String, file: String) -> SourceLocation? {
+        for (index, line) in source.split(separator: "\n", omittingEmptySubsequences: false).enumerated()
+        where line.hasPrefix(key + ":") {
+            return SourceLocation(file: file, line: index + 1, column: 1)
+        }
+        return nil
+    }
+
+    /// The report in `format`. Human output quotes source lines only of
+    /// files the loader may read inside the root.
+    public func render(_ report: LintReport, format: LintFormat, colour: Bool = false, strict: Bool = false) -> String {
+        switch format {
+        case .human:
+            let root = self.root
+            return HumanFormatter(colour: colour) { root.quotableText(of: $0) }.render(report)
+        case .json: return JSONFormatter.render(report)
+        case .sarif: return SARIFFormatter.render(report)
+        case .github: return GitHubFormatter.render(report)
+        case .junit: return JUnitFormatter(strict: strict).render(report)
+        }
+    }
+}
+
+extension LintFinding {
+    /// A loader diagnostic in the shape lint reports.
+    public init(_ diagnostic: Diagnostic) {
+        let severity: LintSeverity
+        switch diagnostic.severity {
+        case .error: severity = .error
+        case .warning: severity = .warning
+        case .note: severity = .note
+        }
+        self.init(id: diagnostic.id, severity: severity, location: diagnostic.location,
+                  message: diagnostic.message, suggestion: diagnostic.suggestion)
+    }
+}
