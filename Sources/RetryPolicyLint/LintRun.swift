@@ -123,9 +123,7 @@ public struct LintRun: Sendable {
 
     /// `reference` resolved against the directory of `file`, as spelt.
     public static func resolve(_ reference: String, relativeTo file: String) -> String {
-        if reference.hasPrefix("/") { return reference }
-        guard let slash = file.lastIndex(of: "/") else { return reference }
-        return String(file[...slash]) + reference
+        PolicyLoader.resolve(reference, relativeTo: file)
     }
 
     /// Where a top-level `key:` is written, found in the text because the

@@ -37,6 +37,13 @@ public struct PolicyLoader: Sendable {
         try policy(from: loadDocument(bytes: bytes, path: path), path: path)
     }
 
+    /// A path written in `file` (`extends`, `parity`, a stack layer)
+    /// resolved against the directory of `file`, spelt the way `file` is
+    /// spelt so that messages show familiar paths.
+    public static func resolve(_ reference: String, relativeTo file: String) -> String {
+        PolicyFileReader.resolve(reference, from: file)
+    }
+
     /// Loads a policy or stack file.
     public func loadDocument(atPath path: String) throws(PolicyLoadError) -> PolicyDocument {
         let bytes = try PolicyFileReader.read(path, root: root, limits: limits).get()
