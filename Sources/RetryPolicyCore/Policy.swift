@@ -32,6 +32,11 @@ public struct Policy: Hashable, Sendable {
     public var parity: [String]
     /// Where the policy is written.
     public var location: SourceLocation?
+    /// Where each key is written, by its path (`backoff.jitter`,
+    /// `timeouts.total`, `rules[2].action`), so that a finding can point at
+    /// the key that causes it. Filled in by the loader; empty for policies
+    /// built in code.
+    public var keyLocations: [String: SourceLocation] = [:]
 
     public init(
         name: String,

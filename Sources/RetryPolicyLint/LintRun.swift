@@ -31,28 +31,47 @@ public struct LintRun: Sendable {
         name.hasSuffix(".tests.yaml") || name.hasSuffix(".tests.yml")
     }
 
-    /// Lints every policy file under `paths`.
-    public func lint(paths: [String]) throws(PolicyRoot.ArgumentError) -> LintReport {
-        let files = try policyFiles(under: paths)
+    /// The name standard input is reported under when `-` is linted.
+    public static let standardInputName = "<stdin>"
+
+    /// Lints every policy file under `paths`; `-` is standard input, read
+    /// through `standardInput` (its references are relative to the working
+    /// directory).
+    public func lint(
+        paths: [String], standardInput: () -> Result<[UInt8], PolicyLoadError> = { .success([]) }
+    ) throws(PolicyRoot.ArgumentError) -> LintReport {
+        var files: [String] = []
         var findings: [LintFinding] = []
-        for file in files {
+        if paths.contains("-") {
+            files.append(Self.standardInputName)
+            switch standardInput() {
+            case .success(let bytes): findings += lint(bytes: bytes, path: Self.standardInputName)
+            case .failure(let error): findings += error.diagnostics.map(LintFinding.init)
+            }
+        }
+        let named = paths.filter { $0 != "-" }
+        for file in named.isEmpty ? [] : try policyFiles(under: named) {
+            files.append(file.path)
             if let problem = file.problem {
                 findings.append(LintFinding(problem))
             } else {
                 findings += lint(file: file.path)
             }
         }
-        return LintReport(files: files.map(\.path), findings: findings)
+        return LintReport(files: files, findings: findings)
     }
 
     /// Lints one file: loads it, loads what it refers to, runs the rules
     /// and applies suppressions and settings.
     public func lint(file: String) -> [LintFinding] {
-        let bytes: [UInt8]
         switch root.readFile(file) {
-        case .success(let read): bytes = read
+        case .success(let bytes): return lint(bytes: bytes, path: file)
         case .failure(let error): return error.diagnostics.map(LintFinding.init)
         }
+    }
+
+    /// Lints a policy or stack file's bytes, named `path` in findings.
+    public func lint(bytes: [UInt8], path file: String) -> [LintFinding] {
         let source = String(decoding: bytes, as: UTF8.self)
         let loader = PolicyLoader(root: root)
         var findings: [LintFinding] = []
@@ -60,15 +79,15 @@ public struct LintRun: Sendable {
             switch try loader.loadDocument(bytes: bytes, path: file) {
             case .policy(let policy):
                 var parity: [String: Policy] = [:]
-                let parityLocation = keyLocation("parity", in: source, file: file)
+                let parityLocation = policy.keyLocations["parity"]
                 let at = parityLocation ?? policy.location ?? SourceLocation(file: file, line: 1, column: 1)
                 for reference in policy.parity {
                     switch loadReferenced(reference, from: file, at: at, loader: loader) {
                     case .success(let partner): parity[reference] = partner
-                    case .failure(let reason):
+                    case .failure(let problem):
                         findings.append(LintFinding(
-                            id: "RP115", severity: .error, location: at,
-                            message: "parity policy \(reference) cannot be loaded: \(reason)"))
+                            id: problem.id, severity: .error, location: at,
+                            message: "parity policy \(reference) cannot be loaded: \(problem.reason)"))
                     }
                 }
                 let context = LintContext(file: file, parityPolicies: parity, parityLocation: parityLocation)
@@ -81,10 +100,10 @@ public struct LintRun: Sendable {
                     let at = layer.location ?? stack.location ?? SourceLocation(file: file, line: 1, column: 1)
                     switch loadReferenced(layer.policyPath, from: file, at: at, loader: loader) {
                     case .success(let policy): layers.append((layer, policy))
-                    case .failure(let reason):
+                    case .failure(let problem):
                         findings.append(LintFinding(
-                            id: "RP113", severity: .error, location: at,
-                            message: "layer \(layer.name): policy \(layer.policyPath) cannot be loaded: \(reason)"))
+                            id: problem.id, severity: .error, location: at,
+                            message: "layer \(layer.name): policy \(layer.policyPath) cannot be loaded: \(problem.reason)"))
                     }
                 }
                 findings += linter.check(stack: stack, layers: layers, file: file)
@@ -95,8 +114,11 @@ public struct LintRun: Sendable {
         return linter.finalize(findings, source: source, file: file)
     }
 
-    /// Why a referenced policy cannot be used, said without quoting it.
+    /// Why a referenced policy cannot be used, said without quoting it:
+    /// the loader's id when the file may not be read (RP008, RP009, RP003),
+    /// RP025 when it does not load.
     struct ReferenceProblem: Error {
+        var id: String
         var reason: String
     }
 
@@ -109,7 +131,9 @@ public struct LintRun: Sendable {
         let bytes: [UInt8]
         switch root.readReferencedFile(path, reportedAt: at, limits: loader.limits) {
         case .success(let read): bytes = read
-        case .failure(let error): return .failure(ReferenceProblem(reason: error.diagnostics.first?.message ?? "unreadable"))
+        case .failure(let error):
+            let first = error.diagnostics.first
+            return .failure(ReferenceProblem(id: first?.id ?? LoaderRule.unreadableFile.id, reason: first?.message ?? "unreadable"))
         }
         do {
             return .success(try loader.loadPolicy(bytes: bytes, path: path))
@@ -117,6 +141,7 @@ public struct LintRun: Sendable {
             let count = error.diagnostics.count
             let first = error.diagnostics.first.map { " (\($0.id) at \($0.location))" } ?? ""
             return .failure(ReferenceProblem(
+                id: LoaderRule.referenceProblem.id,
                 reason: "it has \(count == 1 ? "1 problem" : "\(count) problems")\(first); lint it on its own to see them"))
         }
     }
@@ -129,7 +154,7 @@ public struct LintRun: Sendable {
     /// Where a top-level `key:` is written, found in the text because the
     /// model keeps no location for plain lists.
     func keyLocation(_ key: String, in source: String, file: String) -> SourceLocation? {
-        for (index, line) in source.split(separator: "\n", omittingEmptySubsequences: false).enumerated()
+        for (index, line) in SourceLines.split(source).enumerated()
         where line.hasPrefix(key + ":") {
             return SourceLocation(file: file, line: index + 1, column: 1)
         }

@@ -37,7 +37,9 @@ enum CLI {
 
     /// Runs `retry-policy arguments...` in `directory`. Output goes through
     /// files rather than pipes so that large reports cannot deadlock.
-    static func run(_ arguments: [String], in directory: URL? = nil, environment: [String: String] = [:]) throws -> CLIResult {
+    static func run(
+        _ arguments: [String], in directory: URL? = nil, environment: [String: String] = [:], input: String? = nil
+    ) throws -> CLIResult {
         let process = Process()
         process.executableURL = binary
         process.arguments = arguments
@@ -57,7 +59,13 @@ enum CLI {
         let err = try FileHandle(forWritingTo: errURL)
         process.standardOutput = out
         process.standardError = err
-        process.standardInput = FileHandle.nullDevice
+        if let input {
+            let inURL = scratch.appendingPathComponent("stdin")
+            try input.write(to: inURL, atomically: true, encoding: .utf8)
+            process.standardInput = try FileHandle(forReadingFrom: inURL)
+        } else {
+            process.standardInput = FileHandle.nullDevice
+        }
         try process.run()
         process.waitUntilExit()
         try out.close()
@@ -87,8 +95,8 @@ final class Workspace {
 
     func path(_ name: String) -> String { url.appendingPathComponent(name).path }
 
-    func run(_ arguments: [String], environment: [String: String] = [:]) throws -> CLIResult {
-        try CLI.run(arguments, in: url, environment: environment)
+    func run(_ arguments: [String], environment: [String: String] = [:], input: String? = nil) throws -> CLIResult {
+        try CLI.run(arguments, in: url, environment: environment, input: input)
     }
 
     deinit { try? FileManager.default.removeItem(at: url) }

@@ -138,7 +138,7 @@ struct UntrustedInputTests {
             default: {error: internal_error, action: stop}
 
             """)
-        try Self.expectLocatedError(checkout, lint: ["policies/ios.yaml"], file: "policies/ios.yaml", line: 3, column: 1, id: "RP115")
+        try Self.expectLocatedError(checkout, lint: ["policies/ios.yaml"], file: "policies/ios.yaml", line: 3, column: 1, id: "RP009")
         try checkout.write("policies/stack.yaml", """
             version: 1
             name: s
@@ -237,6 +237,16 @@ struct UntrustedInputTests {
         let result = try checkout.run(["lint", "policies"])
         #expect(result.status == 1, "\(result)")
         #expect(result.stdout.contains("policies/pipe.yaml:1:1: error:") && result.stdout.contains("FIFO"), "\(result)")
+    }
+
+    @Test("a FIFO named on the command line is a located error at once, for lint and decide")
+    func fifoArgument() throws {
+        let checkout = try Checkout()
+        #expect(mkfifo(checkout.repo.appendingPathComponent("pipe.yaml").path, 0o600) == 0)
+        let lint = try checkout.run(["lint", "pipe.yaml"])
+        #expect(lint.status == 1 && lint.stdout.contains("pipe.yaml:1:1: error: expected a readable policy file at 'pipe.yaml', found a FIFO [RP008]"), "\(lint)")
+        let decide = try checkout.run(["decide", "pipe.yaml", "--status", "503"])
+        #expect(decide.status == 2 && decide.stderr.contains("pipe.yaml:1:1: error:"), "\(decide)")
     }
 
     @Test("quoted source lines are bounded and control characters are not echoed raw")

@@ -211,6 +211,7 @@ struct LoaderErrorCase: CustomTestStringConvertible, Sendable {
         })
         ids.formUnion(["RP008", "RP024"])  // the two tests above
         ids.formUnion(["RP009"])  // PolicyRootTests
+        ids.formUnion(["RP025"])  // lint's references: LintCommandTests, UntrustedInputTests
         ids.formUnion(HostileInputTests.cases.flatMap { $0.expected }.compactMap { line in
             line.range(of: #"\[RP0\d\d\]"#, options: .regularExpression).map { String(line[$0].dropFirst().dropLast()) }
         })

@@ -19,7 +19,7 @@ struct DecideCommand: ParsableCommand {
             outcome maps to (also for a retry: the error reported if it were the last attempt).
             """)
 
-    @Argument(help: "The policy file.")
+    @Argument(help: "The policy file (- reads it from standard input).")
     var policy: String
 
     @Option(help: "The response status (100-599).")

@@ -37,7 +37,7 @@ struct LintCommand: ParsableCommand {
             Exit status: 0 clean, 1 errors found (or warnings, with --strict), 2 usage or I/O error.
             """)
 
-    @Argument(help: "Policy files or directories to check (default: the current directory).")
+    @Argument(help: "Policy files or directories to check (default: the current directory); - reads one policy from standard input.")
     var paths: [String] = []
 
     @Option(help: "Output format (default: github when GITHUB_ACTIONS is set, else human).")
@@ -74,7 +74,7 @@ struct LintCommand: ParsableCommand {
         let run = LintRun(root: root, configuration: configuration)
         let report: LintReport
         do {
-            report = try run.lint(paths: paths.isEmpty ? ["."] : paths)
+            report = try run.lint(paths: paths.isEmpty ? ["."] : paths, standardInput: { StandardInput.bytes() })
         } catch {
             throw CommandFailure(error.description)
         }

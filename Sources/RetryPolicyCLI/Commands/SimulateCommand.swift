@@ -23,7 +23,7 @@ struct SimulateCommand: ParsableCommand {
             reproducible on every machine.
             """)
 
-    @Argument(help: "The policy file.")
+    @Argument(help: "The policy file (- reads it from standard input).")
     var policy: String
 
     @Option(help: ArgumentHelp("Comma-separated responses, one per attempt: 503, 429:retry-after=2, timeout, 200.", valueName: "list"))

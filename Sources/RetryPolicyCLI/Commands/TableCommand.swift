@@ -17,7 +17,7 @@ struct TableCommand: ParsableCommand {
               retry-policy table policies/ios-sdk.yaml --platform ios --platform android
             """)
 
-    @Argument(help: "The policy file.")
+    @Argument(help: "The policy file (- reads it from standard input).")
     var policy: String
 
     @Option(help: "Output format.")

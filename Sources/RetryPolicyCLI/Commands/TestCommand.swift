@@ -21,7 +21,7 @@ struct TestCommand: ParsableCommand {
             Exit status: 0 all passed, 1 a case failed or a test file is invalid, 2 usage or I/O error.
             """)
 
-    @Argument(help: "Test files, policy files or directories (default: the current directory).")
+    @Argument(help: "Test files, policy files or directories (default: the current directory); - reads one test file from standard input.")
     var paths: [String] = []
 
     @Option(help: "Output format.")
@@ -36,14 +36,14 @@ struct TestCommand: ParsableCommand {
         var results: [PolicyTestResult] = []
         var invalid: [(file: String, problems: [String])] = []
         for entry in found {
-            let file = entry.path
+            let file = entry.path == "-" ? LintRun.standardInputName : entry.path
             if let problem = entry.problem {
                 invalid.append((file, [problem.description]))
                 continue
             }
             let text: String
             do {
-                text = try PolicyFiles.read(file, root: root)
+                text = try PolicyFiles.read(entry.path, root: root)
             } catch {
                 invalid.append((file, [error.message]))
                 continue

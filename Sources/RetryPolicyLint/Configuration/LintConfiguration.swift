@@ -1,4 +1,5 @@
 import RetryPolicyCore
+import RetryPolicyYAML
 
 /// Project settings for lint, read from `.retry-policy.yaml` (found from the
 /// working directory upward):
@@ -20,7 +21,8 @@ public struct LintConfiguration: Hashable, Sendable {
     /// The findings with severities changed and disabled rules removed.
     public func apply(to findings: [LintFinding]) -> [LintFinding] {
         findings.compactMap { finding in
-            guard let override = severities[finding.id] else { return finding }
+            // Loader problems (RP0xx) are the format, not style: never changed.
+            guard LoaderRule(rawValue: finding.id) == nil, let override = severities[finding.id] else { return finding }
             guard let severity = override else { return nil }
             var changed = finding
             changed.severity = severity

@@ -16,7 +16,7 @@ extension LintConfiguration {
                 id: "RP011", location: root.location, message: "expected a mapping with a `rules` key, found \(root.kindDescription)")])
         }
         var problems: [Diagnostic] = []
-        let knownIDs = Set(LintCatalog.rules.map(\.id) + LoaderRule.allCases.map(\.id))
+        let knownIDs = Set(LintCatalog.rules.map(\.id))
         for (key, value) in entries {
             guard key.value == "rules" else {
                 problems.append(Diagnostic(id: "RP010", location: key.location, message: "unknown key '\(key.value)' in \(Self.fileName); expected 'rules'"))
@@ -28,6 +28,13 @@ extension LintConfiguration {
             }
             for (id, setting) in rules {
                 let ruleID = id.value.uppercased()
+                if LoaderRule(rawValue: ruleID) != nil {
+                    problems.append(Diagnostic(
+                        id: "RP013", location: id.location,
+                        message: "\(ruleID) is a loader check and cannot be turned off or changed: a file the loader rejects is not a policy",
+                        suggestion: "settings apply to the RP1xx rules only"))
+                    continue
+                }
                 guard knownIDs.contains(ruleID) else {
                     problems.append(Diagnostic(id: "RP013", location: id.location, message: "unknown rule '\(id.value)'", suggestion: "run `retry-policy lint --list-rules`"))
                     continue

@@ -1,4 +1,5 @@
 import RetryPolicyCore
+import RetryPolicyYAML
 
 /// Inline comments that silence rules:
 ///
@@ -22,15 +23,19 @@ public struct Suppressions: Sendable {
     }
 
     public private(set) var entries: [Entry]
+    /// Comments that name a loader check (RP0xx): those cannot be silenced,
+    /// since a file the loader rejects is not a policy at all, and naming
+    /// one is an error of its own.
+    public private(set) var refused: [Entry] = []
 
     /// Finds every suppression comment in `source`.
     public init(source: String, file: String) {
         entries = []
-        let lines = source.split(separator: "\n", omittingEmptySubsequences: false)
+        let lines = SourceLines.split(source)
         var pendingOwnLine: [(id: String, location: SourceLocation)] = []
         for (offset, rawLine) in lines.enumerated() {
             let lineNumber = offset + 1
-            let line = rawLine.hasSuffix("\r") ? rawLine.dropLast() : rawLine
+            let line = rawLine
             let trimmed = line.drop { $0 == " " || $0 == "\t" }
             let isBlankOrComment = trimmed.isEmpty || trimmed.hasPrefix("#")
             if !isBlankOrComment {
@@ -42,7 +47,9 @@ public struct Suppressions: Sendable {
             guard let (directive, ids, column) = Self.directive(in: line) else { continue }
             let location = SourceLocation(file: file, line: lineNumber, column: column)
             for id in ids {
-                if directive == "disable-file" {
+                if LoaderRule(rawValue: id) != nil {
+                    refused.append(Entry(id: id, scope: directive == "disable-file" ? .file : .line(lineNumber), location: location))
+                } else if directive == "disable-file" {
                     entries.append(Entry(id: id, scope: .file, location: location))
                 } else if trimmed.hasPrefix("#") {
                     pendingOwnLine.append((id, location))
@@ -101,6 +108,12 @@ public struct Suppressions: Sendable {
             } else {
                 used.formUnion(silencing)
             }
+        }
+        for entry in refused {
+            kept.append(LintFinding(
+                id: LoaderRule.invalidValue.id, severity: .error, location: entry.location,
+                message: "\(entry.id) is a loader check and cannot be suppressed: a file the loader rejects is not a policy",
+                suggestion: "fix the problem \(entry.id) reports and delete \(entry.id) from the comment"))
         }
         for entry in entries where !used.contains(entry) {
             let scope: String

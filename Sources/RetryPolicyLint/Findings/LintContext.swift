@@ -22,4 +22,11 @@ public struct LintContext: Sendable {
     func place(_ location: SourceLocation?, _ policy: Policy) -> SourceLocation {
         location ?? policy.location ?? SourceLocation(file: file, line: 1, column: 1)
     }
+
+    /// The first of `keys` written in the policy (so that an inline
+    /// suppression on that line silences the finding), else `fallback`.
+    func place(key keys: String..., or fallback: SourceLocation?, _ policy: Policy) -> SourceLocation {
+        for key in keys { if let location = policy.keyLocations[key] { return location } }
+        return place(fallback, policy)
+    }
 }

@@ -1,4 +1,5 @@
 import RetryPolicyCore
+import RetryPolicyYAML
 
 /// Compiler-style output: `file:line:col: warning: message [RP101]`, the
 /// source line, and a caret under the column. Colour only when asked (the
@@ -32,12 +33,11 @@ public struct HumanFormatter: Sendable {
             output += " " + styled(Self.printable(finding.message), bold: true) + " [\(finding.id)]\n"
             let file = finding.location.file
             if cache[file] == nil {
-                cache[file] = source(file).map { $0.split(separator: "\n", omittingEmptySubsequences: false) } ?? []
+                cache[file] = source(file).map(SourceLines.split) ?? []
             }
             let lines = cache[file]!
             if finding.location.line >= 1, finding.location.line <= lines.count {
-                var text = lines[finding.location.line - 1]
-                if text.hasSuffix("\r") { text = text.dropLast() }
+                let text = lines[finding.location.line - 1]
                 let (excerpt, caret) = Self.excerpt(of: text, column: max(finding.location.column, 1))
                 output += "    " + excerpt + "\n"
                 output += "    " + caret + styled("^", colourCode: "32", bold: true) + "\n"

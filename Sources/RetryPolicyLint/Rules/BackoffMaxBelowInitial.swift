@@ -17,7 +17,7 @@ enum BackoffMaxBelowInitial: PolicyCheck {
         let backoff = policy.backoff
         guard backoff.max < backoff.initial else { return [] }
         return [finding(
-            at: context.place(backoff.location, policy),
+            at: context.place(key: "backoff.max", "backoff", or: backoff.location, policy),
             "backoff.max \(backoff.max.formattedForHumans) is below backoff.initial \(backoff.initial.formattedForHumans); every delay is clamped to \(backoff.max.formattedForHumans)",
             suggestion: "set max to at least \(backoff.initial.formattedForHumans)")]
     }

@@ -27,6 +27,6 @@ enum BudgetInNumbers: PolicyCheck {
         } else {
             message += "; first-try successes refund nothing, so only successful retries refill it"
         }
-        return [finding(at: context.place(budget.location, policy), message)]
+        return [finding(at: context.place(key: "budget", or: budget.location, policy), message)]
     }
 }

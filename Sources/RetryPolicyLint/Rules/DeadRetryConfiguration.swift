@@ -38,7 +38,7 @@ enum DeadRetryConfiguration: PolicyCheck {
         if policy.defaultRule?.action == .retry { note("action: retry in the default", policy.defaultRule?.location) }
         guard !dead.isEmpty else { return [] }
         return [finding(
-            at: context.place(firstLocation, policy),
+            at: context.place(key: "attempts", or: firstLocation, policy),
             "attempts is \(policy.attempts), so \(dead.joined(separator: ", ")) can never take effect",
             suggestion: "remove them (use action: stop), or raise attempts")]
     }

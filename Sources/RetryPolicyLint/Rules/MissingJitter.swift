@@ -21,7 +21,7 @@ enum MissingJitter: PolicyCheck {
         guard policy.retries, policy.backoff.jitter == .none else { return [] }
         let delays = (1..<min(policy.attempts, 4)).map { policy.backoff.base(forRetry: $0).formattedForHumans }
         return [finding(
-            at: context.place(policy.backoff.location, policy),
+            at: context.place(key: "backoff.jitter", "backoff", or: policy.backoff.location, policy),
             "retries use no jitter: every client waits exactly \(delays.joined(separator: ", ")) and retries at the same instant",
             suggestion: "set backoff.jitter to full")]
     }

@@ -17,7 +17,7 @@ enum ShrinkingBackoff: PolicyCheck {
         guard (backoff.multiplier < 1), (backoff.initial > .zero) else { return [] }
         let second = backoff.base(forRetry: 2)
         return [finding(
-            at: context.place(backoff.location, policy),
+            at: context.place(key: "backoff.multiplier", "backoff", or: backoff.location, policy),
             "backoff.multiplier \(formatNumber(backoff.multiplier)) is below 1: the delay shrinks from \(backoff.initial.formattedForHumans) before retry 1 to \(second.formattedForHumans) before retry 2",
             suggestion: "use multiplier 1 (constant) or 2 (exponential)")]
     }

@@ -27,7 +27,7 @@ enum UncappedRetryAfter: PolicyCheck {
         guard honoured else { return [] }
         let names = retryAfter.headers.map(\.name).joined(separator: ", ")
         return [finding(
-            at: context.place(retryAfter.location, policy),
+            at: context.place(key: "retry_after.honor", "retry_after", or: retryAfter.location, policy),
             "\(names) is honoured without a cap: a server can make this client wait any length of time",
             suggestion: "set retry_after.cap, e.g. 60s")]
     }

@@ -40,7 +40,7 @@ enum UncoveredInputs: PolicyCheck {
         if !transports.isEmpty { parts.append("transport " + transports.map(\.rawValue).joined(separator: ", ")) }
         let methodNote = partial ? " (for some methods)" : ""
         return [finding(
-            at: context.place(policy.location, policy),
+            at: context.place(key: "rules", or: policy.location, policy),
             "no rule and no default covers \(parts.joined(separator: "; "))\(methodNote); they stop as internal_error",
             suggestion: "add a `default:` with the error these inputs should report")]
     }

@@ -27,8 +27,9 @@ enum UnreachableAttempt: PolicyCheck {
             guard let message = worstCase(policy: policy, perAttempt: perAttempt, total: total) else { continue }
             let scope = endpoint.map { "for endpoint \($0), " } ?? ""
             let location = endpoint == nil ? budget.location : (policy.endpoints[endpoint!]?.location ?? budget.location)
+            let prefix = endpoint.map { "endpoints.\($0)" } ?? "timeouts"
             findings.append(finding(
-                at: context.place(location ?? policy.timeouts.location, policy), scope + message,
+                at: context.place(key: prefix + ".total", prefix, or: location ?? policy.timeouts.location, policy), scope + message,
                 suggestion: "lower attempts or per_attempt, or raise total"))
         }
         return findings

@@ -9,6 +9,8 @@ import RetryPolicyCore
 /// 1m30s, found the integer 10`.
 struct FieldReader {
     var diagnostics: [Diagnostic] = []
+    /// Where every key read so far is written, by key path.
+    var keyLocations: [String: SourceLocation] = [:]
     /// Problems counted but not described once ``limit`` is reached, so a
     /// hostile file with 50,000 bad keys costs a count, not 50,000 messages.
     var suppressed = 0
@@ -57,6 +59,7 @@ struct FieldReader {
         for entry in entries {
             if allowed.contains(entry.key.value) {
                 byKey[entry.key.value] = entry
+                keyLocations[Self.join(keyPath, entry.key.value)] = entry.key.location
             } else {
                 let shown = YAMLScalar.abbreviated(entry.key.value)
                 let place = keyPath.isEmpty ? "" : " in '\(keyPath)'"

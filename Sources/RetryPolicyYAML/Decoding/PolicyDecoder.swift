@@ -120,6 +120,7 @@ struct PolicyDecoder {
             policy.parity = items.compactMap { reader.string($0, at: "parity", what: "a policy file path") }
         }
         guard !reader.hasProblems, name != nil else { return nil }
+        policy.keyLocations = reader.keyLocations
         return policy
     }
 

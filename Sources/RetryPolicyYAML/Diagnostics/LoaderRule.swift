@@ -28,6 +28,7 @@ public enum LoaderRule: String, CaseIterable, Sendable {
     case extendsCycle = "RP022"
     case incompleteRule = "RP023"
     case wrongDocumentKind = "RP024"
+    case referenceProblem = "RP025"
 
     public var id: String { rawValue }
 
@@ -58,6 +59,7 @@ public enum LoaderRule: String, CaseIterable, Sendable {
         case .extendsCycle: "policies extend each other in a cycle"
         case .incompleteRule: "rule without condition or error"
         case .wrongDocumentKind: "stack file where a policy is expected (or the reverse)"
+        case .referenceProblem: "policy named by parity or a stack layer cannot be loaded"
         }
     }
 
@@ -112,6 +114,8 @@ public enum LoaderRule: String, CaseIterable, Sendable {
             "A rule needs `status` or `transport` (otherwise it matches nothing), and `retry` and `stop` rules need an `error` kind to report."
         case .wrongDocumentKind:
             "A file with `stack:` is a stack file describing layers; it cannot be used where one policy is expected, and a stack file cannot also have rules."
+        case .referenceProblem:
+            "A policy named by `parity:` or by a stack layer's `policy:` does not load, so the parity check or the amplification check cannot run. The diagnostic is on the referencing line and says where the first problem of that file is, without quoting it; lint that file on its own to see its problems. Paths are relative to the referencing file."
         }
     }
 }

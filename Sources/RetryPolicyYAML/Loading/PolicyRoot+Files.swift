@@ -43,6 +43,13 @@ extension PolicyRoot {
             }
             if located.kind == .directory {
                 walk(located.canonicalPath, spelt: path, accept: accept, into: &found)
+            } else if located.kind != .regular {
+                // A FIFO, socket or device: reported at once, never opened.
+                found.append((
+                    FoundFile(path: path, problem: Diagnostic(
+                        .unreadableFile, at: SourceLocation(file: path, line: 1, column: 1),
+                        "expected a readable policy file at '\(path)', found \(located.kind)")),
+                    nil, false))
             } else {
                 switch PolicyFileReader.locate(path, root: self, purpose: .named) {
                 case .success(let file): found.append((FoundFile(path: path), file.canonicalPath, false))

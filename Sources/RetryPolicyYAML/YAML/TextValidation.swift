@@ -35,9 +35,12 @@ enum TextValidation {
                     .encoding, at: SourceLocation(file: path, line: line, column: column),
                     "expected UTF-8 text, found the invalid byte 0x\(hex.count == 1 ? "0" + hex : hex)")
             }
-            if byte == UInt8(ascii: "\n") {
+            if byte == UInt8(ascii: "\n") || (byte == UInt8(ascii: "\r") && (index + 1 == count || bytes[index + 1] != UInt8(ascii: "\n"))) {
+                // LF, and a CR not followed by LF: line breaks as YAML counts them.
                 line += 1
                 column = 1
+            } else if byte == UInt8(ascii: "\r") {
+                // The CR of a CRLF: the LF ends the line.
             } else {
                 column += 1
             }

@@ -15,9 +15,13 @@ public enum YAMLParser {
         try parse(bytes: Array(text.utf8), path: path, limits: limits)
     }
 
-    /// Parses raw file bytes, checking that they are UTF-8 first.
+    /// Parses raw file bytes, checking that they are UTF-8 first. A leading
+    /// UTF-8 byte order mark (as Windows editors write) is skipped; lines
+    /// and columns are counted after it, as an editor shows them.
     public static func parse(bytes: [UInt8], path: String, limits: YAMLLimits = .default) throws(PolicyLoadError) -> YAMLNode? {
-        let result: Result<YAMLNode?, PolicyLoadError> = bytes.withUnsafeBufferPointer { buffer in
+        let result: Result<YAMLNode?, PolicyLoadError> = bytes.withUnsafeBufferPointer { whole in
+            let skip = whole.count >= 3 && whole[0] == 0xEF && whole[1] == 0xBB && whole[2] == 0xBF ? 3 : 0
+            let buffer = UnsafeBufferPointer(rebasing: whole[skip...])
             if let problem = TextValidation.check(buffer, path: path, limits: limits) {
                 return .failure(PolicyLoadError(problem))
             }
