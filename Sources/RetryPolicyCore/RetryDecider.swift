@@ -177,7 +177,24 @@ public struct RetryDecider: Sendable {
             error.transport = transport
         }
         error.retryAfter = serverDelay
-        recordCooldown(serverDelay: serverDelay, error: error, now: input.now)
+
+        // What the policy makes of the server's delay (see the table in
+        // docs/policy-format.md): within the cap it is taken as it is;
+        // above it, `clamp` takes the cap, `stop` gives up (still keeping
+        // clients away for the cap), `ignore` disregards the header
+        // entirely, so it neither delays the retry nor starts a cooldown.
+        var honoured: Duration? = serverDelay
+        var tooLong = false
+        if let delay = serverDelay, let cap = policy.retryAfter.cap, delay > cap {
+            switch policy.retryAfter.aboveCap {
+            case .stop:
+                honoured = cap
+                tooLong = true
+            case .clamp: honoured = cap
+            case .ignore: honoured = nil
+            }
+        }
+        recordCooldown(honoured, error: error, now: input.now)
 
         func stop(_ reason: StopReason) -> Decision {
             Decision(action: .stop(error, reason), ruleIndex: ruleIndex, ruleLocation: location)
@@ -190,30 +207,21 @@ public struct RetryDecider: Sendable {
         guard policy.idempotency.allowsRetry(method: input.method, markedIdempotent: input.markedIdempotent) else {
             return stop(.notIdempotent)
         }
+        if tooLong { return stop(.retryAfterTooLong) }
 
         let backoffBounds = policy.backoff.bounds(forRetry: input.attempt, previousDelay: input.previousDelay)
         var delay = policy.backoff.delay(forRetry: input.attempt, previousDelay: input.previousDelay, using: &generator)
         var bounds = backoffBounds
         var serverDirected = false
-        if let serverDelay {
-            var chosen: Duration? = serverDelay
-            if let cap = policy.retryAfter.cap, serverDelay > cap {
-                switch policy.retryAfter.aboveCap {
-                case .stop: return stop(.retryAfterTooLong)
-                case .clamp: chosen = cap
-                case .ignore: chosen = nil
-                }
-            }
-            if let chosen {
-                serverDirected = true
-                switch policy.retryAfter.combine {
-                case .server:
-                    delay = chosen
-                    bounds = chosen...chosen
-                case .max:
-                    delay = max(delay, chosen)
-                    bounds = max(backoffBounds.lowerBound, chosen)...max(backoffBounds.upperBound, chosen)
-                }
+        if let chosen = honoured {
+            serverDirected = true
+            switch policy.retryAfter.combine {
+            case .server:
+                delay = chosen
+                bounds = chosen...chosen
+            case .max:
+                delay = max(delay, chosen)
+                bounds = max(backoffBounds.lowerBound, chosen)...max(backoffBounds.upperBound, chosen)
             }
         }
 
@@ -235,7 +243,8 @@ public struct RetryDecider: Sendable {
             delayBounds: bounds,
             serverDirected: serverDirected,
             refreshCredentials: refreshCredentials,
-            budgetCost: cost
+            budgetCost: cost,
+            errorKind: kind
         )
     }
 
@@ -251,13 +260,11 @@ public struct RetryDecider: Sendable {
         budget.deposit(lastRetryCost > 0 ? lastRetryCost : budget.configuration.successRefund)
     }
 
-    /// A honoured server delay starts a cooldown for every request under
-    /// the policy. It is clamped to the cap so a hostile or mistaken server
+    /// A honoured server delay (already cut to the cap) starts a cooldown
+    /// for every request under the policy, so a hostile or mistaken server
     /// cannot lock clients out for longer than the policy accepts.
-    private func recordCooldown(serverDelay: Duration?, error: SDKError, now: Timestamp?) {
-        guard policy.retryAfter.cooldown != .off, let serverDelay, let now, serverDelay > .zero else { return }
-        var length = serverDelay
-        if let cap = policy.retryAfter.cap, length > cap { length = cap }
+    private func recordCooldown(_ length: Duration?, error: SDKError, now: Timestamp?) {
+        guard policy.retryAfter.cooldown != .off, let length, let now, length > .zero else { return }
         cooldown.record(until: now + length, error: error)
     }
 }

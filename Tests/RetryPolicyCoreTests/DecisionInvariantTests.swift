@@ -75,7 +75,12 @@ import Testing
             }
             trace.retries.append((decision, elapsed))
             elapsed += delay
-            input.advance(after: decision, outcome: outcomes[(index + 1) % outcomes.count], elapsed: elapsed, now: start + elapsed)
+            // What the next decision of the same request sees.
+            input.attempt += 1
+            input.previousDelay = delay
+            input.lastRetryCost = decision.budgetCost
+            if decision.refreshCredentials { input.credentialRefreshes += 1 }
+            input.outcome = outcomes[(index + 1) % outcomes.count]
         }
         return trace
     }
