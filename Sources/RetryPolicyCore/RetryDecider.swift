@@ -75,37 +75,11 @@ public struct RetryDecider: Sendable {
 
     /// The index of the first rule matching `outcome` for `method`.
     public func matchingRule(for outcome: AttemptOutcome, method: HTTPMethod) -> Int? {
-        switch outcome {
-        case .response(let status, _):
-            if let statusTable = compiled.statusTable {
-                guard StatusPattern.validCodes.contains(status) else { return nil }
-                let index = statusTable[status - 100]
-                return index < 0 ? nil : Int(index)
-            }
-            return policy.rules.firstIndex { $0.matches(status: status, method: method) }
-        case .transport(let transport):
-            if let transportTable = compiled.transportTable {
-                let index = transportTable[Self.slot(of: transport)]
-                return index < 0 ? nil : Int(index)
-            }
-            return policy.rules.firstIndex { $0.matches(transport: transport, method: method) }
-        }
+        compiled.firstMatch(for: outcome, method: method)
     }
 
-    static func slot(of transport: TransportFailure) -> Int {
-        switch transport {
-        case .timeout: 0
-        case .connectionLost: 1
-        case .offline: 2
-        case .dns: 3
-        case .tls: 4
-        case .connectionRefused: 5
-        case .cancelled: 6
-        case .invalidURL: 7
-        case .decoding: 8
-        case .unknown: 9
-        }
-    }
+    /// The compiled policy: first-match resolution for any input and method.
+    public var compiledPolicy: CompiledPolicy { compiled }
 
     // MARK: Admission
 
@@ -142,30 +116,14 @@ public struct RetryDecider: Sendable {
     /// the total deadline, and the budget pays for it; the first check that
     /// fails gives the stop reason, in that order.
     public func decide<G: RandomNumberGenerator>(_ input: DecisionInput, using generator: inout G) -> Decision {
-        let ruleIndex = matchingRule(for: input.outcome, method: input.method)
-        let kind: SDKError.Kind
-        let action: Rule.Action
-        let honorRetryAfter: Bool
-        let refreshCredentials: Bool
-        let location: SourceLocation?
-        if let ruleIndex {
-            let rule = policy.rules[ruleIndex]
-            kind = rule.error ?? .internalError
-            action = rule.action
-            honorRetryAfter = rule.honorRetryAfter ?? policy.retryAfter.honor
-            refreshCredentials = rule.refreshCredentials
-            location = rule.location
-        } else {
-            if case .response(let status, _) = input.outcome, (200...299).contains(status) {
-                return success(input, ruleIndex: nil, location: nil)
-            }
-            kind = policy.defaultRule?.error ?? .internalError
-            action = policy.defaultRule?.action ?? .stop
-            honorRetryAfter = policy.retryAfter.honor
-            refreshCredentials = false
-            location = policy.defaultRule?.location
-        }
+        let resolution = compiled.resolution(for: input.outcome, method: input.method)
+        let ruleIndex = resolution.ruleIndex
+        let location = resolution.location
+        let action = resolution.action
         if action == .success { return success(input, ruleIndex: ruleIndex, location: location) }
+        let kind = resolution.errorKind ?? .internalError
+        let honorRetryAfter = resolution.honorsRetryAfter
+        let refreshCredentials = resolution.refreshCredentials
 
         var error = SDKError(kind: kind)
         var serverDelay: Duration?
