@@ -12,7 +12,8 @@ public struct OutageStorm: Sendable {
         public var outageResponse: ScriptedResponse
         /// Clients start uniformly within this window (zero: all at once).
         public var spread: Duration
-        /// Time one attempt takes (a `timeout` takes `per_attempt`).
+        /// Time one attempt takes; an attempt that runs into its time limit
+        /// (and a `timeout`, which never answers) ends there as a timeout.
         public var latency: Duration
         /// Width of one bar of the load histogram.
         public var window: Duration
