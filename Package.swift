@@ -122,6 +122,8 @@ let package = Package(
                 "RetryPolicyCore",
                 "RetryPolicyTestSupport",
                 "RetryPolicyExecutor",
+                // The simulator, which the executor must agree with.
+                "RetryPolicyLint",
                 .product(name: "PropertyBased", package: "swift-property-based"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),

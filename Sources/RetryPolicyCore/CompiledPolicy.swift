@@ -1,23 +1,37 @@
 /// A policy compiled for deciding: the policy itself, the shared budget and
-/// cooldown, and lookup tables that make rule matching one array read.
+/// cooldown, and the first-match resolution of every input.
+///
+/// This is the one place that answers "which rule decides this status or
+/// transport failure for this method, with which action and error kind":
+/// the decider, the linter, `table` and `diff` all ask it. Matching is one
+/// array read: a table per method some rule names, plus one for every
+/// other method, each filled by walking the rules in order and filling
+/// only empty slots, so building costs the sum of what the rules cover.
 ///
 /// Immutable after construction and shared by every copy of a
 /// ``RetryDecider``.
-@usableFromInline
-final class CompiledPolicy: Sendable {
-    @usableFromInline let policy: Policy
-    @usableFromInline let budget: RetryBudget?
-    @usableFromInline let cooldown: CooldownGate
+public final class CompiledPolicy: Sendable {
+    public let policy: Policy
+    public let budget: RetryBudget?
+    public let cooldown: CooldownGate
     /// The Retry-After header names the policy reads, in order.
     @usableFromInline let consultedHeaderNames: [String]
     /// Whether the policy's own timeout budget (no endpoint override) has
     /// a per-attempt timeout or a total deadline.
     let defaultBudgetHasLimits: Bool
-    /// First matching rule per status code (index `status - 100`), or -1.
-    /// Only built when no rule is method-specific.
-    let statusTable: [Int16]?
-    /// First matching rule per transport failure, or -1.
-    let transportTable: [Int16]?
+    /// The methods some rule names; table `i + 1` is for `namedMethods[i]`,
+    /// table 0 for every other method.
+    public let namedMethods: [HTTPMethod]
+    /// `inputCount` entries per table: the first matching rule, or -1.
+    private let tables: [Int32]
+
+    /// Input slots: status codes 100-599, then the transport classes.
+    public static let inputCount = StatusPattern.validCodes.count + TransportFailure.allCases.count
+
+    /// A policy compiled for analysis: no budget to spend, its own cooldown.
+    public convenience init(policy: Policy) {
+        self.init(policy: policy, budget: nil, cooldown: CooldownGate())
+    }
 
     init(policy: Policy, budget: RetryBudget?, cooldown: CooldownGate) {
         self.policy = policy
@@ -25,24 +39,161 @@ final class CompiledPolicy: Sendable {
         self.cooldown = cooldown
         self.consultedHeaderNames = policy.retryAfter.headers.map(\.name)
         self.defaultBudgetHasLimits = policy.timeouts.perAttempt != nil || policy.timeouts.total != nil
-        if policy.rules.count < Int(Int16.max), policy.rules.allSatisfy({ $0.methods == nil }) {
-            var statuses = [Int16](repeating: -1, count: StatusPattern.validCodes.count)
-            var transports = [Int16](repeating: -1, count: TransportFailure.allCases.count)
-            for (index, rule) in policy.rules.enumerated() {
-                for pattern in rule.statuses {
-                    let codes = pattern.codes.clamped(to: StatusPattern.validCodes)
-                    for code in codes where statuses[code - 100] < 0 { statuses[code - 100] = Int16(index) }
-                }
-                for transport in rule.transports {
-                    let slot = RetryDecider.slot(of: transport)
-                    if transports[slot] < 0 { transports[slot] = Int16(index) }
+        var named: [HTTPMethod] = []
+        var seen = Set<HTTPMethod>()
+        for rule in policy.rules {
+            for method in (rule.methods ?? []).sorted() where seen.insert(method).inserted { named.append(method) }
+        }
+        namedMethods = named
+        let width = Self.inputCount
+        var tables = [Int32](repeating: -1, count: width * (named.count + 1))
+        var unfilled = [Int](repeating: width, count: named.count + 1)
+        for (index, rule) in policy.rules.enumerated() {
+            let targets: [Int] =
+                rule.methods.map { methods in named.indices.filter { methods.contains(named[$0]) }.map { $0 + 1 } }
+                ?? Array(0...named.count)
+            let live = targets.filter { unfilled[$0] > 0 }
+            if live.isEmpty { continue }
+            for slot in Self.inputSlots(of: rule) {
+                for table in live where tables[table * width + slot] < 0 {
+                    tables[table * width + slot] = Int32(truncatingIfNeeded: index)
+                    unfilled[table] -= 1
                 }
             }
-            statusTable = statuses
-            transportTable = transports
-        } else {
-            statusTable = nil
-            transportTable = nil
         }
+        self.tables = tables
+    }
+
+    // MARK: Slots
+
+    /// The input slot of a status code; `nil` outside 100-599.
+    @inline(__always)
+    public static func inputSlot(status: Int) -> Int? {
+        StatusPattern.validCodes.contains(status) ? status - StatusPattern.validCodes.lowerBound : nil
+    }
+
+    @inline(__always)
+    public static func inputSlot(transport: TransportFailure) -> Int {
+        let index: Int
+        switch transport {
+        case .timeout: index = 0
+        case .connectionLost: index = 1
+        case .offline: index = 2
+        case .dns: index = 3
+        case .tls: index = 4
+        case .connectionRefused: index = 5
+        case .cancelled: index = 6
+        case .invalidURL: index = 7
+        case .decoding: index = 8
+        case .unknown: index = 9
+        }
+        return StatusPattern.validCodes.count + index
+    }
+
+    /// The input slots a rule's statuses and transports cover.
+    public static func inputSlots(of rule: Rule) -> [Int] {
+        var result: [Int] = []
+        for pattern in rule.statuses {
+            let codes = pattern.codes.clamped(to: StatusPattern.validCodes)
+            guard !codes.isEmpty else { continue }
+            result += codes.map { $0 - StatusPattern.validCodes.lowerBound }
+        }
+        for transport in rule.transports { result.append(inputSlot(transport: transport)) }
+        return result
+    }
+
+    /// The table for `method`.
+    @inline(__always)
+    public func methodSlot(_ method: HTTPMethod) -> Int {
+        if namedMethods.isEmpty { return 0 }
+        return namedMethods.firstIndex(of: method).map { $0 + 1 } ?? 0
+    }
+
+    // MARK: First match
+
+    /// The index of the first rule matching the input in `slot` for the
+    /// method in `methodSlot`.
+    @inline(__always)
+    public func firstMatch(inputSlot slot: Int, methodSlot: Int) -> Int? {
+        let index = tables[methodSlot &* Self.inputCount &+ slot]
+        return index < 0 ? nil : Int(index)
+    }
+
+    /// The index of the first rule matching `outcome` for `method`.
+    public func firstMatch(for outcome: AttemptOutcome, method: HTTPMethod) -> Int? {
+        let slot: Int
+        switch outcome {
+        case .response(let status, _):
+            guard let statusSlot = Self.inputSlot(status: status) else { return nil }
+            slot = statusSlot
+        case .transport(let transport):
+            slot = Self.inputSlot(transport: transport)
+        }
+        return firstMatch(inputSlot: slot, methodSlot: methodSlot(method))
+    }
+
+    /// What decides an input, before anything about the attempt (its
+    /// number, the budget, the server's delay) is considered.
+    public struct Resolution: Hashable, Sendable {
+        public enum Source: Hashable, Sendable {
+            /// The rule at this index in ``Policy/rules``.
+            case rule(Int)
+            /// The policy's `default`.
+            case defaultRule
+            /// A 2xx no rule matches: a success whatever the default says.
+            case implicitSuccess
+            /// No rule matches and the policy has no default: stop with
+            /// `internal_error`.
+            case implicitStop
+        }
+
+        public var source: Source
+        public var action: Rule.Action
+        /// The kind a stop reports (and a retry would report had it been
+        /// the last attempt); `nil` for a success.
+        public var errorKind: SDKError.Kind?
+        public var honorsRetryAfter: Bool
+        public var refreshCredentials: Bool
+        public var location: SourceLocation?
+
+        public var ruleIndex: Int? { if case .rule(let index) = source { index } else { nil } }
+    }
+
+    /// Which rule, which action and which error kind decide `outcome` sent
+    /// with `method`.
+    public func resolution(for outcome: AttemptOutcome, method: HTTPMethod) -> Resolution {
+        if let index = firstMatch(for: outcome, method: method) {
+            let rule = policy.rules[index]
+            return Resolution(
+                source: .rule(index), action: rule.action,
+                errorKind: rule.action == .success ? nil : (rule.error ?? .internalError),
+                honorsRetryAfter: rule.honorRetryAfter ?? policy.retryAfter.honor,
+                refreshCredentials: rule.refreshCredentials, location: rule.location)
+        }
+        if case .response(let status, _) = outcome, (200...299).contains(status) {
+            return Resolution(
+                source: .implicitSuccess, action: .success, errorKind: nil, honorsRetryAfter: false,
+                refreshCredentials: false, location: nil)
+        }
+        guard let defaultRule = policy.defaultRule else {
+            return Resolution(
+                source: .implicitStop, action: .stop, errorKind: .internalError,
+                honorsRetryAfter: policy.retryAfter.honor, refreshCredentials: false, location: nil)
+        }
+        return Resolution(
+            source: .defaultRule, action: defaultRule.action,
+            errorKind: defaultRule.action == .success ? nil : (defaultRule.error ?? .internalError),
+            honorsRetryAfter: policy.retryAfter.honor, refreshCredentials: false, location: defaultRule.location)
+    }
+
+    /// Every rule that decides at least one input for one of `methods`.
+    public func reachableRules(for methods: [HTTPMethod]) -> Set<Int> {
+        var result = Set<Int>()
+        for table in Set(methods.map(methodSlot)) {
+            for slot in 0..<Self.inputCount {
+                if let index = firstMatch(inputSlot: slot, methodSlot: table) { result.insert(index) }
+            }
+        }
+        return result
     }
 }

@@ -76,20 +76,6 @@ public struct DecisionInput: Hashable, Sendable {
         self.lastRetryCost = lastRetryCost
         self.credentialRefreshes = credentialRefreshes
     }
-
-    /// Carries per-request state forward after a retry decision, so the
-    /// next attempt's input is correct by construction.
-    public mutating func advance(after decision: Decision, outcome next: AttemptOutcome, elapsed: Duration, now: Timestamp?) {
-        if case .retry(let delay) = decision.action {
-            previousDelay = delay
-            lastRetryCost = decision.budgetCost
-            if decision.refreshCredentials { credentialRefreshes += 1 }
-        }
-        attempt += 1
-        outcome = next
-        self.elapsed = elapsed
-        self.now = now
-    }
 }
 
 /// The outcome of one decision.
@@ -115,6 +101,10 @@ public struct Decision: Hashable, Sendable {
     public var refreshCredentials: Bool
     /// For a retry: budget tokens it cost.
     public var budgetCost: Int
+    /// The kind the outcome maps to: the error a stop reports, or the one a
+    /// retry would report had it been the last attempt; `nil` for a
+    /// success.
+    public var errorKind: SDKError.Kind?
 
     public init(
         action: Action,
@@ -123,7 +113,8 @@ public struct Decision: Hashable, Sendable {
         delayBounds: ClosedRange<Duration>? = nil,
         serverDirected: Bool = false,
         refreshCredentials: Bool = false,
-        budgetCost: Int = 0
+        budgetCost: Int = 0,
+        errorKind: SDKError.Kind? = nil
     ) {
         self.action = action
         self.ruleIndex = ruleIndex
@@ -132,6 +123,11 @@ public struct Decision: Hashable, Sendable {
         self.serverDirected = serverDirected
         self.refreshCredentials = refreshCredentials
         self.budgetCost = budgetCost
+        if case .stop(let error, _) = action {
+            self.errorKind = error.kind
+        } else {
+            self.errorKind = errorKind
+        }
     }
 
     public var isRetry: Bool { if case .retry = action { true } else { false } }

@@ -75,37 +75,11 @@ public struct RetryDecider: Sendable {
 
     /// The index of the first rule matching `outcome` for `method`.
     public func matchingRule(for outcome: AttemptOutcome, method: HTTPMethod) -> Int? {
-        switch outcome {
-        case .response(let status, _):
-            if let statusTable = compiled.statusTable {
-                guard StatusPattern.validCodes.contains(status) else { return nil }
-                let index = statusTable[status - 100]
-                return index < 0 ? nil : Int(index)
-            }
-            return policy.rules.firstIndex { $0.matches(status: status, method: method) }
-        case .transport(let transport):
-            if let transportTable = compiled.transportTable {
-                let index = transportTable[Self.slot(of: transport)]
-                return index < 0 ? nil : Int(index)
-            }
-            return policy.rules.firstIndex { $0.matches(transport: transport, method: method) }
-        }
+        compiled.firstMatch(for: outcome, method: method)
     }
 
-    static func slot(of transport: TransportFailure) -> Int {
-        switch transport {
-        case .timeout: 0
-        case .connectionLost: 1
-        case .offline: 2
-        case .dns: 3
-        case .tls: 4
-        case .connectionRefused: 5
-        case .cancelled: 6
-        case .invalidURL: 7
-        case .decoding: 8
-        case .unknown: 9
-        }
-    }
+    /// The compiled policy: first-match resolution for any input and method.
+    public var compiledPolicy: CompiledPolicy { compiled }
 
     // MARK: Admission
 
@@ -142,30 +116,14 @@ public struct RetryDecider: Sendable {
     /// the total deadline, and the budget pays for it; the first check that
     /// fails gives the stop reason, in that order.
     public func decide<G: RandomNumberGenerator>(_ input: DecisionInput, using generator: inout G) -> Decision {
-        let ruleIndex = matchingRule(for: input.outcome, method: input.method)
-        let kind: SDKError.Kind
-        let action: Rule.Action
-        let honorRetryAfter: Bool
-        let refreshCredentials: Bool
-        let location: SourceLocation?
-        if let ruleIndex {
-            let rule = policy.rules[ruleIndex]
-            kind = rule.error ?? .internalError
-            action = rule.action
-            honorRetryAfter = rule.honorRetryAfter ?? policy.retryAfter.honor
-            refreshCredentials = rule.refreshCredentials
-            location = rule.location
-        } else {
-            if case .response(let status, _) = input.outcome, (200...299).contains(status) {
-                return success(input, ruleIndex: nil, location: nil)
-            }
-            kind = policy.defaultRule?.error ?? .internalError
-            action = policy.defaultRule?.action ?? .stop
-            honorRetryAfter = policy.retryAfter.honor
-            refreshCredentials = false
-            location = policy.defaultRule?.location
-        }
+        let resolution = compiled.resolution(for: input.outcome, method: input.method)
+        let ruleIndex = resolution.ruleIndex
+        let location = resolution.location
+        let action = resolution.action
         if action == .success { return success(input, ruleIndex: ruleIndex, location: location) }
+        let kind = resolution.errorKind ?? .internalError
+        let honorRetryAfter = resolution.honorsRetryAfter
+        let refreshCredentials = resolution.refreshCredentials
 
         var error = SDKError(kind: kind)
         var serverDelay: Duration?
@@ -177,7 +135,24 @@ public struct RetryDecider: Sendable {
             error.transport = transport
         }
         error.retryAfter = serverDelay
-        recordCooldown(serverDelay: serverDelay, error: error, now: input.now)
+
+        // What the policy makes of the server's delay (see the table in
+        // docs/policy-format.md): within the cap it is taken as it is;
+        // above it, `clamp` takes the cap, `stop` gives up (still keeping
+        // clients away for the cap), `ignore` disregards the header
+        // entirely, so it neither delays the retry nor starts a cooldown.
+        var honoured: Duration? = serverDelay
+        var tooLong = false
+        if let delay = serverDelay, let cap = policy.retryAfter.cap, delay > cap {
+            switch policy.retryAfter.aboveCap {
+            case .stop:
+                honoured = cap
+                tooLong = true
+            case .clamp: honoured = cap
+            case .ignore: honoured = nil
+            }
+        }
+        recordCooldown(honoured, error: error, now: input.now)
 
         func stop(_ reason: StopReason) -> Decision {
             Decision(action: .stop(error, reason), ruleIndex: ruleIndex, ruleLocation: location)
@@ -190,30 +165,21 @@ public struct RetryDecider: Sendable {
         guard policy.idempotency.allowsRetry(method: input.method, markedIdempotent: input.markedIdempotent) else {
             return stop(.notIdempotent)
         }
+        if tooLong { return stop(.retryAfterTooLong) }
 
         let backoffBounds = policy.backoff.bounds(forRetry: input.attempt, previousDelay: input.previousDelay)
         var delay = policy.backoff.delay(forRetry: input.attempt, previousDelay: input.previousDelay, using: &generator)
         var bounds = backoffBounds
         var serverDirected = false
-        if let serverDelay {
-            var chosen: Duration? = serverDelay
-            if let cap = policy.retryAfter.cap, serverDelay > cap {
-                switch policy.retryAfter.aboveCap {
-                case .stop: return stop(.retryAfterTooLong)
-                case .clamp: chosen = cap
-                case .ignore: chosen = nil
-                }
-            }
-            if let chosen {
-                serverDirected = true
-                switch policy.retryAfter.combine {
-                case .server:
-                    delay = chosen
-                    bounds = chosen...chosen
-                case .max:
-                    delay = max(delay, chosen)
-                    bounds = max(backoffBounds.lowerBound, chosen)...max(backoffBounds.upperBound, chosen)
-                }
+        if let chosen = honoured {
+            serverDirected = true
+            switch policy.retryAfter.combine {
+            case .server:
+                delay = chosen
+                bounds = chosen...chosen
+            case .max:
+                delay = max(delay, chosen)
+                bounds = max(backoffBounds.lowerBound, chosen)...max(backoffBounds.upperBound, chosen)
             }
         }
 
@@ -235,7 +201,8 @@ public struct RetryDecider: Sendable {
             delayBounds: bounds,
             serverDirected: serverDirected,
             refreshCredentials: refreshCredentials,
-            budgetCost: cost
+            budgetCost: cost,
+            errorKind: kind
         )
     }
 
@@ -251,13 +218,11 @@ public struct RetryDecider: Sendable {
         budget.deposit(lastRetryCost > 0 ? lastRetryCost : budget.configuration.successRefund)
     }
 
-    /// A honoured server delay starts a cooldown for every request under
-    /// the policy. It is clamped to the cap so a hostile or mistaken server
+    /// A honoured server delay (already cut to the cap) starts a cooldown
+    /// for every request under the policy, so a hostile or mistaken server
     /// cannot lock clients out for longer than the policy accepts.
-    private func recordCooldown(serverDelay: Duration?, error: SDKError, now: Timestamp?) {
-        guard policy.retryAfter.cooldown != .off, let serverDelay, let now, serverDelay > .zero else { return }
-        var length = serverDelay
-        if let cap = policy.retryAfter.cap, length > cap { length = cap }
+    private func recordCooldown(_ length: Duration?, error: SDKError, now: Timestamp?) {
+        guard policy.retryAfter.cooldown != .off, let length, let now, length > .zero else { return }
         cooldown.record(until: now + length, error: error)
     }
 }

@@ -75,7 +75,12 @@ import Testing
             }
             trace.retries.append((decision, elapsed))
             elapsed += delay
-            input.advance(after: decision, outcome: outcomes[(index + 1) % outcomes.count], elapsed: elapsed, now: start + elapsed)
+            // What the next decision of the same request sees.
+            input.attempt += 1
+            input.previousDelay = delay
+            input.lastRetryCost = decision.budgetCost
+            if decision.refreshCredentials { input.credentialRefreshes += 1 }
+            input.outcome = outcomes[(index + 1) % outcomes.count]
         }
         return trace
     }
@@ -146,21 +151,33 @@ import Testing
         }
     }
 
-    @Test("Method-specific matching (linear scan) agrees with the compiled lookup table")
-    func compiledTableAgreesWithScan() {
-        for seed in 0..<50 as Range<UInt64> {
-            let policy = Self.policy(seed: seed, attempts: 3)
-            var scanned = policy
-            // A rule restricted to a method nobody uses forces the scan path
-            // without changing any decision.
-            scanned.rules.append(Rule(statuses: [.code(100)], methods: ["NEVER"], error: .internalError, action: .stop))
+    @Test("The compiled first match agrees with a plain scan of the rules, for every method, with method rules too")
+    func compiledTableAgreesWithScan() async {
+        await propertyCheck(count: 200, input: Gen.uint64(in: 0...UInt64.max), Gen.int(in: 0...3)) { seed, extra in
+            var policy = Self.policy(seed: seed, attempts: 3)
+            let methodRules: [Rule] = [
+                Rule(statuses: [.range(500...599)], methods: [.post], error: .status5xx, action: .stop),
+                Rule(statuses: [.code(429)], methods: [.get, .put], error: .status429, action: .retry),
+                Rule(transports: [.timeout, .dns], methods: ["PURGE"], error: .timeout, action: .stop),
+                Rule(statuses: [.code(404)], methods: [.delete], action: .success),
+            ]
+            for index in 0..<extra { policy.rules.insert(methodRules[index], at: Int(seed % UInt64(policy.rules.count + 1))) }
             let compiled = RetryDecider(policy: policy)
-            let scan = RetryDecider(policy: scanned)
-            for status in StatusPattern.validCodes {
-                #expect(compiled.matchingRule(for: .status(status), method: .get) == scan.matchingRule(for: .status(status), method: .get))
+            func scan(_ outcome: AttemptOutcome, _ method: HTTPMethod) -> Int? {
+                policy.rules.firstIndex { rule in
+                    switch outcome {
+                    case .response(let status, _): rule.matches(status: status, method: method)
+                    case .transport(let failure): rule.matches(transport: failure, method: method)
+                    }
+                }
             }
-            for failure in TransportFailure.allCases {
-                #expect(compiled.matchingRule(for: .transport(failure), method: .get) == scan.matchingRule(for: .transport(failure), method: .get))
+            for method in HTTPMethod.standard + ["PURGE"] {
+                for status in StatusPattern.validCodes {
+                    #expect(compiled.matchingRule(for: .status(status), method: method) == scan(.status(status), method))
+                }
+                for failure in TransportFailure.allCases {
+                    #expect(compiled.matchingRule(for: .transport(failure), method: method) == scan(.transport(failure), method))
+                }
             }
         }
     }

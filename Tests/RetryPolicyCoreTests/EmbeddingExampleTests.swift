@@ -3,8 +3,8 @@ import Testing
 
 /// The README's "embed the decider" example, kept compiling and correct.
 @Suite struct EmbeddingExampleTests {
-    /// A hand-driven request loop over any transport: the decider says what
-    /// to do, the caller does it.
+    /// A hand-driven request over any transport: the state machine says
+    /// what to do, the caller does it.
     func fetch(
         using decider: RetryDecider,
         send: (Int) -> AttemptOutcome,
@@ -12,27 +12,26 @@ import Testing
         now: () -> Timestamp
     ) -> Result<Int, SDKError> {
         let start = now()
-        var input = DecisionInput(outcome: .status(0), method: .get, now: start)
-        var attempt = 1
+        func time() -> RequestTime { RequestTime(elapsed: now().duration(since: start), wall: now()) }
+        var machine = RequestStateMachine(decider: decider, request: RetryRequest(method: .get))
+        var generator = SystemRandomNumberGenerator()
+        var action = machine.start(at: time())
+        var attempts = 0
         while true {
-            switch decider.admit(now: now()) {
-            case .proceed: break
-            case .wait(let remaining): sleep(remaining)
-            case .reject(let error): return .failure(error)
-            }
-            input.outcome = send(attempt)
-            input.elapsed = now().duration(since: start)
-            input.now = now()
-            let decision = decider.decide(input)
-            switch decision.action {
-            case .success:
-                return .success(attempt)
-            case .stop(let error, _):
-                return .failure(error)
-            case .retry(let delay):
+            switch action {
+            case .startAttempt(let number, _):
+                attempts = number
+                let outcome = send(number)
+                action = machine.attemptFinished(outcome, at: time(), using: &generator)
+            case .wait(let delay, _):
                 sleep(delay)
-                input.advance(after: decision, outcome: input.outcome, elapsed: now().duration(since: start), now: now())
-                attempt += 1
+                action = machine.waitFinished(at: time())
+            case .refreshCredentials:
+                action = machine.credentialRefreshFinished(at: time())
+            case .succeed:
+                return .success(attempts)
+            case .fail(let failure):
+                return .failure(failure.error)
             }
         }
     }

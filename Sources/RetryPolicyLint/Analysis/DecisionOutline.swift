@@ -46,16 +46,12 @@ public struct DecisionOutline: Hashable, Sendable, CustomStringConvertible {
             delay = nil
         case .retry(let chosen):
             action = .retry
-            if let index = decision.ruleIndex {
-                error = policy.rules[index].error ?? .internalError
-            } else {
-                error = policy.defaultRule?.error ?? .internalError
-            }
+            error = decision.errorKind
             reason = nil
             delay = decision.delayBounds ?? chosen...chosen
-        case .stop(let sdkError, let stopReason):
+        case .stop(_, let stopReason):
             action = .stop
-            error = sdkError.kind
+            error = decision.errorKind
             reason = stopReason
             delay = nil
         }

@@ -47,7 +47,7 @@ public struct ErrorTable: Sendable {
         }
         func describe(_ input: PolicyInput) -> (Key, DecisionOutline, Bool) {
             let outline = decider.outline(DecisionInput(outcome: input.outcome, attempt: 1, method: .get))
-            let honors = policy.decidingAction(for: input, method: .get)?.honorsRetryAfter ?? policy.retryAfter.honor
+            let honors = decider.compiledPolicy.decidingAction(for: input, method: .get)?.honorsRetryAfter ?? policy.retryAfter.honor
             let shownHonors = outline.action != .success && honors && !policy.retryAfter.headers.isEmpty
             return (Key(signature: outline.signature, honors: shownHonors), outline, shownHonors)
         }

@@ -19,8 +19,9 @@ enum RateLimitWithoutRetryAfter: PolicyCheck {
         guard policy.attempts > 1 else { return [] }
         var findings: [LintFinding] = []
         var reported = Set<Int>()
+        let compiled = CompiledPolicy(policy: policy)
         for code in [429, 503] {
-            guard let decided = policy.decidingAction(for: .status(code), method: .get), decided.action == .retry else { continue }
+            guard let decided = compiled.decidingAction(for: .status(code), method: .get), decided.action == .retry else { continue }
             let honours = decided.honorsRetryAfter && !policy.retryAfter.headers.isEmpty
             guard !honours else { continue }
             let key = decided.ruleIndex ?? -1
@@ -28,7 +29,7 @@ enum RateLimitWithoutRetryAfter: PolicyCheck {
             let who = decided.ruleIndex.map { ruleName(policy.rules[$0], index: $0) } ?? "the default"
             let location = decided.ruleIndex.map { policy.rules[$0].location } ?? policy.defaultRule?.location
             let codes = [429, 503].filter {
-                policy.decidingAction(for: .status($0), method: .get).map { ($0.ruleIndex ?? -1) == key && $0.action == .retry } ?? false
+                compiled.decidingAction(for: .status($0), method: .get).map { ($0.ruleIndex ?? -1) == key && $0.action == .retry } ?? false
             }
             findings.append(finding(
                 at: context.place(location, policy),

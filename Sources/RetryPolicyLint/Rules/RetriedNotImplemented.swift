@@ -20,8 +20,9 @@ enum RetriedNotImplemented: PolicyCheck {
         guard policy.attempts > 1 else { return [] }
         var reported = Set<Int>()
         var findings: [LintFinding] = []
+        let compiled = CompiledPolicy(policy: policy)
         for method in HTTPMethod.standard {
-            guard let decided = policy.decidingAction(for: .status(501), method: method), decided.action == .retry else { continue }
+            guard let decided = compiled.decidingAction(for: .status(501), method: method), decided.action == .retry else { continue }
             let key = decided.ruleIndex ?? -1
             guard reported.insert(key).inserted else { continue }
             let who = decided.ruleIndex.map { ruleName(policy.rules[$0], index: $0) } ?? "the default"

@@ -12,7 +12,8 @@ public struct OutageStorm: Sendable {
         public var outageResponse: ScriptedResponse
         /// Clients start uniformly within this window (zero: all at once).
         public var spread: Duration
-        /// Time one attempt takes (a `timeout` takes `per_attempt`).
+        /// Time one attempt takes; an attempt that runs into its time limit
+        /// (and a `timeout`, which never answers) ends there as a timeout.
         public var latency: Duration
         /// Width of one bar of the load histogram.
         public var window: Duration
@@ -75,10 +76,7 @@ public struct OutageStorm: Sendable {
         // and keeps a million-client storm small in memory.
         let stateful = policy.budget != nil || policy.retryAfter.cooldown != .off
         let shared = configuration.shared || !stateful
-        var deciders: [RetryDecider] = []
-        if !shared { deciders = (0..<clients).map { _ in RetryDecider(policy: policy) } }
         var generator = SplitMix64(seed: configuration.seed)
-        var inputs: [DecisionInput?] = Array(repeating: nil, count: clients)
         var queue = MinHeap<Event>()
         for client in 0..<clients {
             var start = Duration.zero
@@ -87,60 +85,68 @@ public struct OutageStorm: Sendable {
             }
             queue.push(Event(time: start, client: client))
         }
+        // Each client runs the request state machine the executor runs;
+        // the storm only supplies the server's answers and the time.
+        var machines: [RequestStateMachine?] = Array(repeating: nil, count: clients)
+        var started = Array(repeating: false, count: clients)
+        var inFlight: [AttemptOutcome?] = Array(repeating: nil, count: clients)
+        var firstStart = Array(repeating: Duration.zero, count: clients)
         var requestStarts: [Duration] = []
         var retryStarts: [Duration] = []
-        var firstStart = Array(repeating: Duration.zero, count: clients)
         var succeeded = 0
         var failures: [StopReason: Int] = [:]
         var rejected = 0
         var finishedAt = Duration.zero
-        let perAttempt = policy.timeouts.perAttempt
         let origin = RequestTimeline.origin
+        let outageResponse = configuration.outageResponse
+        let recovered = ScriptedResponse(outcome: .status(200))
         while let event = queue.pop() {
             let client = event.client
-            let decider = shared ? sharedDecider : deciders[client]
-            switch decider.admit(now: origin + event.time) {
-            case .proceed: break
-            case .wait(let remaining):
-                queue.push(Event(time: event.time + max(remaining, .nanoseconds(1)), client: client))
-                continue
-            case .reject:
-                rejected += 1
-                finishedAt = max(finishedAt, event.time)
-                continue
-            }
-            requestStarts.append(event.time)
-            if inputs[client] != nil { retryStarts.append(event.time) }
-            let response: AttemptOutcome = event.time < configuration.outage ? configuration.outageResponse.outcome : .status(200)
-            let begin = inputs[client] == nil ? event.time : firstStart[client]
-            var duration = (response == .transport(.timeout) ? perAttempt : nil) ?? configuration.latency
-            if let total = policy.timeouts.total, event.time + duration > begin + total {
-                duration = max(begin + total - event.time, .zero)
-            }
-            let end = event.time + duration
-            var input: DecisionInput
-            if let previous = inputs[client] {
-                input = previous
-                input.outcome = response
-                input.elapsed = end - firstStart[client]
-                input.now = origin + end
-            } else {
+            let time = RequestTime(elapsed: event.time - firstStart[client], wall: origin + event.time)
+            var action: RequestStateMachine.Action
+            if !started[client] {
+                started[client] = true
                 firstStart[client] = event.time
-                input = DecisionInput(outcome: response, attempt: 1, elapsed: duration, now: origin + end)
+                var machine = RequestStateMachine(
+                    decider: shared ? sharedDecider : RetryDecider(policy: policy), keepsHistory: false)
+                action = machine.start(at: RequestTime(elapsed: .zero, wall: origin + event.time))
+                machines[client] = machine
+            } else if let outcome = inFlight[client] {
+                inFlight[client] = nil
+                action = machines[client]!.attemptFinished(
+                    outcome, at: time, producedValue: outcome.isResponse, using: &generator)
+            } else {
+                action = machines[client]!.waitFinished(at: time)
             }
-            let decision = decider.decide(input, using: &generator)
-            switch decision.action {
-            case .success:
-                succeeded += 1
-                finishedAt = max(finishedAt, end)
-            case .stop(_, let reason):
-                failures[reason, default: 0] += 1
-                finishedAt = max(finishedAt, end)
-            case .retry(let delay):
-                var next = input
-                next.advance(after: decision, outcome: response, elapsed: input.elapsed, now: input.now)
-                inputs[client] = next
-                queue.push(Event(time: end + delay, client: client))
+            var settled = false
+            while !settled {
+                settled = true
+                switch action {
+                case .startAttempt(let number, let limit):
+                    requestStarts.append(event.time)
+                    if number > 1 { retryStarts.append(event.time) }
+                    let scripted = event.time < configuration.outage ? outageResponse : recovered
+                    let (outcome, duration) = scripted.resolve(latency: configuration.latency, timeLimit: limit)
+                    inFlight[client] = outcome
+                    queue.push(Event(time: event.time + duration, client: client))
+                case .wait(let delay, _):
+                    queue.push(Event(time: event.time + delay, client: client))
+                case .refreshCredentials:
+                    action = machines[client]!.credentialRefreshFinished(at: time)
+                    settled = false
+                case .succeed:
+                    succeeded += 1
+                    finishedAt = max(finishedAt, event.time)
+                    machines[client] = nil
+                case .fail(let failure):
+                    if machines[client]!.rejectedByCooldown {
+                        rejected += 1
+                    } else {
+                        failures[failure.reason, default: 0] += 1
+                    }
+                    finishedAt = max(finishedAt, event.time)
+                    machines[client] = nil
+                }
             }
         }
         // At most `maximumWindows` bars: a window too fine for the storm's

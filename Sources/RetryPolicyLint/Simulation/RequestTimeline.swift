@@ -15,7 +15,18 @@ public struct RequestTimeline: Sendable {
         public var delay: Duration?
     }
 
+    /// A pause between attempts.
+    public struct Wait: Hashable, Sendable {
+        /// Time since the request began.
+        public var start: Duration
+        public var duration: Duration
+        public var reason: WaitReason
+    }
+
     public var attempts: [Attempt]
+    /// Every pause, in order: backoffs, server-directed delays and
+    /// cooldowns.
+    public var waits: [Wait]
     /// The last decision: success or stop.
     public var result: DecisionOutline
     /// Time from the first attempt's start to the final outcome.
@@ -25,11 +36,12 @@ public struct RequestTimeline: Sendable {
     /// headers in scripts resolve the same on every machine.
     public static let origin = Timestamp(secondsSince1970: 1_735_689_600)
 
-    /// Runs `responses` through a fresh decider for `policy`. Attempt *k*
-    /// gets response *k*; when the script runs out, the last response
-    /// repeats. Each attempt takes `latency`, except a `timeout`, which
-    /// takes `per_attempt` when the policy sets it; an attempt still running
-    /// at the total deadline is cut there, as the executor cancels it.
+    /// Runs `responses` through a fresh decider for `policy`, on the same
+    /// ``RequestStateMachine`` the executor drives, with simulated time.
+    /// Attempt *k* gets response *k*; when the script runs out, the last
+    /// response repeats. Each attempt takes `latency` (see
+    /// ``ScriptedResponse/resolve(latency:timeLimit:)`` for attempts that
+    /// run into their time limit).
     public static func simulate(
         policy: Policy,
         responses: [ScriptedResponse],
@@ -40,43 +52,70 @@ public struct RequestTimeline: Sendable {
         endpoint: String? = nil
     ) -> RequestTimeline {
         precondition(!responses.isEmpty, "a simulation needs at least one response")
-        let decider = RetryDecider(policy: policy)
+        return simulate(
+            policy: policy, responses: responses.map { ($0, latency) }, seed: seed, method: method,
+            markedIdempotent: markedIdempotent, endpoint: endpoint)
+    }
+
+    /// Runs a script where every response has its own latency.
+    public static func simulate(
+        policy: Policy,
+        responses: [(response: ScriptedResponse, latency: Duration)],
+        seed: UInt64,
+        method: HTTPMethod = .get,
+        markedIdempotent: Bool = false,
+        endpoint: String? = nil,
+        decider: RetryDecider? = nil
+    ) -> RequestTimeline {
+        precondition(!responses.isEmpty, "a simulation needs at least one response")
         var generator = SplitMix64(seed: seed)
-        var clock = Duration.zero
+        var machine = RequestStateMachine(
+            decider: decider ?? RetryDecider(policy: policy),
+            request: RetryRequest(method: method, markedIdempotent: markedIdempotent, endpoint: endpoint))
+        var now = Duration.zero
         var attempts: [Attempt] = []
-        var input = DecisionInput(
-            outcome: responses[0].outcome, attempt: 1, elapsed: .zero, method: method,
-            markedIdempotent: markedIdempotent, endpoint: endpoint, now: origin)
-        let budget = policy.timeouts(for: endpoint)
-        func attemptLength(of response: ScriptedResponse, startingAt start: Duration) -> Duration {
-            let natural = (response.outcome == .transport(.timeout) ? budget.perAttempt : nil) ?? latency
-            guard let total = budget.total, start + natural > total else { return natural }
-            return max(total - start, .zero)
-        }
-        let limit = max(policy.attempts, 1) + 1
+        var waits: [Wait] = []
+        var action = machine.start(at: RequestTime(now, since: origin))
         while true {
-            let index = min(attempts.count, responses.count - 1)
-            let response = responses[index]
-            let start = clock
-            let duration = attemptLength(of: response, startingAt: start)
-            clock += duration
-            if attempts.isEmpty {
-                input.outcome = response.outcome
-                input.elapsed = clock
-                input.now = origin + clock
+            switch action {
+            case .startAttempt(let number, let limit):
+                let scripted = responses[min(number - 1, responses.count - 1)]
+                let (outcome, duration) = scripted.response.resolve(latency: scripted.latency, timeLimit: limit)
+                let start = now
+                now += duration
+                action = machine.attemptFinished(
+                    outcome, at: RequestTime(now, since: origin), producedValue: outcome.isResponse, using: &generator)
+                let decision = machine.history[machine.history.count - 1].decision
+                attempts.append(Attempt(
+                    number: number, start: start, duration: duration, response: ScriptedResponse(outcome: outcome),
+                    decision: DecisionOutline(decision, policy: policy), delay: decision.delay))
+            case .wait(let duration, let reason):
+                waits.append(Wait(start: now, duration: duration, reason: reason))
+                now += duration
+                action = machine.waitFinished(at: RequestTime(now, since: origin))
+            case .refreshCredentials:
+                action = machine.credentialRefreshFinished(at: RequestTime(now, since: origin))
+            case .succeed:
+                let decision = machine.history[machine.history.count - 1].decision
+                return RequestTimeline(
+                    attempts: attempts, waits: waits, result: DecisionOutline(decision, policy: policy), elapsed: now)
+            case .fail(let failure):
+                let result: DecisionOutline
+                if let last = failure.attempts.last, last.decision.error == failure.error,
+                    last.decision.stopReason == failure.reason
+                {
+                    result = DecisionOutline(last.decision, policy: policy)
+                } else {
+                    // Stopped between attempts (a cooldown or the deadline).
+                    result = DecisionOutline(Decision(action: .stop(failure.error, failure.reason)), policy: policy)
+                }
+                return RequestTimeline(attempts: attempts, waits: waits, result: result, elapsed: now)
             }
-            let decision = decider.decide(input, using: &generator)
-            let outline = DecisionOutline(decision, policy: policy)
-            attempts.append(Attempt(
-                number: input.attempt, start: start, duration: duration, response: response,
-                decision: outline, delay: decision.delay))
-            guard let delay = decision.delay, attempts.count < limit else {
-                return RequestTimeline(attempts: attempts, result: outline, elapsed: clock)
-            }
-            clock += delay
-            let nextResponse = responses[min(attempts.count, responses.count - 1)]
-            let nextDuration = attemptLength(of: nextResponse, startingAt: clock)
-            input.advance(after: decision, outcome: nextResponse.outcome, elapsed: clock + nextDuration, now: origin + clock + nextDuration)
         }
     }
+}
+
+extension AttemptOutcome {
+    /// Whether a response arrived (as opposed to a transport failure).
+    var isResponse: Bool { if case .response = self { true } else { false } }
 }

@@ -8,6 +8,18 @@ public struct ScriptedResponse: Hashable, Sendable, CustomStringConvertible {
 
     public init(outcome: AttemptOutcome) { self.outcome = outcome }
 
+    /// What an attempt that would take `latency` comes to under
+    /// `timeLimit`, and how long it takes: an answer arriving before the
+    /// limit is what it is; one that would arrive at or after it is cut
+    /// there and becomes a `timeout`, as the executor cancels it. A
+    /// scripted `timeout` is a server that never answers: it runs to the
+    /// limit, or takes `latency` when there is none.
+    public func resolve(latency: Duration, timeLimit: Duration?) -> (outcome: AttemptOutcome, duration: Duration) {
+        guard let timeLimit else { return (outcome, latency) }
+        if outcome == .transport(.timeout) || latency >= timeLimit { return (.transport(.timeout), timeLimit) }
+        return (outcome, latency)
+    }
+
     /// Why a scripted response could not be read.
     public struct ParseError: Error, Hashable, Sendable, CustomStringConvertible {
         public var text: String

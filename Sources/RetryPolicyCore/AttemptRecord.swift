@@ -1,5 +1,3 @@
-import RetryPolicyCore
-
 /// One attempt of a request, as the executor saw and judged it.
 ///
 /// The history of a failed request is a list of these, so a caller (or a

@@ -1,5 +1,3 @@
-import RetryPolicyCore
-
 /// The error an executor throws: the ``SDKError`` the policy chose, why
 /// the executor stopped, and every attempt that led there.
 ///

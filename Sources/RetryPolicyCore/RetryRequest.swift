@@ -1,5 +1,3 @@
-import RetryPolicyCore
-
 /// What the policy needs to know about a request before it is sent.
 ///
 /// The method and the caller's idempotency promise decide whether a retry

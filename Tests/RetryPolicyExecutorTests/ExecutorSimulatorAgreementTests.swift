@@ -1,0 +1,286 @@
+import PropertyBased
+import RetryPolicyCore
+import RetryPolicyExecutor
+import RetryPolicyLint
+import Synchronization
+import Testing
+
+/// The executor on a manual clock and the simulator (`retry-policy
+/// simulate`, `retry-policy test`) must tell the same story for any policy
+/// and any server: the same attempts at the same instants, the same waits
+/// for the same reasons, the same outcome. Policies and scripts are built
+/// from small integers, so a failure shrinks towards the simplest policy
+/// and the shortest script that still disagree.
+@Suite("Executor and simulator agree", .shrinking(true))
+struct ExecutorSimulatorAgreementTests {
+    // MARK: Random policies, requests and servers
+
+    static let origin = RequestTimeline.origin
+
+    /// A policy from `genes`; gene value 0 gives the simplest choice.
+    static func policy(_ genes: [Int]) -> Policy {
+        func pick<T>(_ index: Int, _ options: [T]) -> T { options[genes[index] % options.count] }
+        let initial = pick(1, [100, 1, 50, 250, 1000])
+        let backoff = Backoff(
+            initial: .milliseconds(initial), max: .milliseconds(initial * pick(2, [1, 2, 4, 10])),
+            multiplier: pick(3, [1.0, 2.0, 1.5]), jitter: pick(4, [Backoff.Jitter.none, .full, .equal, .decorrelated]))
+        let retryAfter = RetryAfterPolicy(
+            honor: pick(5, [true, false]), cap: pick(6, [Duration.seconds(2), nil, .seconds(5), .milliseconds(500)]),
+            aboveCap: pick(7, RetryAfterPolicy.AboveCap.allCases), combine: pick(8, RetryAfterPolicy.Combine.allCases),
+            cooldown: pick(9, RetryAfterPolicy.Cooldown.allCases))
+        let perAttempt: [Duration?] = [nil, .milliseconds(200), .seconds(1), .milliseconds(50)]
+        let total: [Duration?] = [nil, .seconds(2), .seconds(5), .milliseconds(700)]
+        var endpoints: [String: TimeoutBudget] = [:]
+        if genes[12] % 2 == 1 { endpoints["search"] = TimeoutBudget(perAttempt: pick(13, perAttempt), total: pick(14, total)) }
+        let budgets: [RetryBudgetConfiguration?] = [
+            nil, RetryBudgetConfiguration(capacity: 20, retryCost: 5, timeoutRetryCost: 10, successRefund: 1), nil,
+            RetryBudgetConfiguration(capacity: 5, retryCost: 5, timeoutRetryCost: 5, successRefund: 0), nil,
+            RetryBudgetConfiguration(capacity: 0),
+        ]
+        let idempotency = pick(16, [
+            Idempotency(), Idempotency(retryableMethods: [.get, .post]), Idempotency(honorIdempotentRequests: false),
+        ])
+        let templates: [Rule] = [
+            Rule(statuses: [.code(429)], error: .status429, action: .retry),
+            Rule(statuses: [.range(500...599)], error: .status5xx, action: .retry),
+            Rule(statuses: [.code(401)], error: .unauthorized, action: .retry, refreshCredentials: true),
+            Rule(transports: [.timeout], error: .timeout, action: .retry),
+            Rule(transports: [.connectionLost], error: .networkError, action: .retry),
+            Rule(statuses: [.code(503)], methods: [.post], error: .status5xx, action: .stop),
+            Rule(statuses: [.code(404)], action: .success),
+            Rule(statuses: [.range(500...599)], methods: [.get], error: .status5xx, action: .retry, honorRetryAfter: false),
+        ]
+        // Which templates, and where the list starts (order matters: the
+        // first match wins).
+        let chosen = templates.indices.filter { genes[17] & (1 << $0) == 0 }
+        let rotation = chosen.isEmpty ? 0 : genes[18] % chosen.count
+        let rules = (chosen[rotation...] + chosen[..<rotation]).map { templates[$0] }
+        let defaults: [DefaultRule?] = [
+            DefaultRule(error: .internalError, action: .stop), DefaultRule(error: .networkError, action: .retry), nil,
+        ]
+        return Policy(
+            name: "generated", attempts: 1 + genes[0] % 5, backoff: backoff, retryAfter: retryAfter,
+            timeouts: TimeoutBudget(perAttempt: pick(10, perAttempt), total: pick(11, total)), endpoints: endpoints,
+            idempotency: idempotency, budget: pick(15, budgets), rules: rules, defaultRule: pick(19, defaults))
+    }
+
+    static func request(_ genes: [Int]) -> RetryRequest {
+        RetryRequest(
+            method: [HTTPMethod.get, .post, .put][genes[20] % 3], markedIdempotent: genes[21] % 2 == 1,
+            endpoint: [nil, "search"][genes[22] % 2])
+    }
+
+    /// What the server does on one attempt, and how long it takes. A
+    /// `timeout` never answers on its own (it runs into the attempt's time
+    /// limit, or takes a day); other latencies are whole milliseconds plus
+    /// one microsecond, so that an answer never arrives at the very instant
+    /// a limit expires.
+    struct Step: Sendable, CustomStringConvertible {
+        var response: ScriptedResponse
+        var latency: Duration
+        var description: String { "\(response) in \(latency)" }
+    }
+
+    static func step(_ code: Int) -> Step {
+        let argument = (code / 12) % 10
+        let outcome: AttemptOutcome
+        switch code % 12 {
+        case 0: outcome = .status(200)
+        case 1: outcome = .status(503)
+        case 2: outcome = .response(status: 429, headers: ["Retry-After": "\(argument % 8)"])
+        case 3: outcome = .response(status: 503, headers: ["Retry-After": "Wed, 01 Jan 2025 00:00:0\(argument) GMT"])
+        case 4: outcome = .response(status: 429, headers: ["Retry-After": "60"])
+        case 5: outcome = .status(500)
+        case 6: outcome = .status(401)
+        case 7: outcome = .status(404)
+        case 8: outcome = .transport(.timeout)
+        case 9: outcome = .transport(.connectionLost)
+        case 10: outcome = .status(201)
+        default: outcome = .response(status: 429, headers: ["Retry-After": "0"])
+        }
+        let latency: Duration =
+            outcome == .transport(.timeout) ? .seconds(86_400) : .milliseconds((code / 120) % 400 + 1) + .microseconds(1)
+        return Step(response: ScriptedResponse(outcome: outcome), latency: latency)
+    }
+
+    // MARK: One timeline, two ways
+
+    /// What both tell: attempts, waits and the end, on one timeline.
+    struct Story: Equatable, CustomStringConvertible {
+        enum Entry: Equatable {
+            case attempt(number: Int, start: Duration, end: Duration, outcome: AttemptOutcome, decision: DecisionOutline)
+            case wait(start: Duration, duration: Duration, reason: WaitReason)
+        }
+
+        var entries: [Entry] = []
+        var succeeded = false
+        var error: SDKError.Kind?
+        var reason: StopReason?
+        var attempts = 0
+        var elapsed = Duration.zero
+
+        var description: String {
+            var lines = entries.map { entry in
+                switch entry {
+                case .attempt(let number, let start, let end, let outcome, let decision):
+                    "  attempt \(number) \(start)...\(end) \(outcome) -> \(decision)"
+                case .wait(let start, let duration, let reason):
+                    "  wait \(duration) (\(reason)) at \(start)"
+                }
+            }
+            lines.append(
+                succeeded
+                    ? "  success after \(attempts) in \(elapsed)"
+                    : "  \(error?.rawValue ?? "?") (\(reason?.rawValue ?? "?")) after \(attempts) in \(elapsed)")
+            return lines.joined(separator: "\n")
+        }
+    }
+
+    static func simulated(_ policy: Policy, _ request: RetryRequest, _ script: [Step], seed: UInt64) -> Story {
+        let timeline = RequestTimeline.simulate(
+            policy: policy, responses: script.map { ($0.response, $0.latency) }, seed: seed, method: request.method,
+            markedIdempotent: request.markedIdempotent, endpoint: request.endpoint)
+        var story = Story()
+        var waits = timeline.waits[...]
+        for attempt in timeline.attempts {
+            while let wait = waits.first, wait.start < attempt.start {
+                story.entries.append(.wait(start: wait.start, duration: wait.duration, reason: wait.reason))
+                waits = waits.dropFirst()
+            }
+            story.entries.append(
+                .attempt(
+                    number: attempt.number, start: attempt.start, end: attempt.start + attempt.duration,
+                    outcome: attempt.response.outcome, decision: attempt.decision))
+        }
+        for wait in waits { story.entries.append(.wait(start: wait.start, duration: wait.duration, reason: wait.reason)) }
+        story.succeeded = timeline.result.action == .success
+        story.error = timeline.result.error
+        story.reason = timeline.result.reason
+        story.attempts = timeline.attempts.count
+        story.elapsed = timeline.elapsed
+        return story
+    }
+
+    /// The executor's events, in order, and a way to await the next one.
+    final class EventFeed: Sendable {
+        private struct State {
+            var events: [(RetryEvent, Duration)] = []
+            var consumed = 0
+            var waiter: CheckedContinuation<(RetryEvent, Duration), Never>?
+        }
+        private let state = Mutex(State())
+
+        func append(_ event: RetryEvent, at now: Duration) {
+            let waiter = state.withLock { state -> CheckedContinuation<(RetryEvent, Duration), Never>? in
+                state.events.append((event, now))
+                guard let waiter = state.waiter else { return nil }
+                state.waiter = nil
+                state.consumed += 1
+                return waiter
+            }
+            waiter?.resume(returning: (event, now))
+        }
+
+        func next() async -> (RetryEvent, Duration) {
+            await withCheckedContinuation { continuation in
+                let ready = state.withLock { state -> (RetryEvent, Duration)? in
+                    if state.consumed < state.events.count {
+                        state.consumed += 1
+                        return state.events[state.consumed - 1]
+                    }
+                    state.waiter = continuation
+                    return nil
+                }
+                if let ready { continuation.resume(returning: ready) }
+            }
+        }
+    }
+
+    struct ScriptedServer: Sendable {
+        var script: [Step]
+        var clock: ManualClock
+
+        @Sendable func attempt(_ context: AttemptContext) async throws -> ScriptedHTTPResponse {
+            let step = script[min(context.attempt - 1, script.count - 1)]
+            try await clock.sleep(for: step.latency)
+            switch step.response.outcome {
+            case .response(let status, let headers): return ScriptedHTTPResponse(statusCode: status, headers: headers)
+            case .transport(let failure): throw TransportError(failure)
+            }
+        }
+    }
+
+    struct ScriptedHTTPResponse: RetryableResponse {
+        var statusCode: Int
+        var headers: ResponseHeaders
+        func headerValue(named name: String) -> String? { headers[name] }
+    }
+
+    static func executed(_ policy: Policy, _ request: RetryRequest, _ script: [Step], seed: UInt64) async -> Story {
+        let clock = ManualClock()
+        let feed = EventFeed()
+        let executor = RetryExecutor(
+            decider: RetryDecider(policy: policy), clock: clock, wallClockNow: origin,
+            refreshCredentials: {}, observer: { feed.append($0, at: clock.now.offset) })
+        let server = ScriptedServer(script: script, clock: clock)
+        let task = Task {
+            var generator = SplitMix64(seed: seed)
+            _ = try? await executor.run(request, using: &generator, operation: server.attempt)
+        }
+        let timeouts = policy.timeouts(for: request.endpoint)
+        let timed = timeouts.perAttempt != nil || timeouts.total != nil
+        var story = Story()
+        // Each attempt or wait is one or two sleepers (an attempt with a
+        // time limit races a timer); once they are all asleep, the earliest
+        // deadline is the next thing that happens.
+        loop: while true {
+            let (event, now) = await feed.next()
+            switch event {
+            case .attemptStarted:
+                await clock.sleepers(atLeast: timed ? 2 : 1)
+                clock.advanceToNextDeadline()
+            case .attemptFinished(let record):
+                story.entries.append(
+                    .attempt(
+                        number: record.number, start: record.startedAt, end: record.startedAt + record.duration,
+                        outcome: record.outcome, decision: DecisionOutline(record.decision, policy: policy)))
+            case .waiting(let duration, let cause):
+                story.entries.append(.wait(start: now, duration: duration, reason: cause))
+                await clock.sleepers(atLeast: 1)
+                clock.advanceToNextDeadline()
+            case .refreshingCredentials:
+                break
+            case .succeeded(let attempts, let elapsed):
+                story.succeeded = true
+                story.attempts = attempts
+                story.elapsed = elapsed
+                break loop
+            case .failed(let error, let reason, let attempts, let elapsed):
+                story.error = error.kind
+                story.reason = reason
+                story.attempts = attempts
+                story.elapsed = elapsed
+                break loop
+            }
+        }
+        await task.value
+        return story
+    }
+
+    @Test("the same attempts at the same instants, the same waits and the same end, for any policy and server")
+    func executorAndSimulatorAgree() async {
+        await propertyCheck(
+            count: 2_000,
+            input: Gen.int(in: 0...1_000).array(of: 23), Gen.int(in: 0...100_000).array(of: 1...6), Gen.uint64()
+        ) { genes, codes, seed in
+            let policy = Self.policy(genes)
+            let request = Self.request(genes)
+            let script = codes.map(Self.step)
+            let simulated = Self.simulated(policy, request, script, seed: seed)
+            let executed = await Self.executed(policy, request, script, seed: seed)
+            #expect(
+                executed == simulated,
+                "\(policy.name): \(request.method) \(script)\nexecutor:\n\(executed)\nsimulator:\n\(simulated)\npolicy: \(policy)")
+        }
+    }
+}
