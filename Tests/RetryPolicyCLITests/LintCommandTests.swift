@@ -100,6 +100,9 @@ struct LintCommandTests {
         let test = try workspace.run(
             ["test", "-"], input: "policy: clean.yaml\ncases:\n  - {name: ok, status: 200, expect: {action: success}}\n")
         #expect(test.status == 0 && test.stdout.contains("PASS <stdin>: 1 case passed"), "\(test)")
+        // Standard input is read no further than the size limit plus one byte.
+        let large = try workspace.run(["lint", "-"], input: "# " + String(repeating: "x", count: 3 << 20) + "\n")
+        #expect(large.status == 1 && large.stdout.contains("<stdin>:1:1: error: expected a policy file of at most 1048576 bytes, found more on standard input [RP003]"), "\(large)")
     }
 
     @Test("argument parser usage errors exit 2, not 64")
