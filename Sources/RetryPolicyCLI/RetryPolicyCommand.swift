@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import RetryPolicyCore
 
 /// `retry-policy`: lint, test, explain and compare retry policy files.
 @main
@@ -16,7 +17,7 @@ struct RetryPolicyCommand: AsyncParsableCommand {
             Exit status: 0 clean; 1 lint errors, failed policy tests or differing policies; \
             2 usage or I/O error.
             """,
-        version: "1.0.0",
+        version: RetryPolicyVersion.current,
         subcommands: [
             LintCommand.self, TestCommand.self, DecideCommand.self, SimulateCommand.self,
             TableCommand.self, DiffCommand.self, RequestCommand.self,

@@ -5,7 +5,7 @@ import RetryPolicyCore
 /// explanation is one click away.
 public enum SARIFFormatter {
     public static let schemaURI = "https://json.schemastore.org/sarif-2.1.0.json"
-    public static let toolVersion = "1.0.0"
+    public static let toolVersion = RetryPolicyVersion.current
 
     public static func render(_ report: LintReport) -> String {
         let rules = report.referencedRules
