@@ -71,6 +71,73 @@ struct DecideCommandTests {
         #expect(missing.stderr == "error: missing.yaml: no such file\n")
     }
 
+    @Test("--now accepts Unix seconds, ISO 8601 UTC and an IMF-fixdate, and makes HTTP-date answers reproducible", arguments: [
+        "1795435200", "2026-11-23T12:00:00Z", "Mon, 23 Nov 2026 12:00:00 GMT",
+    ])
+    func now(instant: String) throws {
+        let workspace = try Workspace(["clean.yaml": PolicyTexts.clean])
+        let result = try workspace.run([
+            "decide", "clean.yaml", "--status", "429", "--retry-after", "Mon, 23 Nov 2026 12:00:20 GMT", "--now", instant,
+            "--format", "json",
+        ])
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdout.contains("\"delay_ms\": {\n    \"min\": 20000,\n    \"max\": 20000\n  }"), "\(result)")
+        let human = try workspace.run([
+            "decide", "clean.yaml", "--status", "429", "--retry-after", "Mon, 23 Nov 2026 12:00:20 GMT", "--now", instant,
+        ])
+        #expect(human.stdout == "Retry after 20s, as the server asked: HTTP 429 matches the rule at clean.yaml:17, which retries it as status_429; this was attempt 1 of 3.\n", "\(human)")
+    }
+
+    @Test("--now resolves an RFC 850 two-digit year by the 50-year rule")
+    func nowResolvesShortYears() throws {
+        let workspace = try Workspace(["clean.yaml": PolicyTexts.clean])
+        // Exactly 50 years ahead is 2076: far above the 60 s cap.
+        let future = try workspace.run([
+            "decide", "clean.yaml", "--status", "429", "--retry-after", "Monday, 23-Nov-76 12:00:00 GMT",
+            "--now", "2026-11-23T12:00:00Z", "--format", "json",
+        ])
+        #expect(future.stdout.contains("\"reason\": \"retry_after_too_long\""), "\(future)")
+        // One second later it would be more than 50 years ahead: 1976, in the past.
+        let past = try workspace.run([
+            "decide", "clean.yaml", "--status", "429", "--retry-after", "Monday, 23-Nov-76 12:00:01 GMT",
+            "--now", "2026-11-23T12:00:00Z", "--format", "json",
+        ])
+        #expect(past.stdout.contains("\"delay_ms\": {\n    \"min\": 0,\n    \"max\": 0\n  }"), "\(past)")
+    }
+
+    @Test("an overflowing Retry-After meets the cap: stop, with a sentence that says so")
+    func overflowingRetryAfter() throws {
+        let workspace = try Workspace(["clean.yaml": PolicyTexts.clean])
+        let json = try workspace.run(["decide", "clean.yaml", "--status", "429", "--retry-after", "99999999999999999999", "--format", "json"])
+        #expect(json.status == 0, "\(json)")
+        #expect(json.stdout.contains("\"action\": \"stop\",\n  \"error\": \"status_429\",\n  \"reason\": \"retry_after_too_long\""), "\(json)")
+        let human = try workspace.run(["decide", "clean.yaml", "--status", "429", "--retry-after", "99999999999999999999"])
+        #expect(human.stdout == "Stop with status_429 (retry_after_too_long): HTTP 429 matches the rule at clean.yaml:17, which retries it, but the server asked for a delay too large to represent (292 years or more), above the cap 1m.\n", "\(human)")
+        let clamp = try Workspace(["clamp.yaml": PolicyTexts.clean.replacingOccurrences(of: "cap: 60s", with: "cap: 20s\n  above_cap: clamp")])
+        let clamped = try clamp.run(["decide", "clamp.yaml", "--status", "429", "--retry-after", "99999999999999999999", "--format", "json"])
+        #expect(clamped.stdout.contains("\"delay_ms\": {\n    \"min\": 20000,\n    \"max\": 20000\n  }"), "\(clamped)")
+    }
+
+    @Test("a bad --now exits 2 and says which spellings it takes", arguments: [
+        "tomorrow", "2026-11-23 12:00:00", "2026-11-23T12:00:00+00:00", "2026-11-23T12:00:00.5Z", "2026-11-23t12:00:00z",
+        "2026-02-30T00:00:00Z", "2026-11-23T24:00:00Z", "Mon, 23 Nov 2026 12:00:00 UTC", "Monday, 23-Nov-26 12:00:00 GMT",
+        "Mon Nov 23 12:00:00 2026", "+1795435200", "1795435200.5", " 1795435200",
+    ])
+    func badNow(instant: String) throws {
+        let workspace = try Workspace(["clean.yaml": PolicyTexts.clean])
+        let result = try workspace.run(["decide", "clean.yaml", "--status", "429", "--now=\(instant)"])
+        #expect(result.status == 2, "\(result)")
+        #expect(result.stderr.contains("--now: expected Unix seconds (1795435200), ISO 8601 UTC (2026-11-23T12:00:00Z) or an IMF-fixdate (Mon, 23 Nov 2026 12:00:00 GMT), found '\(instant)'"), "\(result)")
+    }
+
+    @Test("a --now outside the timestamp range exits 2", arguments: ["99999999999", "9223372037", "9999-01-01T00:00:00Z", "Fri, 31 Dec 9999 23:59:59 GMT"])
+    func nowOutOfRange(instant: String) throws {
+        let workspace = try Workspace(["clean.yaml": PolicyTexts.clean])
+        let result = try workspace.run(["decide", "clean.yaml", "--status", "429", "--now", instant])
+        #expect(result.status == 2, "\(result)")
+        #expect(result.stderr.contains("--now: '\(instant)' is outside the range of a timestamp (1677-09-21 to 2262-04-11)"), "\(result)")
+    }
+
     @Test("a policy that does not load is reported with its position and exits 1")
     func brokenPolicy() throws {
         let workspace = try Workspace(["broken.yaml": PolicyTexts.clean.replacingOccurrences(of: "attempts: 3", with: "attempts: three")])

@@ -4,9 +4,10 @@ import RetryPolicyTestSupport
 import Testing
 
 /// A server controls `Retry-After`, so a broken or hostile one must never
-/// make a client wait past the policy's cap, nor crash it. These properties
-/// throw garbage, negative, overflowing, non-ASCII and far-away-date values
-/// at the parser and the decider, at any wall-clock time.
+/// make a client wait past the policy's cap, nor crash it, nor slip past
+/// the cap by overflowing. These properties throw garbage, negative,
+/// overflowing, non-ASCII and far-away-date values at the parser and the
+/// decider, at any wall-clock time.
 @Suite("Hostile Retry-After values")
 struct HostileRetryAfterTests {
     static let cap = TestPolicies.hostileCap
@@ -59,6 +60,7 @@ struct HostileRetryAfterTests {
                 for when in [now, nil] {
                     if let delay = RetryAfterValue.parse(text, format: format, now: when) {
                         #expect(delay >= .zero, "\(format) '\(text)' at \(now) gave \(delay)")
+                        #expect(delay <= RetryAfterValue.maximumDelay, "\(format) '\(text)' at \(now) gave \(delay)")
                     }
                 }
             }
@@ -124,16 +126,67 @@ struct HostileRetryAfterTests {
         }
     }
 
-    @Test("A far-future date is above any cap and a far-past date asks for no wait")
+    @Test("A date beyond the timestamp range saturates to the maximum; a far-past date asks for no wait")
     func farDates() {
         let now = Timestamp(secondsSince1970: 1_700_000_000)
-        let future = RetryAfterValue.parse("Fri, 31 Dec 9999 23:59:59 GMT", format: .http, now: now)
-        // Timestamps saturate at the end of Int64 nanoseconds (year 2262),
-        // which is still centuries above any cap.
-        #expect(future.map { $0 > .seconds(7_000_000_000) } == true)
+        #expect(RetryAfterValue.parse("Fri, 31 Dec 9999 23:59:59 GMT", format: .http, now: now) == RetryAfterValue.maximumDelay)
         #expect(RetryAfterValue.parse("Mon, 01 Jan 0001 00:00:00 GMT", format: .http, now: now) == .zero)
-        #expect(RetryAfterValue.parse("100000000000000000000", format: .http, now: now) == nil)
+        #expect(RetryAfterValue.parse("100000000000000000000", format: .http, now: now) == RetryAfterValue.maximumDelay)
         #expect(RetryAfterValue.parse("-1", format: .http, now: now) == nil)
         #expect(RetryAfterValue.parse("٣", format: .seconds, now: now) == nil)
+    }
+
+    /// What a string of ASCII digits must parse to, computed without the
+    /// parser: the exact delay, or the maximum once it does not fit.
+    static func expectedDelay(digits: String, format: RetryAfterPolicy.Header.Format) -> Duration {
+        let significant = digits.drop { $0 == "0" }
+        guard significant.count <= 18, let value = Int64(significant.isEmpty ? "0" : String(significant)) else {
+            return RetryAfterValue.maximumDelay
+        }
+        switch format {
+        case .milliseconds:
+            return value <= Int64.max / 1_000_000 ? .milliseconds(value) : RetryAfterValue.maximumDelay
+        default:
+            return value <= Int64.max / 1_000_000_000 ? .seconds(value) : RetryAfterValue.maximumDelay
+        }
+    }
+
+    @Test("Any ASCII number, however long, is its exact delay or the maximum (never no header)")
+    func numbersSaturate() async {
+        await propertyCheck(
+            count: 2000, input: Gen<Character>.number.string(of: 1...40), Gen.int(in: 0...3), Gen.int(in: 0...3)
+        ) { digits, before, after in
+            let padded = String(repeating: " \t", count: before) + digits + String(repeating: "\t ", count: after)
+            for format in [RetryAfterPolicy.Header.Format.http, .seconds, .milliseconds] {
+                let expected = Self.expectedDelay(digits: digits, format: format)
+                #expect(RetryAfterValue.parse(padded, format: format, now: nil) == expected, "\(format) '\(digits)'")
+            }
+        }
+    }
+
+    @Test("A number above the cap meets the cap policy in every header format", arguments: RetryAfterPolicy.AboveCap.allCases)
+    func numbersAboveTheCapMeetTheCapPolicy(aboveCap: RetryAfterPolicy.AboveCap) async {
+        let decider = RetryDecider(policy: Self.policy(aboveCap: aboveCap, combine: .server))
+        await propertyCheck(count: 1000, input: Gen<Character>.number.string(of: 1...40), Gen.int(in: 0...1)) { digits, headerIndex in
+            let (header, format) = [("Retry-After", RetryAfterPolicy.Header.Format.http), ("retry-after-ms", .milliseconds)][headerIndex]
+            let expected = Self.expectedDelay(digits: digits, format: format)
+            var generator = SplitMix64(seed: 3)
+            let decision = decider.decide(
+                DecisionInput(outcome: .response(status: 429, headers: [header: digits]), now: Timestamp(secondsSince1970: 0)),
+                using: &generator)
+            guard expected > Self.cap else {
+                #expect(decision.delay == expected && decision.serverDirected, "\(header): '\(digits)'")
+                return
+            }
+            switch aboveCap {
+            case .stop:
+                #expect(decision.stopReason == .retryAfterTooLong, "\(header): '\(digits)'")
+                #expect(decision.error?.retryAfter == expected)
+            case .clamp:
+                #expect(decision.delay == Self.cap && decision.serverDirected, "\(header): '\(digits)'")
+            case .ignore:
+                #expect(!decision.serverDirected && (decision.delay ?? .zero) <= Self.backoffMax, "\(header): '\(digits)'")
+            }
+        }
     }
 }

@@ -6,7 +6,10 @@ import RetryPolicyCore
 /// eight give the wall-clock time, the rest is the header value exactly as
 /// received (invalid UTF-8 included). Beyond "never traps", it checks the
 /// promises that make hostile servers harmless: a parsed delay is never
-/// negative, and no decision or cooldown waits past the policy's cap.
+/// negative nor above `RetryAfterValue.maximumDelay`; a number, however
+/// long, is a delay (it saturates, never falls back to backoff); a delay
+/// above the cap meets the cap policy (stop, clamp or ignore); and no
+/// decision or cooldown waits past the policy's cap.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzRetryAfter(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = UnsafeBufferPointer(start: data, count: size)
@@ -21,9 +24,17 @@ public func fuzzRetryAfter(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     for when in [now, nil] {
         if let delay = RetryAfterValue.parse(value, format: format, now: when) {
             precondition(delay >= .zero, "negative delay \(delay) for '\(value)' (\(format))")
+            precondition(delay <= RetryAfterValue.maximumDelay, "delay \(delay) beyond the maximum for '\(value)'")
         }
     }
-    _ = HTTPDate.parse(value)
+    var trimmed = Substring(value)
+    while let first = trimmed.first, first == " " || first == "\t" { trimmed = trimmed.dropFirst() }
+    while let last = trimmed.last, last == " " || last == "\t" { trimmed = trimmed.dropLast() }
+    if !trimmed.isEmpty, trimmed.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }) {
+        precondition(RetryAfterValue.parse(value, format: format, now: now) != nil, "digits '\(value)' (\(format)) gave nil")
+    }
+    _ = HTTPDate.parse(value, now: now)
+    let serverDelay = RetryAfterValue.parse(value, format: format, now: now)
 
     let cap = Duration.seconds(60)
     let backoffMax = Duration.seconds(30)
@@ -44,6 +55,13 @@ public func fuzzRetryAfter(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         DecisionInput(outcome: .response(status: 429, headers: ["Retry-After": value]), now: now), using: &generator)
     if let delay = decision.delay {
         precondition(delay >= .zero && delay <= cap, "waits \(delay) for '\(value)' (\(format), \(aboveCap), \(combine))")
+    }
+    if let serverDelay, serverDelay > cap {
+        switch aboveCap {
+        case .stop: precondition(decision.stopReason == .retryAfterTooLong, "'\(value)' (\(format)) did not stop")
+        case .clamp: precondition(decision.delay == cap, "'\(value)' (\(format)) not clamped: \(String(describing: decision.delay))")
+        case .ignore: precondition(!decision.serverDirected && (decision.delay ?? .zero) <= backoffMax, "'\(value)' not ignored")
+        }
     }
     if case .wait(let remaining) = decider.admit(now: now) {
         precondition(remaining > .zero && remaining <= cap, "cooldown \(remaining) for '\(value)'")

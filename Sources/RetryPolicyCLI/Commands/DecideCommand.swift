@@ -12,6 +12,7 @@ struct DecideCommand: ParsableCommand {
               retry-policy decide policies/tmdb.yaml --status 503
               retry-policy decide policies/tmdb.yaml --status 429 --retry-after 2 --attempt 2
               retry-policy decide policies/tmdb.yaml --transport timeout --elapsed 25s --format json
+              retry-policy decide policies/tmdb.yaml --status 503 --retry-after 'Mon, 23 Nov 2026 12:00:20 GMT' --now 2026-11-23T12:00:00Z
 
             The JSON form is {"action", "error", "reason", "delay_ms": {"min", "max"}, "rule"}: \
             delay_ms gives the bounds jitter can draw from (equal without jitter) and rule is the \
@@ -49,6 +50,11 @@ struct DecideCommand: ParsableCommand {
     @Option(help: "The endpoint (placement) whose timeout overrides apply.")
     var endpoint: String?
 
+    @Option(help: ArgumentHelp(
+        "The wall-clock time of the response, for HTTP-date and Unix-time headers: Unix seconds (1795435200), ISO 8601 UTC (2026-11-23T12:00:00Z) or an IMF-fixdate ('Mon, 23 Nov 2026 12:00:00 GMT'). Default: the system clock.",
+        valueName: "instant"))
+    var now: String?
+
     @Option(help: "Output format.")
     var format: OutputFormat = .human
 
@@ -71,6 +77,9 @@ struct DecideCommand: ParsableCommand {
         for header in headers where !header.contains("=") {
             throw ValidationError("--header expects NAME=VALUE, found '\(header)'")
         }
+        if let now, case .failure(let message) = NowOption.parse(now) {
+            throw ValidationError("--now: \(message)")
+        }
     }
 
     func run() throws {
@@ -83,7 +92,8 @@ struct DecideCommand: ParsableCommand {
         }
         let outcome: AttemptOutcome = status.map { .response(status: $0, headers: responseHeaders) }
             ?? .transport(TransportFailure(rawValue: transport!)!)
-        let now = Timestamp(nanosecondsSince1970: Int64(Date().timeIntervalSince1970 * 1e9))
+        let now = (try? self.now.map { try NowOption.parse($0).get() })
+            ?? Timestamp(nanosecondsSince1970: Int64(Date().timeIntervalSince1970 * 1e9))
         let input = DecisionInput(
             outcome: outcome, attempt: attempt, elapsed: (try? DurationText.parse(elapsed).get()) ?? .zero,
             method: HTTPMethod(rawValue: method), markedIdempotent: idempotent, endpoint: endpoint, now: now)
@@ -94,6 +104,66 @@ struct DecideCommand: ParsableCommand {
         case .human:
             StandardOutput.write(DecisionSentence.text(outline, input: input, policy: loaded) + "\n")
         }
+    }
+}
+
+/// The instant `decide --now` accepts, parsed strictly: one of three
+/// spellings, whole seconds, UTC only, within the span of a ``Timestamp``
+/// (1677-09-21 to 2262-04-11).
+enum NowOption {
+    static let expected =
+        "expected Unix seconds (1795435200), ISO 8601 UTC (2026-11-23T12:00:00Z) or an IMF-fixdate (Mon, 23 Nov 2026 12:00:00 GMT)"
+
+    enum Failure: Error, CustomStringConvertible {
+        case malformed(String)
+        case outOfRange(String)
+
+        var description: String {
+            switch self {
+            case .malformed(let text): "\(NowOption.expected), found '\(text)'"
+            case .outOfRange(let text): "'\(text)' is outside the range of a timestamp (1677-09-21 to 2262-04-11)"
+            }
+        }
+    }
+
+    static func parse(_ text: String) -> Result<Timestamp, Failure> {
+        let bytes = Array(text.utf8)
+        let timestamp: Timestamp?
+        if !bytes.isEmpty, bytes.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) {
+            guard bytes.count <= 11, let seconds = Int64(text), seconds <= Int64.max / 1_000_000_000 else {
+                return .failure(.outOfRange(text))
+            }
+            timestamp = Timestamp(secondsSince1970: seconds)
+        } else if let iso = iso8601(bytes) {
+            timestamp = iso
+        } else {
+            timestamp = HTTPDate.parseIMFFixdate(text)
+        }
+        guard let timestamp else { return .failure(.malformed(text)) }
+        if timestamp.nanosecondsSince1970 == .max || timestamp.nanosecondsSince1970 == .min {
+            return .failure(.outOfRange(text))
+        }
+        return .success(timestamp)
+    }
+
+    /// Exactly `YYYY-MM-DDTHH:MM:SSZ`: upper-case `T` and `Z`, no fraction,
+    /// no offset. `nil` when the shape is wrong or the date does not exist.
+    static func iso8601(_ bytes: [UInt8]) -> Timestamp? {
+        let shape = Array("dddd-dd-ddTdd:dd:ddZ".utf8)
+        guard bytes.count == shape.count else { return nil }
+        for (byte, expected) in zip(bytes, shape) {
+            if expected == UInt8(ascii: "d") {
+                guard byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") else { return nil }
+            } else if byte != expected {
+                return nil
+            }
+        }
+        func number(_ range: Range<Int>) -> Int {
+            bytes[range].reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) }
+        }
+        return HTTPDate.timestamp(
+            year: number(0..<4), month: number(5..<7), day: number(8..<10),
+            hour: number(11..<13), minute: number(14..<16), second: number(17..<19))
     }
 }
 
@@ -165,7 +235,8 @@ enum DecisionSentence {
                 let cap = policy.retryAfter.cap.map(\.formattedForHumans) ?? "?"
                 var asked = "a delay"
                 if case .response(_, let headers) = input.outcome, let delay = policy.retryAfter.serverDelay(in: headers, now: input.now) {
-                    asked = delay.formattedForHumans
+                    asked = delay >= RetryAfterValue.maximumDelay
+                        ? "a delay too large to represent (292 years or more)" : delay.formattedForHumans
                 }
                 because = "which retries it, but the server asked for \(asked), above the cap \(cap)"
             case .cancelled: because = "and cancelled requests are never retried"
