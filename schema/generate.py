@@ -43,8 +43,12 @@ import random
 import re
 import sys
 from fractions import Fraction
-from re import _constants as sre
-from re import _parser as sre_parse
+try:  # Python 3.11 and later
+    from re import _constants as sre
+    from re import _parser as sre_parse
+except ImportError:  # pragma: no cover - Python 3.10 and earlier
+    import sre_constants as sre
+    import sre_parse
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import validate  # noqa: E402  (exits 3 without jsonschema and PyYAML)

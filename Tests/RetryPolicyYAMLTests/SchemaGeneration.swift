@@ -104,6 +104,7 @@ enum SchemaGeneration {
                 if ids.isEmpty { tally.loaded += 1 }
             } else {
                 for check in record.loader_only { tally.loaderOnly[check, default: 0] += 1 }
+                // Every diagnostic is one of the checks run into.
                 #expect(!ids.isEmpty && ids.allSatisfy(record.expected_ids.contains),
                         "expected a refusal for \(record.loader_only) (\(record.expected_ids)):\n\(shown)", sourceLocation: sourceLocation)
             }

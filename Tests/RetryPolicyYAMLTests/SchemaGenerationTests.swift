@@ -35,6 +35,29 @@ import Testing
                              loaderOnly: ["undeclared-error-kind", "duration-over-100-days"])
     }
 
+    /// docs/policy-files.md lists every loader-only check and limit of
+    /// schema/loader-only.json, the list the generator predicts from.
+    @Test func theDocumentationListsEveryLoaderOnlyCheck() throws {
+        let data = try Data(contentsOf: URL(fileURLWithPath: RepositoryFiles.path("schema/loader-only.json")))
+        let listing = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let checks = try #require(listing["checks"] as? [[String: Any]])
+        #expect(checks.count >= 10)
+        let document = try RepositoryFiles.text("docs/policy-files.md")
+        for check in checks {
+            let name = try #require(check["check"] as? String)
+            let id = try #require(check["diagnostic"] as? String)
+            let files = try #require(check["files"] as? [String]).joined(separator: ", ")
+            let generated = try #require(check["generated"] as? Bool) ? "yes" : "fixtures"
+            #expect(document.contains("| `\(name)` | \(files) | \(id) | \(generated) |"),
+                    "docs/policy-files.md does not list \(name) (\(files), \(id), \(generated))")
+        }
+        // And every schema's modeline is shown.
+        let cli = try RepositoryFiles.text("docs/cli.md")
+        for schema in ["retry-policy-tests", "retry-policy-settings"] {
+            #expect(cli.contains("# yaml-language-server: $schema=") && cli.contains("schema/\(schema).schema.json"))
+        }
+    }
+
     // MARK: The disagreements, settled
 
     static func load(_ yaml: String, path: String = "p.yaml") -> [String] {
