@@ -58,6 +58,25 @@ import Testing
         }
     }
 
+    /// The examples in docs/examples are valid policies, stacks and test
+    /// files, except broken.yaml, which shows the loader's errors and is
+    /// refused by both.
+    @Test func theDocumentationExamplesAreValid() throws {
+        let folder = RepositoryFiles.path("docs/examples")
+        let paths = try FileManager.default.contentsOfDirectory(atPath: folder).sorted()
+            .filter { $0.hasSuffix(".yaml") }.map { folder + "/" + $0 }
+        #expect(paths.count >= 7)
+        let verdicts = try SchemaAgreementTests.schemaVerdicts(for: paths)
+        for path in paths {
+            let broken = path.hasSuffix("/broken.yaml")
+            let schema = try #require(verdicts[path], "no schema verdict for \(path)")
+            #expect(schema.valid != broken, "\(path): \(schema.problems)")
+            if !path.hasSuffix(".tests.yaml") {
+                #expect(Self.load(try String(contentsOfFile: path, encoding: .utf8), path: path).isEmpty != broken, "\(path)")
+            }
+        }
+    }
+
     // MARK: The disagreements, settled
 
     static func load(_ yaml: String, path: String = "p.yaml") -> [String] {
