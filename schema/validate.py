@@ -1,17 +1,22 @@
 #!/usr/bin/env python3
-"""Validate policy files against retry-policy.schema.json, independently of
-the Swift loader.
+"""Validate the files users write against their JSON Schemas, independently
+of the Swift loader:
+
+  NAME.tests.yaml      retry-policy-tests.schema.json    (policy tests)
+  .retry-policy.yaml   retry-policy-settings.schema.json (lint settings)
+  any other YAML file  retry-policy.schema.json          (policies, stacks)
 
 YAML is read with the YAML 1.2 core schema, as the Swift loader and
 yaml-language-server read it (PyYAML alone speaks YAML 1.1, where `off` and
 `yes` are booleans). Anchors and merge keys are left to PyYAML; the Swift
 loader refuses them anyway.
 
-usage: validate.py [--json] FILE...   (NAME.tests.yaml files are skipped)
+usage: validate.py [--json] [--schema policy|tests|settings] FILE...
 Prints one line per file (or one JSON object per line with --json); exits 0
-when every file is valid, 1 when one is not, 2 when the schema itself is
-wrong (not a draft 2020-12 schema, or an example it rejects), 3 when
-jsonschema or PyYAML is missing.
+when every file is valid, 1 when one is not, 2 when a schema itself is
+wrong (not a draft 2020-12 schema, an example it rejects, or a duration
+syntax that differs between schemas), 3 when jsonschema or PyYAML is
+missing.
 """
 import json
 import math
@@ -159,32 +164,79 @@ def invalid_examples(schema):
     return problems
 
 
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+SCHEMAS = {
+    "policy": "retry-policy.schema.json",
+    "tests": "retry-policy-tests.schema.json",
+    "settings": "retry-policy-settings.schema.json",
+}
+
+
+def kind_of(path):
+    """Which schema a file is checked against, by its name."""
+    name = os.path.basename(path)
+    if name.endswith((".tests.yaml", ".tests.yml")):
+        return "tests"
+    if name in (".retry-policy.yaml", ".retry-policy.yml"):
+        return "settings"
+    return "policy"
+
+
+def load_schemas():
+    """Every schema, checked: (schemas by kind, problems)."""
+    schemas = {}
+    problems = []
+    for kind, file in SCHEMAS.items():
+        with open(os.path.join(HERE, file), encoding="utf-8") as handle:
+            schema = json.load(handle)
+        try:
+            jsonschema.Draft202012Validator.check_schema(schema)
+        except jsonschema.SchemaError as error:
+            problems.append(f"{file}: not a draft 2020-12 schema: {error.message}")
+            continue
+        if not schema.get("$id"):
+            problems.append(f"{file}: no $id")
+        problems += [f"{file}{problem}" for problem in invalid_examples(schema)]
+        schemas[kind] = schema
+    # One duration syntax everywhere: the test file schema carries a copy.
+    if "tests" in schemas and "policy" in schemas:
+        if schemas["tests"]["$defs"]["duration"] != schemas["policy"]["$defs"]["duration"]:
+            problems.append("retry-policy-tests.schema.json: $defs/duration differs from retry-policy.schema.json's")
+    return schemas, problems
+
+
 def main(arguments):
     as_lines = "--json" not in arguments
-    files = [argument for argument in arguments if argument != "--json"]
-    schema_path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "retry-policy.schema.json")
-    with open(schema_path, encoding="utf-8") as handle:
-        schema = json.load(handle)
-    jsonschema.Draft202012Validator.check_schema(schema)
-    bad_examples = invalid_examples(schema)
-    if bad_examples:
-        sys.stderr.write("retry-policy.schema.json has invalid examples:\n" + "\n".join(bad_examples) + "\n")
+    forced = None
+    files = []
+    iterator = iter(arguments)
+    for argument in iterator:
+        if argument == "--json":
+            continue
+        if argument == "--schema":
+            forced = next(iterator, None)
+            if forced not in SCHEMAS:
+                sys.stderr.write(f"--schema takes one of {', '.join(SCHEMAS)}\n")
+                return 2
+            continue
+        files.append(argument)
+    schemas, problems = load_schemas()
+    if problems:
+        sys.stderr.write("the schemas are wrong:\n" + "\n".join(problems) + "\n")
         return 2
-    validator = jsonschema.Draft202012Validator(schema)
+    validators = {kind: jsonschema.Draft202012Validator(schema) for kind, schema in schemas.items()}
     all_valid = True
     for path in files:
-        if path.endswith((".tests.yaml", ".tests.yml")):
-            if as_lines:
-                print(f"{path}: skipped (a policy test file, not a policy)")
-            continue
-        valid, problems = check(validator, path)
+        kind = forced or kind_of(path)
+        valid, problems = check(validators[kind], path)
         all_valid = all_valid and valid
         if as_lines:
-            print(f"{path}: {'valid' if valid else 'invalid'}")
+            print(f"{path}: {'valid' if valid else 'invalid'} ({SCHEMAS[kind]})")
             for problem in problems:
                 print(f"  {problem}")
         else:
-            print(json.dumps({"file": path, "valid": valid, "problems": problems}))
+            print(json.dumps({"file": path, "schema": kind, "valid": valid, "problems": problems}))
     return 0 if all_valid else 1
 
 

@@ -14,6 +14,7 @@ public enum DurationText {
         case unitOrder
         case malformedNumber
         case overflow
+        case finerThanNanoseconds
 
         public var description: String {
             switch self {
@@ -24,6 +25,7 @@ public enum DurationText {
             case .unitOrder: "units out of order or repeated (write 1m30s)"
             case .malformedNumber: "a malformed number"
             case .overflow: "a duration too large to represent"
+            case .finerThanNanoseconds: "more decimals than a nanosecond needs (at most 9, or 6 for ms)"
             }
         }
     }
@@ -33,24 +35,33 @@ public enum DurationText {
     public static let maximum: Duration = .seconds(100 * 24 * 3600)
 
     /// Parses `text` strictly.
+    ///
+    /// A number is judged by its value, never by how many digits spell it:
+    /// `0000000001s` is one second, and anything over ``maximum`` is
+    /// ``ParseError/overflow`` however it is written. Fractions may go down
+    /// to a nanosecond and no further (9 decimals for h, m and s, 6 for ms),
+    /// so every duration that can be written is exact and a non-zero digit
+    /// always means a duration above zero. The arithmetic is in whole
+    /// nanoseconds; nothing is rounded.
     public static func parse(_ text: some StringProtocol) -> Result<Duration, ParseError> {
         let bytes = Array(text.utf8)
         if bytes.isEmpty { return .failure(.empty) }
         if bytes[0] == UInt8(ascii: "-") { return .failure(.negative) }
+        let limit = maximum.components.seconds * 1_000_000_000
         var index = 0
-        var total: Double = 0
+        var total: Int64 = 0
         var lastUnitRank = Int.max
         while index < bytes.count {
             // number: digits, optional '.' digits
             let numberStart = index
             var sawDigit = false
-            var sawDot = false
+            var dot: Int?
             while index < bytes.count {
                 let byte = bytes[index]
                 if byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") {
                     sawDigit = true
-                } else if byte == UInt8(ascii: ".") && !sawDot {
-                    sawDot = true
+                } else if byte == UInt8(ascii: ".") && dot == nil {
+                    dot = index
                 } else {
                     break
                 }
@@ -60,8 +71,8 @@ public enum DurationText {
             if bytes[index - 1] == UInt8(ascii: ".") || bytes[numberStart] == UInt8(ascii: ".") {
                 return .failure(.malformedNumber)
             }
-            if index - numberStart > 18 { return .failure(.overflow) }
-            let number = parseDecimal(bytes[numberStart..<index])
+            let integerDigits = bytes[numberStart..<(dot ?? index)]
+            let fractionDigits = dot.map { bytes[($0 + 1)..<index] } ?? []
             let unitStart = index
             while index < bytes.count,
                 (bytes[index] >= UInt8(ascii: "a") && bytes[index] <= UInt8(ascii: "z"))
@@ -74,39 +85,38 @@ public enum DurationText {
             }
             let unit = String(decoding: bytes[unitStart..<index], as: UTF8.self)
             let rank: Int
-            let seconds: Double
+            let nanoseconds: Int64
+            let decimals: Int
             switch unit {
-            case "h": rank = 3; seconds = 3600
-            case "m": rank = 2; seconds = 60
-            case "s": rank = 1; seconds = 1
-            case "ms": rank = 0; seconds = 0.001
+            case "h": rank = 3; nanoseconds = 3_600_000_000_000; decimals = 9
+            case "m": rank = 2; nanoseconds = 60_000_000_000; decimals = 9
+            case "s": rank = 1; nanoseconds = 1_000_000_000; decimals = 9
+            case "ms": rank = 0; nanoseconds = 1_000_000; decimals = 6
             default: return .failure(.unknownUnit(unit))
             }
             if rank >= lastUnitRank { return .failure(.unitOrder) }
             lastUnitRank = rank
-            total += number * seconds
-            if total > Double(maximum.components.seconds) { return .failure(.overflow) }
-        }
-        let nanoseconds = (total * 1e9).rounded()
-        return .success(.nanoseconds(Int64(nanoseconds)))
-    }
-
-    private static func parseDecimal(_ bytes: ArraySlice<UInt8>) -> Double {
-        var integer: Double = 0
-        var fraction: Double = 0
-        var scale: Double = 1
-        var afterDot = false
-        for byte in bytes {
-            if byte == UInt8(ascii: ".") { afterDot = true; continue }
-            let digit = Double(byte - UInt8(ascii: "0"))
-            if afterDot {
-                scale /= 10
-                fraction += digit * scale
-            } else {
-                integer = integer * 10 + digit
+            if fractionDigits.count > decimals { return .failure(.finerThanNanoseconds) }
+            // The whole part, leading zeros skipped; past the limit it is an
+            // overflow whatever follows.
+            var whole: Int64 = 0
+            for byte in integerDigits {
+                whole = whole * 10 + Int64(byte - UInt8(ascii: "0"))
+                if whole > limit / nanoseconds { return .failure(.overflow) }
             }
+            // The fraction, in units of nanoseconds / 10^decimals (exact:
+            // 10^decimals divides every unit's nanoseconds).
+            var fraction: Int64 = 0
+            for position in 0..<decimals {
+                let digit = position < fractionDigits.count ? Int64(fractionDigits[fractionDigits.startIndex + position] - UInt8(ascii: "0")) : 0
+                fraction = fraction * 10 + digit
+            }
+            var scale: Int64 = 1
+            for _ in 0..<decimals { scale *= 10 }
+            total += whole * nanoseconds + fraction * (nanoseconds / scale)
+            if total > limit { return .failure(.overflow) }
         }
-        return integer + fraction
+        return .success(.nanoseconds(total))
     }
 
     /// Formats a duration in the policy syntax, choosing the shortest exact

@@ -21,7 +21,7 @@ struct PolicyDecoder {
         if root["stack"] != nil {
             return decodeStack(root).map(PolicyDocument.stack)
         }
-        return decodePolicy(root).map(PolicyDocument.policy)
+        return decodePolicy(root, path: path).map(PolicyDocument.policy)
     }
 
     // MARK: Header
@@ -80,8 +80,17 @@ struct PolicyDecoder {
 
     // MARK: Policy files
 
-    private mutating func decodePolicy(_ root: YAMLNode) -> Policy? {
+    private mutating func decodePolicy(_ root: YAMLNode, path: String) -> Policy? {
         guard let fields = reader.fields(root, at: "", allowed: PolicyKeys.policy, required: ["version", "name"]) else { return nil }
+        // `extends` lends settings, not identity: every file states its own
+        // format version (to be read at all) and its own name (two policies
+        // must never report under one name), as the JSON Schema requires.
+        for key in ["version", "name"] {
+            if let entry = fields.entries[key], entry.key.location.file != path {
+                reader.report(.missingKey, at: fields.location, "missing required key '\(key)' at the top level",
+                              suggestion: "write it in this file too; 'extends' lends settings, not the \(key)")
+            }
+        }
         version(fields)
         let name = fields["name"].flatMap { reader.name($0, at: "name") }
         var policy = Policy(name: name ?? "", location: fields.location)

@@ -1,0 +1,88 @@
+import Foundation
+import RetryPolicyCore
+import RetryPolicyLint
+import RetryPolicyYAML
+import Testing
+
+/// The schemas of the other files users write agree with their readers,
+/// shown as for policies (Tests/RetryPolicyYAMLTests/SchemaGenerationTests):
+/// documents drawn from schema/retry-policy-tests.schema.json and
+/// schema/retry-policy-settings.schema.json are read without a problem
+/// (unless they run into a loader-only check of schema/loader-only.json),
+/// and mutants are refused by the schema and the reader alike.
+@Suite struct SchemaAgreementLintFilesTests {
+    static let seed = ProcessInfo.processInfo.environment["SCHEMA_GENERATION_SEED"].flatMap { Int($0) } ?? 20_260_523
+
+    @Test(.enabled(if: SchemaGeneration.pythonIsInstalled, SchemaGeneration.pythonMissing))
+    func generatedTestFilesParseAndMutantsAreRefused() throws {
+        let records = try SchemaGeneration.records(schema: "tests", seed: Self.seed, count: 200, mutants: 30)
+        var tally = SchemaGeneration.Tally()
+        for record in records {
+            var ids: [String] = []
+            do { _ = try PolicyTestSuite(yaml: record.yaml, path: "generated.tests.yaml") } catch {
+                ids = error.diagnostics.map(\.id)
+                if ids.isEmpty { ids = ["(no diagnostic)"] }
+                tally.messages[record.index] = error.diagnostics.map(\.description)
+            }
+            SchemaGeneration.check(record, loaderIDs: ids, tally: &tally)
+        }
+        tally.expectCoverage(generated: 200, mutations: ["drop-required", "unknown-key", "wrong-type", "status-out-of-range", "malformed-duration"],
+                             loaderOnly: ["duration-over-100-days"])
+    }
+
+    @Test(.enabled(if: SchemaGeneration.pythonIsInstalled, SchemaGeneration.pythonMissing))
+    func generatedSettingsParseAndMutantsAreRefused() throws {
+        let records = try SchemaGeneration.records(schema: "settings", seed: Self.seed, count: 100, mutants: 30)
+        var tally = SchemaGeneration.Tally()
+        for record in records {
+            var ids: [String] = []
+            do { _ = try LintConfiguration(yaml: record.yaml, path: ".retry-policy.yaml") } catch {
+                ids = error.diagnostics.map(\.id)
+                if ids.isEmpty { ids = ["(no diagnostic)"] }
+                tally.messages[record.index] = error.diagnostics.map(\.description)
+            }
+            SchemaGeneration.check(record, loaderIDs: ids, tally: &tally)
+        }
+        tally.expectCoverage(generated: 100, mutations: ["unknown-key", "wrong-type"], loaderOnly: [])
+    }
+
+    /// The settings schema names exactly the rules lint knows: a new rule
+    /// needs its id in the schema, or editors would underline it.
+    @Test func theSettingsSchemaListsEveryRule() throws {
+        let data = try Data(contentsOf: URL(fileURLWithPath: LintRepositoryFiles.path("schema/retry-policy-settings.schema.json")))
+        let schema = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let definitions = try #require(schema["$defs"] as? [String: Any])
+        let ruleID = try #require(definitions["ruleID"] as? [String: Any])
+        let listed = try #require(ruleID["enum"] as? [String])
+        let known = LintCatalog.rules.map(\.id) + LoaderRule.allCases.map(\.id)
+        #expect(Set(listed) == Set(known), "schema: \(listed.sorted()), lint: \(known.sorted())")
+        #expect(listed.count == Set(listed).count)
+    }
+
+    /// Every shipped test file, and the example one, is valid under the
+    /// test-file schema and parses.
+    @Test(.enabled(if: SchemaGeneration.pythonIsInstalled, SchemaGeneration.pythonMissing))
+    func shippedTestFilesAreValid() throws {
+        var paths: [String] = []
+        for folder in ["policies", "docs/examples"] {
+            for name in try FileManager.default.contentsOfDirectory(atPath: LintRepositoryFiles.path(folder)).sorted()
+            where name.hasSuffix(".tests.yaml") {
+                paths.append(LintRepositoryFiles.path(folder + "/" + name))
+            }
+        }
+        #expect(paths.count >= 6)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", LintRepositoryFiles.path("schema/validate.py")] + paths
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "\(text)")
+        for path in paths {
+            #expect(throws: Never.self) { _ = try PolicyTestSuite(yaml: String(contentsOfFile: path, encoding: .utf8), path: path) }
+        }
+    }
+}
