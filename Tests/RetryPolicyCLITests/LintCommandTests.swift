@@ -105,6 +105,30 @@ struct LintCommandTests {
         #expect(large.status == 1 && large.stdout.contains("<stdin>:1:1: error: expected a policy file of at most 1048576 bytes, found more on standard input [RP003]"), "\(large)")
     }
 
+    @Test("an endless standard input (yes(1) piped in) is refused after the size limit, not read forever",
+          .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/yes"), "yes(1) is not installed"))
+    func endlessStandardInput() throws {
+        let producer = Process()
+        producer.executableURL = URL(fileURLWithPath: "/usr/bin/yes")
+        producer.arguments = ["# endless"]
+        let pipe = Pipe()
+        producer.standardOutput = pipe
+        let lint = Process()
+        lint.executableURL = CLI.binary
+        lint.arguments = ["lint", "-"]
+        lint.standardInput = pipe
+        let output = Pipe()
+        lint.standardOutput = output
+        try producer.run()
+        try lint.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        lint.waitUntilExit()
+        producer.terminate()
+        producer.waitUntilExit()
+        #expect(lint.terminationStatus == 1)
+        #expect(text.contains("<stdin>:1:1: error: expected a policy file of at most 1048576 bytes, found more on standard input [RP003]"), "\(text)")
+    }
+
     @Test("argument parser usage errors exit 2, not 64")
     func usageError() throws {
         let workspace = try Workspace([:])
