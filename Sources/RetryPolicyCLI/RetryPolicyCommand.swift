@@ -20,7 +20,7 @@ struct RetryPolicyCommand: AsyncParsableCommand {
         version: RetryPolicyVersion.current,
         subcommands: [
             LintCommand.self, TestCommand.self, DecideCommand.self, SimulateCommand.self,
-            TableCommand.self, DiffCommand.self, RequestCommand.self,
+            TableCommand.self, DiffCommand.self, RequestCommand.self, InitCommand.self,
         ]
     )
 
