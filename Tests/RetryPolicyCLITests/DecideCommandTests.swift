@@ -231,4 +231,40 @@ struct SimulateCommandTests {
         #expect(result.status == 2)
         #expect(result.stderr.contains("'wat' is not a response: expected a status (100-599) or one of timeout"), "\(result)")
     }
+
+    @Test("--header takes curl's 'Name: value'; durations and methods are checked with a clear message")
+    func sharedOptions() throws {
+        let workspace = try Workspace(["clean.yaml": PolicyTexts.clean])
+        let header = try workspace.run(["decide", "clean.yaml", "--status", "503", "--header", "Retry-After: 3", "--format", "json"])
+        #expect(header.status == 0 && header.stdout.contains("\"min\": 3000"), "\(header)")
+        let oldForm = try workspace.run(["decide", "clean.yaml", "--status", "503", "--header", "Retry-After=3"])
+        #expect(oldForm.status == 2 && oldForm.stderr.contains("expected a header as curl writes it, 'Name: value', found 'Retry-After=3'"), "\(oldForm)")
+        let duration = try workspace.run(["decide", "clean.yaml", "--status", "503", "--elapsed", "5"])
+        #expect(duration.status == 2 && duration.stderr.contains("expected a duration such as 250ms, 10s or 1m30s"), "\(duration)")
+        let method = try workspace.run(["simulate", "clean.yaml", "--responses", "503,200", "--method", "FETCH"])
+        #expect(method.status == 2 && method.stderr.contains("--method must be one of GET"), "\(method)")
+    }
+
+    @Test("simulate takes --endpoint: the endpoint's timeout override applies")
+    func simulateEndpoint() throws {
+        let policy = """
+            version: 1
+            name: e
+            attempts: 3
+            backoff: {initial: 1s, max: 1s, multiplier: 1, jitter: none}
+            timeouts: {per_attempt: 10s, total: 30s}
+            endpoints:
+              fast: {total: 1500ms}
+            rules:
+              - {status: 503, error: status_5xx, action: retry}
+            default: {error: internal_error, action: stop}
+
+            """
+        let workspace = try Workspace(["e.yaml": policy])
+        let plain = try workspace.run(["simulate", "e.yaml", "--responses", "503", "--format", "json"])
+        let fast = try workspace.run(["simulate", "e.yaml", "--responses", "503", "--endpoint", "fast", "--format", "json"])
+        #expect(plain.status == 0 && fast.status == 0, "\(plain)\n\(fast)")
+        #expect(plain.stdout.contains("attempts_exhausted"), "\(plain)")
+        #expect(fast.stdout.contains("deadline_exceeded"), "\(fast)")
+    }
 }

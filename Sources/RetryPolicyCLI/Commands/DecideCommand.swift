@@ -32,23 +32,16 @@ struct DecideCommand: ParsableCommand {
     @Option(name: .customLong("retry-after"), help: "The response's Retry-After header (delta-seconds or HTTP-date).")
     var retryAfter: String?
 
-    @Option(name: .customLong("header"), help: ArgumentHelp("Another response header, NAME=VALUE (repeatable).", valueName: "name=value"))
-    var headers: [String] = []
+    @Option(name: .customLong("header"), help: ArgumentHelp("Another response header, as curl writes it (repeatable).", valueName: "Name: value"), transform: HeaderArgument.parse)
+    var headers: [HeaderArgument] = []
 
     @Option(help: "Which attempt produced the outcome; 1 is the first try.")
     var attempt: Int = 1
 
-    @Option(help: "Time since the first attempt started, e.g. 2.5s.")
-    var elapsed: String = "0s"
+    @Option(help: "Time since the first attempt started, e.g. 2.5s.", transform: DurationArgument.parse)
+    var elapsed = DurationArgument(.zero)
 
-    @Option(help: "The request method.")
-    var method: String = "GET"
-
-    @Flag(help: "The caller marked the request idempotent (it carries an idempotency key).")
-    var idempotent = false
-
-    @Option(help: "The endpoint (placement) whose timeout overrides apply.")
-    var endpoint: String?
+    @OptionGroup var request: RequestOptions
 
     @Option(help: ArgumentHelp(
         "The wall-clock time of the response, for HTTP-date and Unix-time headers: Unix seconds (1795435200), ISO 8601 UTC (2026-11-23T12:00:00Z) or an IMF-fixdate ('Mon, 23 Nov 2026 12:00:00 GMT'). Default: the system clock.",
@@ -61,6 +54,7 @@ struct DecideCommand: ParsableCommand {
     @OptionGroup var rootOptions: RootOptions
 
     func validate() throws {
+        try request.validate()
         if (status == nil) == (transport == nil) {
             throw ValidationError("give exactly one of --status or --transport")
         }
@@ -71,12 +65,6 @@ struct DecideCommand: ParsableCommand {
             throw ValidationError("--transport must be one of \(TransportFailure.allCases.map(\.rawValue).joined(separator: ", ")), found '\(transport)'")
         }
         if attempt < 1 { throw ValidationError("--attempt must be at least 1") }
-        if case .failure(let error) = DurationText.parse(elapsed) {
-            throw ValidationError("--elapsed: expected a duration such as 2.5s, found \(error)")
-        }
-        for header in headers where !header.contains("=") {
-            throw ValidationError("--header expects NAME=VALUE, found '\(header)'")
-        }
         if let now, case .failure(let message) = NowOption.parse(now) {
             throw ValidationError("--now: \(message)")
         }
@@ -86,17 +74,14 @@ struct DecideCommand: ParsableCommand {
         let loaded = try PolicyFiles.loadPolicy(policy, root: rootOptions.policyRoot())
         var responseHeaders = ResponseHeaders()
         if let retryAfter { responseHeaders.append(name: "Retry-After", value: retryAfter) }
-        for header in headers {
-            let parts = header.split(separator: "=", maxSplits: 1)
-            responseHeaders.append(name: String(parts[0]), value: parts.count > 1 ? String(parts[1]) : "")
-        }
+        for header in headers { responseHeaders.append(name: header.name, value: header.value) }
         let outcome: AttemptOutcome = status.map { .response(status: $0, headers: responseHeaders) }
             ?? .transport(TransportFailure(rawValue: transport!)!)
         let now = (try? self.now.map { try NowOption.parse($0).get() })
             ?? Timestamp(nanosecondsSince1970: Int64(Date().timeIntervalSince1970 * 1e9))
         let input = DecisionInput(
-            outcome: outcome, attempt: attempt, elapsed: (try? DurationText.parse(elapsed).get()) ?? .zero,
-            method: HTTPMethod(rawValue: method), markedIdempotent: idempotent, endpoint: endpoint, now: now)
+            outcome: outcome, attempt: attempt, elapsed: elapsed.value,
+            method: request.httpMethod, markedIdempotent: request.idempotent, endpoint: request.endpoint, now: now)
         let outline = RetryDecider(policy: loaded).outline(input)
         switch format {
         case .json:

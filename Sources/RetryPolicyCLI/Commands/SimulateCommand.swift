@@ -32,29 +32,25 @@ struct SimulateCommand: ParsableCommand {
     @Option(help: "Seed for the jitter draws.")
     var seed: UInt64 = 1
 
-    @Option(help: "How long each attempt takes (a timeout takes timeouts.per_attempt).")
-    var latency: String = "0s"
+    @Option(help: "How long each attempt takes (a timeout takes timeouts.per_attempt).", transform: DurationArgument.parse)
+    var latency = DurationArgument(.zero)
 
-    @Option(help: "The request method.")
-    var method: String = "GET"
-
-    @Flag(help: "The caller marked the request idempotent.")
-    var idempotent = false
+    @OptionGroup var request: RequestOptions
 
     @Option(help: "Simulate this many clients hitting an outage at once.")
     var clients: Int?
 
-    @Option(help: "How long the outage lasts (with --clients).")
-    var outage: String = "10s"
+    @Option(help: "How long the outage lasts (with --clients).", transform: DurationArgument.parse)
+    var outage = DurationArgument(.seconds(10))
 
     @Option(name: .customLong("outage-response"), help: "What the server answers during the outage (with --clients).")
     var outageResponse: String = "503"
 
-    @Option(help: "Clients start spread uniformly over this window (with --clients).")
-    var spread: String = "0s"
+    @Option(help: "Clients start spread uniformly over this window (with --clients).", transform: DurationArgument.parse)
+    var spread = DurationArgument(.zero)
 
-    @Option(help: "Width of one bar of the load histogram (with --clients).")
-    var window: String = "1s"
+    @Option(help: "Width of one bar of the load histogram (with --clients).", transform: DurationArgument.parse)
+    var window = DurationArgument(.seconds(1))
 
     @Flag(help: "All clients share one budget and cooldown, like concurrent requests in one process (with --clients).")
     var sharedBudget = false
@@ -68,24 +64,18 @@ struct SimulateCommand: ParsableCommand {
     @OptionGroup var rootOptions: RootOptions
 
     func validate() throws {
+        try request.validate()
         if clients == nil && responses == nil { throw ValidationError("give --responses for one request, or --clients N for a storm") }
         if let clients, clients < 1 || clients > 1_000_000 { throw ValidationError("--clients must be within 1-1000000") }
-        if let window = try? DurationText.parse(window).get(), window < .milliseconds(1) {
-            throw ValidationError("--window must be at least 1ms")
-        }
+        if window.value < .milliseconds(1) { throw ValidationError("--window must be at least 1ms") }
         if svg != nil && clients == nil { throw ValidationError("--svg needs --clients") }
-        for (name, value) in [("latency", latency), ("outage", outage), ("spread", spread), ("window", window)] {
-            if case .failure(let error) = DurationText.parse(value) {
-                throw ValidationError("--\(name): expected a duration such as 10s, found \(error)")
-            }
-        }
         if case .failure(let error) = ScriptedResponse.parse(outageResponse) { throw ValidationError("--outage-response: \(error)") }
         if let responses, case .failure(let error) = ScriptedResponse.parseList(responses) { throw ValidationError("--responses: \(error)") }
     }
 
     func run() throws {
         let loaded = try PolicyFiles.loadPolicy(policy, root: rootOptions.policyRoot())
-        let latency = try! DurationText.parse(latency).get()
+        let latency = latency.value
         if let clients {
             try runStorm(policy: loaded, clients: clients, latency: latency)
             return
@@ -93,7 +83,7 @@ struct SimulateCommand: ParsableCommand {
         let script = try! ScriptedResponse.parseList(responses!).get()
         let timeline = RequestTimeline.simulate(
             policy: loaded, responses: script, seed: seed, latency: latency,
-            method: HTTPMethod(rawValue: method), markedIdempotent: idempotent)
+            method: request.httpMethod, markedIdempotent: request.idempotent, endpoint: request.endpoint)
         switch format {
         case .human: StandardOutput.write(TimelineText.render(timeline, policy: loaded, path: policy, seed: seed))
         case .json: StandardOutput.write(TimelineText.json(timeline, policy: loaded, seed: seed).rendered() + "\n")
@@ -102,10 +92,10 @@ struct SimulateCommand: ParsableCommand {
 
     func runStorm(policy loaded: Policy, clients: Int, latency: Duration) throws {
         let configuration = OutageStorm.Configuration(
-            clients: clients, outage: try! DurationText.parse(outage).get(),
+            clients: clients, outage: outage.value,
             outageResponse: try! ScriptedResponse.parse(outageResponse).get(),
-            spread: try! DurationText.parse(spread).get(), latency: latency,
-            window: try! DurationText.parse(window).get(), shared: sharedBudget, seed: seed)
+            spread: spread.value, latency: latency,
+            window: window.value, shared: sharedBudget, seed: seed)
         let storm = OutageStorm.run(policy: loaded, configuration: configuration)
         if let svg {
             let title = "\(loaded.name): \(clients) clients, \(configuration.outage.formattedForHumans) outage of \(configuration.outageResponse), jitter \(loaded.backoff.jitter.rawValue)"
