@@ -133,6 +133,40 @@ struct FindingLocationTests {
             default: {error: internal_error, action: stop}
 
             """),
+        Case(id: "RP109", text: """
+            version: 1
+            name: p
+            attempts: 3
+            backoff: {initial: 100ms, max: 1s, jitter: full}
+            retry_after: {honor: true, cap: 30s}
+            rules:
+              - {status: 503, methods: [POST], error: status_5xx, action: retry}  #<
+            default: {error: internal_error, action: stop}
+
+            """),
+        Case(id: "RP112", text: """
+            version: 1
+            name: p
+            attempts: 3
+            backoff: {initial: 100ms, max: 1s, jitter: full}
+            retry_after: {honor: false}
+            rules:
+              - {status: 429, error: status_429, action: retry}  #<
+            default: {error: internal_error, action: stop}
+
+            """),
+        Case(id: "RP114", text: """
+            version: 1
+            name: p
+            attempts: 3
+            backoff: {initial: 100ms, max: 1s, jitter: full}
+            retry_after: {honor: true, cap: 30s}
+            budget: {capacity: 500, retry_cost: 5}  #<
+            rules:
+              - {status: 503, error: status_5xx, action: retry}
+            default: {error: internal_error, action: stop}
+
+            """),
         Case(id: "RP110", text: """
             version: 1
             name: p
