@@ -1,3 +1,4 @@
+import CoreMetrics
 import Foundation
 import RetryPolicyCore
 import RetryPolicyExecutor
@@ -188,6 +189,80 @@ struct PolicyStoreTests {
         #expect(store.decider(named: "p")?.policy.attempts == 49)  // round 50 wrote a broken file
     }
 
+    @Test("health: generation, last reload and change, problems and since when, watch mode; and the same as gauges")
+    func health() throws {
+        try write("a.yaml", "name: a\n")
+        let metrics = GaugeRecorder()
+        let before = Date()
+        let store = PolicyStore(directory: directory, loader: lineLoader, metricsFactory: metrics)
+        var health = store.health
+        #expect(health.generation == 1)
+        #expect(health.policies == 1)
+        #expect(health.problems.isEmpty && health.staleSince == nil && !health.isStale(for: .zero))
+        #expect(health.watchMode == .notWatching)
+        let loaded = try #require(health.lastReload)
+        #expect(loaded >= before && health.lastChange == loaded)
+        let dimensions = ["directory": directory]
+        #expect(metrics.value("retry_policy_store_generation", dimensions) == 1)
+        #expect(metrics.value("retry_policy_store_policies", dimensions) == 1)
+        #expect(metrics.value("retry_policy_store_stale_since_timestamp_seconds", dimensions) == 0)
+        #expect(metrics.value("retry_policy_store_watching", dimensions) == 0)
+        #expect(metrics.value("retry_policy_store_last_reload_timestamp_seconds", dimensions) == loaded.timeIntervalSince1970)
+
+        // An edit that does not load: the last good version is served,
+        // stale from now on, until the file is fixed.
+        try write("a.yaml", "name: a\nattempts: x\n")
+        store.reload()
+        health = store.health
+        let since = try #require(health.staleSince)
+        #expect(health.problems.keys.sorted() == [directory + "/a.yaml"])
+        #expect(health.isStale(for: .seconds(600), at: since.addingTimeInterval(600)))
+        #expect(!health.isStale(for: .seconds(600), at: since.addingTimeInterval(599)))
+        #expect(metrics.value("retry_policy_store_problem_files", dimensions) == 1)
+        #expect(metrics.value("retry_policy_store_stale_since_timestamp_seconds", dimensions) == since.timeIntervalSince1970)
+        store.reload()
+        #expect(store.health.staleSince == since, "still stale since the first failing reload")
+        #expect(try #require(store.health.lastReload) >= since)
+
+        try write("a.yaml", "name: a\nattempts: 2\n")
+        store.reload()
+        #expect(store.health.staleSince == nil)
+        #expect(store.health.generation == 3)
+        #expect(metrics.value("retry_policy_store_problem_files", dimensions) == 0)
+        #expect(metrics.value("retry_policy_store_stale_since_timestamp_seconds", dimensions) == 0)
+        #expect(metrics.value("retry_policy_store_generation", dimensions) == 3)
+
+        // A directory that cannot be read is stale too, and not a reload.
+        let lastReload = store.health.lastReload
+        try FileManager.default.removeItem(atPath: directory)
+        store.reload()
+        #expect(store.health.staleSince != nil)
+        #expect(store.health.lastReload == lastReload)
+        #expect(store.health.policies == 1)
+    }
+
+    @Test("polling removes a deleted file at the next poll that still misses it, not at the first")
+    func pollingConfirmsRemovals() async throws {
+        try write("a.yaml", "name: a\n")
+        try write("b.yaml", "name: b\n")
+        let store = PolicyStore(directory: directory, loader: lineLoader)
+        let clock = ManualClock()
+        let watcher = Task { await store.watch(every: .seconds(2), clock: clock) }
+        await clock.sleepers(atLeast: 1)
+        try FileManager.default.removeItem(atPath: directory + "/a.yaml")
+        clock.advance(by: .seconds(2))
+        await clock.sleepers(atLeast: 1)
+        #expect(store.decider(named: "a") != nil)
+        #expect(store.snapshot.pendingRemovals == ["a"])
+        clock.advance(by: .seconds(2))
+        await clock.sleepers(atLeast: 1)
+        #expect(store.decider(named: "a") == nil)
+        #expect(store.snapshot.policyNames == ["b"])
+        #expect(store.snapshot.pendingRemovals.isEmpty)
+        watcher.cancel()
+        await watcher.value
+    }
+
     @Test("watch polls on its clock and picks up an edit after one interval")
     func watchPolls() async throws {
         try write("a.yaml", "name: a\nattempts: 1\n")
@@ -266,4 +341,40 @@ struct PolicyStoreYAMLTests {
         #expect(store.decider(named: "tmdb")?.policy.attempts == 5)
         #expect(store.snapshot.problems.isEmpty)
     }
+}
+
+/// A metrics backend that remembers the last value of every gauge.
+final class GaugeRecorder: MetricsFactory, Sendable {
+    private let values = Mutex<[String: Double]>([:])
+
+    private static func key(_ label: String, _ dimensions: [String: String]) -> String {
+        label + dimensions.sorted { $0.key < $1.key }.map { "|\($0.key)=\($0.value)" }.joined()
+    }
+
+    func value(_ label: String, _ dimensions: [String: String]) -> Double? {
+        values.withLock { $0[Self.key(label, dimensions)] }
+    }
+
+    final class Box: RecorderHandler, CounterHandler, TimerHandler, Sendable {
+        let key: String
+        let owner: GaugeRecorder
+        init(key: String, owner: GaugeRecorder) { self.key = key; self.owner = owner }
+        func record(_ value: Int64) { record(Double(value)) }
+        func record(_ value: Double) { owner.values.withLock { $0[key] = value } }
+        func increment(by amount: Int64) {}
+        func reset() {}
+        func recordNanoseconds(_ duration: Int64) {}
+    }
+
+    private func box(_ label: String, _ dimensions: [(String, String)]) -> Box {
+        Box(key: Self.key(label, Dictionary(dimensions, uniquingKeysWith: { $1 })), owner: self)
+    }
+    func makeCounter(label: String, dimensions: [(String, String)]) -> any CounterHandler { box(label, dimensions) }
+    func makeRecorder(label: String, dimensions: [(String, String)], aggregate: Bool) -> any RecorderHandler {
+        box(label, dimensions)
+    }
+    func makeTimer(label: String, dimensions: [(String, String)]) -> any TimerHandler { box(label, dimensions) }
+    func destroyCounter(_ handler: any CounterHandler) {}
+    func destroyRecorder(_ handler: any RecorderHandler) {}
+    func destroyTimer(_ handler: any TimerHandler) {}
 }

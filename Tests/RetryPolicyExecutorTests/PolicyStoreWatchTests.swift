@@ -64,21 +64,96 @@ struct PolicyStoreWatchTests {
         await stop(watch, store)
     }
 
-    @Test("a new file adds its policy; deleting a file removes it")
+    @Test("a new file adds its policy; a deleted file stays in service until a quiet period confirms the removal")
     func addAndDelete() async throws {
         try writeInPlace("p.yaml", "name: p\n")
         let store = PolicyStore(directory: directory, loader: lineLoader)
         let log = StoreEventLog.recording(store)
-        let watch = try await startWatching(store, log: log)
+        let clock = ManualClock()
+        let watch = try await startWatching(store, log: log, debounce: .seconds(1), clock: clock)
 
         try writeInPlace("q.yaml", "name: q\nattempts: 2\n")
-        try await log.wait("q to be added") { _ in log.reloads(.fileEvent).contains { $0.added == ["q"] } }
+        try await advanceUntil("q to be added", clock, log) { log.reloads(.fileEvent).contains { $0.added == ["q"] } }
         #expect(store.decider(named: "q")?.policy.attempts == 2)
 
         try FileManager.default.removeItem(atPath: directory + "/p.yaml")
-        try await log.wait("p to be removed") { _ in log.reloads(.fileEvent).contains { $0.removed == ["p"] } }
+        try await advanceUntil("p to be pending", clock, log) {
+            log.reloads(.fileEvent).contains { $0.pendingRemovals == ["p"] }
+        }
+        #expect(store.decider(named: "p") != nil, "still served while the absence is not confirmed")
+        #expect(store.snapshot.pendingRemovals == ["p"])
+        #expect(store.health.pendingRemovals == ["p"])
+        #expect(log.reloads(.removalCheck).isEmpty)
+
+        try await advanceUntil("p to be removed", clock, log) { !log.reloads(.removalCheck).isEmpty }
+        #expect(log.reloads(.removalCheck).first?.removed == ["p"])
         #expect(store.decider(named: "p") == nil)
         #expect(store.snapshot.policyNames == ["q"])
+        #expect(store.snapshot.pendingRemovals.isEmpty)
+        await stop(watch, store)
+    }
+
+    @Test("a file deleted and written again within the quiet period is never missing")
+    func deleteAndRecreate() async throws {
+        try writeInPlace("p.yaml", "name: p\nattempts: 1\n")
+        let store = PolicyStore(directory: directory, loader: lineLoader)
+        let log = StoreEventLog.recording(store)
+        let clock = ManualClock()
+        let watch = try await startWatching(store, log: log, debounce: .seconds(1), clock: clock)
+
+        try FileManager.default.removeItem(atPath: directory + "/p.yaml")
+        try await advanceUntil("the deletion's reload", clock, log) { !log.reloads(.fileEvent).isEmpty }
+        #expect(store.decider(named: "p")?.policy.attempts == 1)
+        try writeInPlace("p.yaml", "name: p\nattempts: 2\n")
+        try await advanceUntil("the new file", clock, log) { store.decider(named: "p")?.policy.attempts == 2 }
+        // The check scheduled by the deletion finds the file back.
+        try await advanceUntil("the removal check", clock, log) { !log.reloads(.removalCheck).isEmpty }
+        #expect(log.events.allSatisfy { event in
+            if case .reloaded(let report) = event { return report.removed.isEmpty }
+            return true
+        })
+        #expect(store.snapshot.pendingRemovals.isEmpty)
+        await stop(watch, store)
+    }
+
+    @Test("a policy moved to another file is served throughout, from the new file")
+    func policyMovedToAnotherFile() async throws {
+        try writeInPlace("a.yaml", "name: p\nattempts: 1\n")
+        let store = PolicyStore(directory: directory, loader: lineLoader)
+        let log = StoreEventLog.recording(store)
+        let watch = try await startWatching(store, log: log)
+        #expect(rename(directory + "/a.yaml", directory + "/b.yaml") == 0)
+        try await log.wait("the move") { _ in store.snapshot.paths["p"] == directory + "/b.yaml" }
+        #expect(store.snapshot.problems.isEmpty, "not reported as a duplicate of the absent file")
+        #expect(store.snapshot.pendingRemovals.isEmpty, "the policy is not pending: its new file serves it")
+        #expect(log.events.allSatisfy { event in
+            if case .reloaded(let report) = event { return report.removed.isEmpty }
+            return true
+        })
+        // The old file is forgotten: deleting the new one removes the policy.
+        try FileManager.default.removeItem(atPath: directory + "/b.yaml")
+        try await log.wait("the removal") { _ in log.reloads(.removalCheck).contains { $0.removed == ["p"] } }
+        #expect(store.snapshot.policyNames.isEmpty)
+        await stop(watch, store)
+    }
+
+    @Test("a writer that keeps the file open and writes in place is reloaded without closing it")
+    func openWriter() async throws {
+        try writeInPlace("p.yaml", "attempts: 1\nname: p\n")
+        let store = PolicyStore(directory: directory, loader: lineLoader)
+        let log = StoreEventLog.recording(store)
+        let watch = try await startWatching(store, log: log)
+        let fd = open(directory + "/p.yaml", O_WRONLY | O_TRUNC | O_CLOEXEC)
+        #expect(fd >= 0)
+        defer { close(fd) }
+        // Truncated to zero bytes: an empty file does not load, the last
+        // good policy stays.
+        try await log.wait("the truncation's reload") { _ in store.snapshot.problems[directory + "/p.yaml"] != nil }
+        #expect(store.decider(named: "p")?.policy.attempts == 1)
+        let text = Array("attempts: 9\nname: p\n".utf8)
+        #expect(write(fd, text, text.count) == text.count)
+        try await log.wait("the write's reload, the file still open") { _ in store.decider(named: "p")?.policy.attempts == 9 }
+        #expect(store.snapshot.problems.isEmpty)
         await stop(watch, store)
     }
 
@@ -401,6 +476,22 @@ struct PolicyStoreWatchTests {
     }
 
     // MARK: Helpers
+
+    /// Advances `clock` a quiet period at a time until `condition` holds.
+    func advanceUntil(
+        _ what: String, _ clock: ManualClock, _ log: StoreEventLog, step: Duration = .seconds(1),
+        sourceLocation: Testing.SourceLocation = #_sourceLocation, until condition: () -> Bool
+    ) async throws {
+        for _ in 0..<50 {
+            if condition() { return }
+            // Let the events arrive and the watch go to sleep again.
+            try await Task.sleep(for: .milliseconds(20))
+            if condition() { return }
+            clock.advance(by: step)
+        }
+        Issue.record("advanced the clock 50 times waiting for \(what); events: \(log.events)", sourceLocation: sourceLocation)
+        throw StoreEventLog.Timeout()
+    }
 
     /// Truncates and writes, as `>` and `cp` do.
     func writeInPlace(_ name: String, _ text: String) throws {

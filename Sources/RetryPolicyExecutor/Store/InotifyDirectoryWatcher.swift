@@ -14,9 +14,11 @@ import Synchronization
 ///
 /// The mask covers every way a policy file is replaced on disk:
 /// - `IN_CLOSE_WRITE`: `cp`, `>` redirection and editors that write in
-///   place; the event comes when the writer closes the file, so a reload
-///   does not read a half-written file. (`IN_MODIFY` is left out on purpose:
-///   it fires for every `write(2)` of a slow writer.)
+///   place; the event comes when the writer closes the file.
+/// - `IN_MODIFY`: a writer that keeps the file open and writes in place
+///   (or truncates it) never closes it; every `write(2)` raises this event,
+///   which only restarts the store's quiet period, so a slow writer costs
+///   one reload per quiet period at most (and the ten-period cap).
 /// - `IN_MOVED_TO` / `IN_MOVED_FROM`: editors and tools that write a temp
 ///   file and rename it over the policy, and Kubernetes config maps, whose
 ///   `..data` symlink is replaced by renaming `..data_tmp` over it.
@@ -32,7 +34,7 @@ import Synchronization
 /// in the watched directory.
 final class InotifyDirectoryWatcher: DirectoryWatcher {
     static let mask: UInt32 =
-        UInt32(IN_CLOSE_WRITE) | UInt32(IN_MOVED_TO) | UInt32(IN_MOVED_FROM) | UInt32(IN_CREATE)
+        UInt32(IN_CLOSE_WRITE) | UInt32(IN_MODIFY) | UInt32(IN_MOVED_TO) | UInt32(IN_MOVED_FROM) | UInt32(IN_CREATE)
         | UInt32(IN_DELETE) | UInt32(IN_ATTRIB) | UInt32(IN_DELETE_SELF) | UInt32(IN_MOVE_SELF)
         | UInt32(IN_ONLYDIR)
 

@@ -1,4 +1,5 @@
 import Logging
+import Synchronization
 
 extension PolicyStore {
     /// How the store notices that files changed.
@@ -33,6 +34,7 @@ extension PolicyStore {
             return current != mode
         }
         guard changed else { return }
+        recordWatchModeGauge(mode)
         publish(.watchModeChanged(mode))
         switch mode {
         case .polling(_, let reason?):
@@ -48,25 +50,34 @@ extension PolicyStore {
     ///
     /// On Linux the store watches the directory with inotify: a burst of
     /// events (an editor's temp file and rename, `cp` over a file, a config
-    /// map's `..data` swap) becomes one reload once no event came for
-    /// `debounce` (or after ten times `debounce` if events never stop, so
-    /// that a file rewritten in a loop still gets reloaded). The watch is established before the directory is read
-    /// again, so no edit made between ``init(directory:loader:logger:onProblems:)``
-    /// and this call is missed.
+    /// map's `..data` swap, a writer that keeps the file open and writes in
+    /// place) becomes one reload once no event came for `debounce` (or
+    /// after ten times `debounce` if events never stop, so that a file
+    /// rewritten in a loop still gets reloaded). The watch is established
+    /// before the directory is read again, so no edit made between
+    /// ``init(directory:loader:logger:onProblems:metricsFactory:)`` and this
+    /// call is missed.
     ///
+    /// - A file that disappears keeps its policy in service until it has
+    ///   been absent for `debounce` and a re-read of the directory confirms
+    ///   it (a ``ReloadCause/removalCheck`` reload); a file that comes back
+    ///   in between (a deploy deleting and recreating files or the whole
+    ///   directory) never leaves a gap.
     /// - A deleted or moved directory loses the watch: the store keeps the
-    ///   policies it has, polls every `pollingFallback`, and returns to
-    ///   events as soon as the path is a directory again.
+    ///   policies it has, tries to watch the path again every `debounce`,
+    ///   re-reads it every `pollingFallback`, and returns to events as soon
+    ///   as the path is a directory again.
     /// - `rescanEvery` re-reads the directory even without events, because
     ///   network file systems and some container mounts do not report every
     ///   change; `nil` turns it off. The re-scan also notices a directory
     ///   path through a symlink that now leads elsewhere (a deploy's
     ///   `current` link) and moves the watch there.
     /// - Where events are not available at all (other platforms, inotify
-    ///   limits exhausted), the store polls every `pollingFallback`.
+    ///   limits exhausted), the store polls every `pollingFallback`, and
+    ///   tries inotify again at each poll.
     ///
-    /// ``watchMode`` and ``events()`` say which mode is in use; every
-    /// change of mode is logged. Cancelling the task stops the watcher
+    /// ``watchMode``, ``health`` and ``events()`` say which mode is in use;
+    /// every change of mode is logged. Cancelling the task stops the watcher
     /// thread and closes its descriptors before this method returns. Run
     /// one watch per store: ``watchMode`` reports the latest one started.
     public func watch<C: Clock>(
@@ -76,18 +87,30 @@ extension PolicyStore {
         clock: C
     ) async where C.Duration == Duration {
         let (signals, signal) = AsyncStream<WatchSignal>.makeStream()
-        let watcher: any DirectoryWatcher
-        do {
-            watcher = try makeDirectoryWatcher(directory: directory, logger: logger) { signal.yield(.filesystem) }
-        } catch {
-            await poll(every: pollingFallback, clock: clock, reason: error.description)
-            return
-        }
+        let confirmations = RemovalConfirmations(signal: signal, after: debounce, clock: clock)
         defer {
-            watcher.stop()
+            confirmations.cancel()
             setWatchMode(.notWatching)
         }
-        guard let handled = await establish(watcher, rescanEvery: rescanEvery, pollingFallback: pollingFallback, clock: clock)
+        var lastPoll: Int?
+        var watcher: (any DirectoryWatcher)?
+        while watcher == nil {
+            do throws(DirectoryWatchError) {
+                watcher = try makeDirectoryWatcher(directory: directory, logger: logger) { signal.yield(.filesystem) }
+            } catch {
+                // inotify may come back (another process released its
+                // instances): try again at every poll.
+                setWatchMode(.polling(every: pollingFallback, reason: error.description))
+                lastPoll = reload(cause: .poll, removals: .deferred(confirmingUpTo: lastPoll)).sequence
+                do { try await clock.sleep(for: pollingFallback) } catch { return }
+            }
+        }
+        guard let watcher else { return }
+        defer { watcher.stop() }
+        guard
+            let handled = await establish(
+                watcher, debounce: debounce, rescanEvery: rescanEvery, pollingFallback: pollingFallback,
+                confirmations: confirmations, clock: clock)
         else { return }
         await withTaskGroup(of: Void.self) { group in
             if let rescanEvery {
@@ -100,7 +123,7 @@ extension PolicyStore {
             }
             await follow(
                 signals, from: watcher, handled: handled, debounce: debounce, rescanEvery: rescanEvery,
-                pollingFallback: pollingFallback, clock: clock)
+                pollingFallback: pollingFallback, confirmations: confirmations, clock: clock)
             group.cancelAll()
         }
     }
@@ -118,32 +141,58 @@ extension PolicyStore {
     enum WatchSignal: Sendable {
         case filesystem
         case rescan
+        /// Files went missing at reload `marked`; a quiet period has passed.
+        case confirmRemovals(marked: Int)
+    }
+
+    /// A watch's reload: removals wait for confirmation, which is scheduled
+    /// a quiet period after a reload that leaves files pending.
+    private func watchReload(_ cause: ReloadCause, confirmingUpTo: Int? = nil, _ confirmations: RemovalConfirmations) {
+        let report = reload(cause: cause, removals: .deferred(confirmingUpTo: confirmingUpTo))
+        if !report.pendingRemovals.isEmpty { confirmations.schedule(marked: report.sequence) }
     }
 
     /// Handles signals until cancelled.
     private func follow<C: Clock>(
         _ signals: AsyncStream<WatchSignal>, from watcher: any DirectoryWatcher, handled: Int,
-        debounce: Duration, rescanEvery: Duration?, pollingFallback: Duration, clock: C
+        debounce: Duration, rescanEvery: Duration?, pollingFallback: Duration,
+        confirmations: RemovalConfirmations, clock: C
     ) async where C.Duration == Duration {
         // The watcher's change count that the last reload covers.
         var handled = handled
+        // When events were last seen (to within a quiet period).
+        var lastEvents = clock.now
         for await signal in signals {
             switch signal {
+            case .confirmRemovals(let marked):
+                confirmations.fired()
+                // Events since the last reload (a file deleted again, or
+                // back): their own reload comes first, and the absence must
+                // last another quiet period.
+                if watcher.drain().changes != handled || lastEvents.duration(to: clock.now) < debounce {
+                    confirmations.schedule(marked: marked)
+                    continue
+                }
+                watchReload(.removalCheck, confirmingUpTo: marked, confirmations)
             case .rescan:
                 guard watcher.watchesCurrentPath else {
                     logger.warning(
                         "the policy directory's path now leads to another directory; watching that one",
                         metadata: ["path": "\(directory)"])
-                    guard let covered = await establish(watcher, rescanEvery: rescanEvery, pollingFallback: pollingFallback, clock: clock)
+                    guard
+                        let covered = await establish(
+                            watcher, debounce: debounce, rescanEvery: rescanEvery, pollingFallback: pollingFallback,
+                            confirmations: confirmations, clock: clock)
                     else { return }
                     handled = covered
                     continue
                 }
-                reload(cause: .rescan)
+                watchReload(.rescan, confirmations)
             case .filesystem:
                 var activity = watcher.drain()
                 if activity.lost == nil {
                     if activity.changes == handled { continue }
+                    lastEvents = clock.now
                     // Wait until a whole quiet period passes without events,
                     // or for ten of them while events keep coming.
                     let start = clock.now
@@ -152,29 +201,39 @@ extension PolicyStore {
                         let now = watcher.drain()
                         if now == activity { break }
                         activity = now
+                        lastEvents = clock.now
                         if activity.lost != nil || start.duration(to: clock.now) >= debounce * 10 { break }
                     }
                 }
                 if let lost = activity.lost {
                     logger.warning("lost the watch on the policy directory", metadata: ["path": "\(directory)", "reason": "\(lost)"])
-                    guard let covered = await establish(watcher, rescanEvery: rescanEvery, pollingFallback: pollingFallback, clock: clock)
+                    guard
+                        let covered = await establish(
+                            watcher, debounce: debounce, rescanEvery: rescanEvery, pollingFallback: pollingFallback,
+                            confirmations: confirmations, clock: clock)
                     else { return }
                     handled = covered
                     continue
                 }
                 handled = activity.changes
-                reload(cause: .fileEvent)
+                watchReload(.fileEvent, confirmations)
             }
         }
     }
 
     /// Establishes the watch, then reloads once to catch what changed
-    /// while there was none. While it cannot be established, polls.
-    /// Returns the watcher's change count that the reload covers, or `nil`
-    /// if cancelled first.
+    /// while there was none. While it cannot be established, tries again
+    /// every `debounce` (a directory deleted and recreated is watched again
+    /// within a quiet period) and re-reads the directory every
+    /// `pollingFallback`. Returns the watcher's change count that the
+    /// reload covers, or `nil` if cancelled first.
     private func establish<C: Clock>(
-        _ watcher: any DirectoryWatcher, rescanEvery: Duration?, pollingFallback: Duration, clock: C
+        _ watcher: any DirectoryWatcher, debounce: Duration, rescanEvery: Duration?, pollingFallback: Duration,
+        confirmations: RemovalConfirmations, clock: C
     ) async -> Int? where C.Duration == Duration {
+        let retry = min(max(debounce, .milliseconds(1)), pollingFallback)
+        var sincePoll = pollingFallback
+        var lastPoll: Int?
         while !Task.isCancelled {
             do throws(DirectoryWatchError) {
                 try watcher.rewatch()
@@ -182,13 +241,17 @@ extension PolicyStore {
                 // Drained before reading: an event during the reload is
                 // counted after it, so it gets its own reload.
                 let covered = watcher.drain().changes
-                reload(cause: .watchStarted)
+                watchReload(.watchStarted, confirmations)
                 return covered
             } catch {
                 setWatchMode(.polling(every: pollingFallback, reason: error.description))
-                reload(cause: .poll)
+                if sincePoll >= pollingFallback {
+                    lastPoll = reload(cause: .poll, removals: .deferred(confirmingUpTo: lastPoll)).sequence
+                    sincePoll = .zero
+                }
             }
-            do { try await clock.sleep(for: pollingFallback) } catch { return nil }
+            do { try await clock.sleep(for: retry) } catch { return nil }
+            sincePoll += retry
         }
         return nil
     }
@@ -209,12 +272,51 @@ extension PolicyStore {
         await watch(every: interval, clock: ContinuousClock())
     }
 
+    /// A file found absent at one poll is removed at the next poll that
+    /// still finds it absent (one interval later).
     private func poll<C: Clock>(every interval: Duration, clock: C, reason: String?) async where C.Duration == Duration {
         setWatchMode(.polling(every: interval, reason: reason))
         defer { setWatchMode(.notWatching) }
+        var lastPoll: Int?
         while !Task.isCancelled {
             do { try await clock.sleep(for: interval) } catch { return }
-            reload(cause: .poll)
+            lastPoll = reload(cause: .poll, removals: .deferred(confirmingUpTo: lastPoll)).sequence
+        }
+    }
+}
+
+/// The one pending removal check of a watch: a task that signals the watch
+/// a quiet period after a reload left files absent but in service.
+final class RemovalConfirmations: Sendable {
+    private let scheduled = Mutex<Task<Void, Never>?>(nil)
+    private let start: @Sendable (Int) -> Task<Void, Never>
+
+    init<C: Clock>(
+        signal: AsyncStream<PolicyStore.WatchSignal>.Continuation, after delay: Duration, clock: C
+    ) where C.Duration == Duration {
+        start = { marked in
+            Task {
+                do { try await clock.sleep(for: delay) } catch { return }
+                signal.yield(.confirmRemovals(marked: marked))
+            }
+        }
+    }
+
+    /// Schedules a check for files marked at reload `marked`, unless one is
+    /// scheduled already (it re-schedules itself if files stay pending).
+    func schedule(marked: Int) {
+        scheduled.withLock { task in
+            if task == nil { task = start(marked) }
+        }
+    }
+
+    /// The scheduled check is being handled.
+    func fired() { scheduled.withLock { $0 = nil } }
+
+    func cancel() {
+        scheduled.withLock { task in
+            task?.cancel()
+            task = nil
         }
     }
 }

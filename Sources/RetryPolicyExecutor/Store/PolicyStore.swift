@@ -1,5 +1,6 @@
 import Atomics
 import Logging
+import Metrics
 import RetryPolicyCore
 import RetryPolicyYAML
 import Synchronization
@@ -22,7 +23,14 @@ import Foundation
 /// An edit that does not load never replaces the last good policy of that
 /// file: the store keeps serving it and reports the file's located
 /// diagnostics (``Snapshot/problems``, the log, and the `onProblems`
-/// callback) until the file is fixed. Deleting a file removes its policy.
+/// callback) until the file is fixed.
+///
+/// A file that disappears is not dropped at once: under ``watch(debounce:rescanEvery:pollingFallback:)``
+/// its policy stays in service until the file has been absent for a whole
+/// quiet period and a re-read of the directory confirms it (so a deploy
+/// that deletes and recreates files or the whole directory never shows a
+/// gap); then the removal is applied and reported. ``reload(force:)`` on
+/// demand applies removals at once.
 ///
 /// A policy whose content did not change keeps its decider, so its retry
 /// budget and cooldown survive reloads; a changed policy gets a new one.
@@ -43,6 +51,9 @@ public final class PolicyStore: Sendable {
         public let problems: [String: PolicyFileProblem]
         /// Increases with every reload that changed something.
         public let generation: Int
+        /// Policies still served although their file is absent, waiting for
+        /// the absence to be confirmed (see ``ReloadReport/pendingRemovals``).
+        public let pendingRemovals: [String]
 
         public var policyNames: [String] { deciders.keys.sorted() }
     }
@@ -52,12 +63,18 @@ public final class PolicyStore: Sendable {
         public var added: [String] = []
         public var changed: [String] = []
         public var removed: [String] = []
+        /// Policies whose file is absent but which stay in service until
+        /// the absence is confirmed a quiet period later; they are then
+        /// ``removed`` (or served again if the file came back).
+        public var pendingRemovals: [String] = []
         /// Problems found in this reload (including files that still fail).
         public var problems: [PolicyFileProblem] = []
         /// Whether the directory differed from the last reload at all.
         public var filesChanged = false
         /// What started this reload.
         public var cause: ReloadCause = .onDemand
+        /// The reload's place in the store's sequence of reloads.
+        var sequence = 0
     }
 
     /// What started a reload.
@@ -76,17 +93,34 @@ public final class PolicyStore: Sendable {
         case watchStarted = "watch_started"
         /// Polling, requested or as the fallback.
         case poll
+        /// A quiet period after files disappeared: re-reads the directory
+        /// and applies the removals it confirms.
+        case removalCheck = "removal_check"
+    }
+
+    /// How a reload treats files that are no longer in the directory.
+    enum Removals {
+        /// Dropped now (the store's creation, ``PolicyStore/reload(force:)``).
+        case immediate
+        /// Kept in service and marked; a file still absent whose mark was
+        /// made by reload `confirmingUpTo` or earlier is dropped.
+        case deferred(confirmingUpTo: Int?)
     }
 
     private struct FileState {
         var contents: String
         var policy: Policy?
         var problem: PolicyFileProblem?
+        /// The reload that first found the file absent, while its policy
+        /// stays in service; `nil` while the file is there.
+        var missingSince: Int?
     }
 
     private struct ReloadState {
         var files: [String: FileState] = [:]
         var generation = 0
+        /// Counts every reload, for marking absent files.
+        var sequence = 0
         /// Set while the directory itself cannot be listed.
         var directoryProblem: PolicyFileProblem?
     }
@@ -104,6 +138,10 @@ public final class PolicyStore: Sendable {
     private let subscribers = Mutex(Subscribers())
     /// What ``watchMode`` returns.
     let currentWatchMode = Mutex(WatchMode.notWatching)
+    /// What ``health`` reports besides the snapshot; never held during I/O.
+    let healthState = Mutex(HealthState())
+    /// `nil` when no metrics backend is bootstrapped or given.
+    let gauges: StoreGauges?
 
     private struct Subscribers {
         var next = 0
@@ -117,14 +155,17 @@ public final class PolicyStore: Sendable {
         directory: String,
         loader: PolicyFileLoader,
         logger: Logger = Logger(label: "retry-policy.store"),
-        onProblems: (@Sendable ([PolicyFileProblem]) -> Void)? = nil
+        onProblems: (@Sendable ([PolicyFileProblem]) -> Void)? = nil,
+        metricsFactory: any MetricsFactory = MetricsSystem.factory
     ) {
         self.directory = directory
         self.loader = loader
         self.logger = logger
         self.onProblems = onProblems
-        self.current = ManagedAtomic(SnapshotReference(Snapshot(deciders: [:], paths: [:], problems: [:], generation: 0)))
-        reload(cause: .initial)
+        self.gauges = metricsFactory is NOOPMetricsHandler ? nil : StoreGauges(directory: directory, factory: metricsFactory)
+        self.current = ManagedAtomic(
+            SnapshotReference(Snapshot(deciders: [:], paths: [:], problems: [:], generation: 0, pendingRemovals: [])))
+        reload(cause: .initial, removals: .immediate)
     }
 
     // MARK: Reading
@@ -146,22 +187,29 @@ public final class PolicyStore: Sendable {
     /// yet) is a problem, not an empty directory: the policies loaded before
     /// stay in service and ``Snapshot/problems`` has an entry for the
     /// directory until it is back.
+    ///
+    /// A file deleted since the last reload is removed by this call (the
+    /// caller says the directory is as it should be); a watch instead waits
+    /// for the absence to be confirmed.
     @discardableResult
     public func reload(force: Bool = false) -> ReloadReport {
-        reload(force: force, cause: .onDemand)
+        reload(force: force, cause: .onDemand, removals: .immediate)
     }
 
     @discardableResult
-    func reload(force: Bool = false, cause: ReloadCause) -> ReloadReport {
-        reloading.withLock { state in
-            let report = reload(force: force, cause: cause, state: &state)
+    func reload(force: Bool = false, cause: ReloadCause, removals: Removals) -> ReloadReport {
+        let report = reloading.withLock { state in
+            let report = reload(force: force, cause: cause, removals: removals, state: &state)
             publish(.reloaded(report))
             return report
         }
+        recordHealth(after: report)
+        return report
     }
 
-    private func reload(force: Bool, cause: ReloadCause, state: inout ReloadState) -> ReloadReport {
-        var report = ReloadReport(cause: cause)
+    private func reload(force: Bool, cause: ReloadCause, removals: Removals, state: inout ReloadState) -> ReloadReport {
+        state.sequence += 1
+        var report = ReloadReport(cause: cause, sequence: state.sequence)
         guard let listing = Self.policyFiles(in: directory) else {
             return directoryUnreadable(report: report, state: &state)
         }
@@ -177,16 +225,31 @@ public final class PolicyStore: Sendable {
                 contents[path] = "\u{0}" + error.description
             }
         }
-        let unchanged = contents.count == state.files.count
-            && contents.allSatisfy { state.files[$0.key]?.contents == $0.value }
+        // Files gone from the directory: kept (with their last good policy)
+        // until a later reload confirms the absence, or dropped now.
+        var missing: [String: FileState] = [:]
+        for (path, file) in state.files where contents[path] == nil && file.policy != nil {
+            guard case .deferred(let confirmingUpTo) = removals else { continue }
+            let mark = file.missingSince ?? state.sequence
+            if let confirmingUpTo, mark <= confirmingUpTo { continue }
+            var kept = file
+            kept.missingSince = mark
+            missing[path] = kept
+        }
+        let unchanged = contents.count + missing.count == state.files.count
+            && contents.allSatisfy { state.files[$0.key]?.contents == $0.value && state.files[$0.key]?.missingSince == nil }
+            && missing.allSatisfy { state.files[$0.key]?.missingSince == $0.value.missingSince }
         if let problem = state.directoryProblem {
             logger.notice("the policy directory can be read again", metadata: ["path": "\(problem.path)"])
         }
-        if unchanged && !force && state.directoryProblem == nil { return report }
+        if unchanged && !force && state.directoryProblem == nil {
+            report.pendingRemovals = current.load(ordering: .acquiring).snapshot.pendingRemovals
+            return report
+        }
         report.filesChanged = !unchanged
 
         // Files may extend one another, so any change reloads them all.
-        var files: [String: FileState] = [:]
+        var files: [String: FileState] = missing
         for (path, text) in contents {
             let previous = state.files[path]
             switch loader.load(path) {
@@ -202,8 +265,23 @@ public final class PolicyStore: Sendable {
         var deciders: [String: RetryDecider] = [:]
         var paths: [String: String] = [:]
         var problems: [String: PolicyFileProblem] = [:]
-        for path in files.keys.sorted() {
+        var pending: [String] = []
+        // Files that are there first: a policy that moved to another file
+        // is served from that one, not reported as a duplicate.
+        let order = files.keys.sorted { (files[$0]!.missingSince != nil ? 1 : 0, $0) < (files[$1]!.missingSince != nil ? 1 : 0, $1) }
+        for path in order {
             let file = files[path]!
+            if file.missingSince != nil {
+                // A policy now served by a file that is there: nothing to keep.
+                guard let policy = file.policy, paths[policy.name] == nil else {
+                    files[path] = nil
+                    continue
+                }
+                paths[policy.name] = path
+                deciders[policy.name] = old.deciders[policy.name] ?? RetryDecider(policy: policy)
+                pending.append(policy.name)
+                continue
+            }
             if let problem = file.problem { problems[path] = problem }
             guard let policy = file.policy else { continue }
             if let other = paths[policy.name] {
@@ -227,11 +305,14 @@ public final class PolicyStore: Sendable {
         report.removed = old.deciders.keys.filter { deciders[$0] == nil }.sorted()
         report.added.sort()
         report.changed.sort()
+        report.pendingRemovals = pending.sorted()
 
         state.files = files
         state.directoryProblem = nil
         state.generation += 1
-        let next = Snapshot(deciders: deciders, paths: paths, problems: problems, generation: state.generation)
+        let next = Snapshot(
+            deciders: deciders, paths: paths, problems: problems, generation: state.generation,
+            pendingRemovals: report.pendingRemovals)
         current.store(SnapshotReference(next), ordering: .releasing)
 
         for problem in report.problems {
@@ -246,6 +327,12 @@ public final class PolicyStore: Sendable {
                     "added": "\(report.added)", "changed": "\(report.changed)", "removed": "\(report.removed)",
                     "generation": "\(state.generation)",
                 ])
+        }
+        let newlyPending = report.pendingRemovals.filter { !old.pendingRemovals.contains($0) }
+        if !newlyPending.isEmpty {
+            logger.notice(
+                "policy files disappeared; their policies stay in service until the removal is confirmed",
+                metadata: ["policies": "\(newlyPending)", "generation": "\(state.generation)"])
         }
         if !report.problems.isEmpty { onProblems?(report.problems) }
         return report
@@ -265,7 +352,9 @@ public final class PolicyStore: Sendable {
         let old = current.load(ordering: .acquiring).snapshot
         var problems = old.problems
         problems[directory] = problem
-        let next = Snapshot(deciders: old.deciders, paths: old.paths, problems: problems, generation: state.generation)
+        let next = Snapshot(
+            deciders: old.deciders, paths: old.paths, problems: problems, generation: state.generation,
+            pendingRemovals: old.pendingRemovals)
         current.store(SnapshotReference(next), ordering: .releasing)
         report.filesChanged = true
         report.problems = [problem]
