@@ -35,8 +35,7 @@ struct TestFileReader {
             return nil
         }
         for (key, _) in entries where !allowed.contains(key.value) {
-            let near = allowed.min { editDistance($0, key.value) < editDistance($1, key.value) }
-            let suggestion = near.flatMap { editDistance($0, key.value) <= 2 ? "did you mean '\($0)'?" : nil }
+            let suggestion = Suggestion.didYouMean(key.value, among: allowed)
             problem("RP010", key.location, "unknown key '\(key.value)' in \(what); expected one of \(allowed.joined(separator: ", "))", suggestion: suggestion)
         }
         return entries
@@ -209,6 +208,8 @@ struct TestFileReader {
         let name = fields["name"].flatMap { string($0, "the sequence name") } ?? "sequence at line \(node.location.line)"
         var responses: [ScriptedResponse] = []
         switch fields["responses"] {
+        case .sequence(let items, _)? where items.isEmpty:
+            problem("RP019", node.location, "sequence '\(name)' has an empty `responses` list; give at least one response")
         case .sequence(let items, _)?:
             for item in items {
                 guard let text = string(item, "a response") else { continue }
@@ -258,20 +259,4 @@ struct TestFileReader {
         sequence.expect = expect
         return sequence
     }
-}
-
-/// Levenshtein distance, for "did you mean" suggestions.
-func editDistance(_ a: String, _ b: String) -> Int {
-    let a = Array(a), b = Array(b)
-    if a.isEmpty { return b.count }
-    if b.isEmpty { return a.count }
-    var previous = Array(0...b.count)
-    for i in 1...a.count {
-        var current = [i] + Array(repeating: 0, count: b.count)
-        for j in 1...b.count {
-            current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
-        }
-        previous = current
-    }
-    return previous[b.count]
 }

@@ -1,9 +1,10 @@
-/// "Did you mean" suggestions for misspelt keys and values.
-enum Suggestion {
+/// "Did you mean" suggestions for misspelt keys and values, for every file
+/// users write (policies, policy tests, lint settings).
+public enum Suggestion {
     /// The candidate closest to `word`, if it is close enough to be a
     /// plausible typo: a case-insensitive match, or an edit distance of at
     /// most a third of the word's length (at least 1, at most 3).
-    static func closest(to word: String, among candidates: some Sequence<String>) -> String? {
+    public static func closest(to word: String, among candidates: some Sequence<String>) -> String? {
         let lowered = word.lowercased()
         var best: (candidate: String, distance: Int)?
         for candidate in candidates {
@@ -17,7 +18,7 @@ enum Suggestion {
     }
 
     /// "did you mean 'x'?" or `nil`.
-    static func didYouMean(_ word: String, among candidates: some Sequence<String>) -> String? {
+    public static func didYouMean(_ word: String, among candidates: some Sequence<String>) -> String? {
         closest(to: word, among: candidates).map { "did you mean '\($0)'?" }
     }
 
