@@ -93,7 +93,9 @@ let package = Package(
                 "RetryPolicyLint",
                 "RetryPolicyExecutor",
                 "RetryPolicyAsyncHTTPClient",
+                "RetryPolicyPostgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
 
