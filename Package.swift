@@ -155,6 +155,7 @@ let package = Package(
                 "RetryPolicyExecutor",
                 "RetryPolicyAsyncHTTPClient",
                 "RetryPolicyURLSession",
+                "PostgresTestServer",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
