@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "RetryPolicyExecutor", targets: ["RetryPolicyExecutor"]),
         .library(name: "RetryPolicyAsyncHTTPClient", targets: ["RetryPolicyAsyncHTTPClient"]),
         .library(name: "RetryPolicyURLSession", targets: ["RetryPolicyURLSession"]),
+        .library(name: "RetryPolicyPostgres", targets: ["RetryPolicyPostgres"]),
         .executable(name: "retry-policy", targets: ["RetryPolicyCLI"]),
     ],
     dependencies: [
@@ -23,6 +24,8 @@ let package = Package(
         // Already required by async-http-client; named here so the adapter can match its errors by type.
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.27.0"),
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.0"),
+        // Only the PostgreSQL store depends on it; the core and the other targets never do.
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.0"),
     ],
     targets: [
         // The pure engine: model, decider, backoff, taxonomy. No I/O, no Foundation.
@@ -68,6 +71,19 @@ let package = Package(
         ),
         .target(name: "RetryPolicyURLSession", dependencies: ["RetryPolicyCore", "RetryPolicyExecutor"]),
 
+        // Fleet-wide retry budget and cooldown shared through PostgreSQL.
+        .target(
+            name: "RetryPolicyPostgres",
+            dependencies: [
+                "RetryPolicyCore",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
+
         // The command-line tool: a thin layer over the modules above.
         .executableTarget(
             name: "RetryPolicyCLI",
@@ -77,7 +93,9 @@ let package = Package(
                 "RetryPolicyLint",
                 "RetryPolicyExecutor",
                 "RetryPolicyAsyncHTTPClient",
+                "RetryPolicyPostgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
 
@@ -137,11 +155,24 @@ let package = Package(
                 "RetryPolicyExecutor",
                 "RetryPolicyAsyncHTTPClient",
                 "RetryPolicyURLSession",
+                "PostgresTestServer",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ]
+        ),
+        // Starts a throwaway PostgreSQL for the integration tests.
+        .target(name: "PostgresTestServer", path: "Tests/PostgresTestServer"),
+        .testTarget(
+            name: "RetryPolicyPostgresTests",
+            dependencies: [
+                "RetryPolicyCore",
+                "RetryPolicyPostgres",
+                "PostgresTestServer",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(name: "RetryPolicyCLITests", dependencies: ["RetryPolicyCore"], exclude: ["Fixtures"]),

@@ -77,16 +77,21 @@ extension RetryingHTTPClient where C == ContinuousClock {
     /// ``recommendedConfiguration`` (shut down before returning) unless
     /// `client` is given. `observer` receives the timeline (print each
     /// event's `description` for `--verbose`); `seed` makes the jitter
-    /// reproducible.
+    /// reproducible. `decider`, when given, must be built from `policy`
+    /// (for instance over a shared ``RetryPolicyCore/RetryStateStore``);
+    /// otherwise a fresh one is made.
     public static func perform(
         _ request: PolicyRequest,
         policy: Policy,
+        decider: RetryDecider? = nil,
         client: HTTPClient? = nil,
         seed: UInt64? = nil,
         observer: RetryObserver? = nil
     ) async throws(RetryFailure) -> HTTPResponse {
         let owned = client == nil ? HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: recommendedConfiguration) : nil
-        let retrying = RetryingHTTPClient(client: client ?? owned!, policy: policy, observer: observer)
+        let retrying = RetryingHTTPClient(
+            client: client ?? owned!,
+            executor: RetryExecutor(decider: decider ?? RetryDecider(policy: policy), observer: observer))
         let result: Result<HTTPResponse, RetryFailure>
         if let seed {
             var generator = SplitMix64(seed: seed)

@@ -5,6 +5,11 @@ import Synchronization
 /// When a 429 or 503 carries `Retry-After`, the server has said "not before
 /// then" to this client, not only to this request; the admission check lets
 /// even a single-attempt policy respect that.
+///
+/// With a ``RetryStateStore`` the cooldown is shared under ``key``: a
+/// cooldown recorded here is handed to the store, and the store applies
+/// cooldowns recorded elsewhere with ``apply(until:error:)``. Admission
+/// always reads the local state only.
 public final class CooldownGate: Sendable {
     private struct State {
         var until: Timestamp
@@ -16,16 +21,41 @@ public final class CooldownGate: Sendable {
     /// common "no cooldown" admission costs one atomic load.
     private let untilNanoseconds = Atomic<Int64>(.min)
 
-    public init() {}
+    /// The key the cooldown is shared under, when it has a store.
+    public let key: String?
+    /// Where the cooldown is shared; `nil` keeps it in this process.
+    public let store: (any RetryStateStore)?
 
-    /// Extends the cooldown to `until` (never shortens it).
+    public init() {
+        key = nil
+        store = nil
+    }
+
+    /// A gate shared through `store` under `key`.
+    public init(store: any RetryStateStore, key: String) {
+        self.key = key
+        self.store = store
+    }
+
+    /// Extends the cooldown to `until` (never shortens it), and shares the
+    /// extension through the store, if any.
     public func record(until: Timestamp, error: SDKError) {
+        if apply(until: until, error: error), let store {
+            store.cooldownRecorded(until: until, error: error, by: self)
+        }
+    }
+
+    /// Extends the local cooldown to `until` (never shortens it) without
+    /// sharing it: how a store applies a cooldown recorded elsewhere.
+    /// Returns whether the cooldown was extended.
+    @discardableResult
+    public func apply(until: Timestamp, error: SDKError) -> Bool {
         state.withLock { state in
-            if until > state.until {
-                state.until = until
-                state.error = error
-                untilNanoseconds.store(until.nanosecondsSince1970, ordering: .releasing)
-            }
+            guard until > state.until else { return false }
+            state.until = until
+            state.error = error
+            untilNanoseconds.store(until.nanosecondsSince1970, ordering: .releasing)
+            return true
         }
     }
 

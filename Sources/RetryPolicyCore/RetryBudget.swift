@@ -41,20 +41,53 @@ public struct RetryBudgetConfiguration: Hashable, Sendable {
 
 /// The live token bucket. Lock-free: withdrawals and refunds are
 /// compare-and-swap loops on one atomic integer, so deciding never blocks.
+///
+/// With a ``RetryStateStore`` the bucket is shared under ``key`` by everyone
+/// using that store (for instance a whole fleet); the atomic integer is
+/// then this process's view of it, which the store keeps current and falls
+/// back to when the shared bucket cannot be reached.
 public final class RetryBudget: Sendable {
     public let configuration: RetryBudgetConfiguration
+    /// The key the bucket is shared under, when it has a store.
+    public let key: String?
+    /// Where the bucket is shared; `nil` keeps it in this process.
+    public let store: (any RetryStateStore)?
     private let tokens: Atomic<Int>
 
     public init(configuration: RetryBudgetConfiguration) {
         self.configuration = configuration
+        self.key = nil
+        self.store = nil
         self.tokens = Atomic(Swift.max(configuration.capacity, 0))
     }
 
-    /// Tokens left now.
+    /// A bucket shared through `store` under `key`.
+    public init(configuration: RetryBudgetConfiguration, store: any RetryStateStore, key: String) {
+        self.configuration = configuration
+        self.key = key
+        self.store = store
+        self.tokens = Atomic(Swift.max(configuration.capacity, 0))
+    }
+
+    /// Tokens left now (with a store: as last seen by this process).
     public var available: Int { tokens.load(ordering: .relaxed) }
 
     /// Takes `cost` tokens if that many are left. Never goes negative.
     public func withdraw(_ cost: Int) -> Bool {
+        if cost <= 0 { return true }
+        if let store { return store.withdraw(cost, from: self) }
+        return withdrawLocally(cost)
+    }
+
+    /// Returns `amount` tokens, never beyond capacity.
+    public func deposit(_ amount: Int) {
+        if amount <= 0 { return }
+        if let store { return store.deposit(amount, to: self) }
+        depositLocally(amount)
+    }
+
+    /// Takes `cost` tokens from this process's bucket only.
+    public func withdrawLocally(_ cost: Int) -> Bool {
         if cost <= 0 { return true }
         var current = tokens.load(ordering: .relaxed)
         while true {
@@ -66,8 +99,8 @@ public final class RetryBudget: Sendable {
         }
     }
 
-    /// Returns `amount` tokens, never beyond capacity.
-    public func deposit(_ amount: Int) {
+    /// Returns `amount` tokens to this process's bucket only.
+    public func depositLocally(_ amount: Int) {
         if amount <= 0 { return }
         var current = tokens.load(ordering: .relaxed)
         while true {
@@ -78,5 +111,11 @@ public final class RetryBudget: Sendable {
             if exchanged { return }
             current = original
         }
+    }
+
+    /// Sets this process's view to `available` tokens (clamped to
+    /// `0...capacity`): what a store does when it learns the shared value.
+    public func synchronize(available: Int) {
+        tokens.store(Swift.min(Swift.max(available, 0), Swift.max(configuration.capacity, 0)), ordering: .relaxed)
     }
 }

@@ -24,6 +24,16 @@ public struct RetryDecider: Sendable {
             policy: policy, budget: budget ?? policy.budget.map(RetryBudget.init(configuration:)), cooldown: cooldown)
     }
 
+    /// A decider whose budget (when the policy has one) and cooldown are
+    /// shared through `store` under `key`, by default the policy's name.
+    public init(policy: Policy, store: any RetryStateStore, key: String? = nil) {
+        let key = key ?? policy.name
+        self.init(
+            policy: policy,
+            budget: policy.budget.map { RetryBudget(configuration: $0, store: store, key: key) },
+            cooldown: CooldownGate(store: store, key: key))
+    }
+
     /// The header names the policy reads, so adapters can pass only those.
     @inlinable public var consultedHeaderNames: [String] { compiled.consultedHeaderNames }
 

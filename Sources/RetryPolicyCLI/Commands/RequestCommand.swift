@@ -1,8 +1,10 @@
 import ArgumentParser
 import Foundation
+import Logging
 import RetryPolicyAsyncHTTPClient
 import RetryPolicyCore
 import RetryPolicyExecutor
+import RetryPolicyPostgres
 
 struct RequestCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -18,6 +20,12 @@ struct RequestCommand: AsyncParsableCommand {
             The body of the response the policy accepted goes to standard output; when the request \
             fails, the body of the last response (if any) still goes there, like curl without -f. \
             --verbose prints the timeline of attempts, decisions and waits on standard error.
+
+            With --state postgres://USER@HOST:PORT/DB the retry budget and the server-directed \
+            cooldown are shared through PostgreSQL with every process using the same database \
+            and key (--state-key, by default the policy's name): scripts and CI jobs on many \
+            machines spend one budget and respect one cooldown. --init-state creates the tables \
+            first (idempotent). A bad URL, an unreachable server or missing tables exit with 2.
 
             Exit status: 0 success; 1 the policy file does not load; 2 usage or I/O error; \
             otherwise the code of the error kind that ended the request: 10 no_fill, \
@@ -47,6 +55,15 @@ struct RequestCommand: AsyncParsableCommand {
     @Option(help: "Seed for the backoff jitter, for a reproducible timeline.")
     var seed: UInt64?
 
+    @Option(help: ArgumentHelp("Share the retry budget and cooldown through PostgreSQL: postgres://USER@HOST:PORT/DB.", valueName: "url"))
+    var state: String?
+
+    @Option(help: ArgumentHelp("The key the shared state is kept under (default: the policy's name), e.g. one per API key.", valueName: "key"))
+    var stateKey: String?
+
+    @Flag(help: "Create the shared-state tables if they are missing (with --state).")
+    var initState = false
+
     @Flag(name: [.customLong("verbose"), .customShort("v")], help: "Print the timeline of attempts and decisions on standard error.")
     var verbose = false
 
@@ -56,6 +73,10 @@ struct RequestCommand: AsyncParsableCommand {
         for header in headers where PolicyRequest.header(header) == nil {
             throw ValidationError("--header must look like 'Name: value', found '\(header)'")
         }
+        if state == nil && (stateKey != nil || initState) {
+            throw ValidationError("--state-key and --init-state need --state")
+        }
+        if let stateKey, stateKey.isEmpty { throw ValidationError("--state-key must not be empty") }
     }
 
     func run() async throws {
@@ -67,8 +88,27 @@ struct RequestCommand: AsyncParsableCommand {
         if verbose {
             observer = { @Sendable (event: RetryEvent) in StandardError.write("* \(event.description)\n") }
         }
+        var store: PostgresRetryStateStore?
+        var decider: RetryDecider?
+        if let state {
+            let configuration: PostgresStateConfiguration
+            do { configuration = try PostgresStateConfiguration(url: state) } catch { throw CommandFailure("--state: \(error)") }
+            let shared = PostgresRetryStateStore(configuration: configuration, logger: Self.stateLogger(verbose: verbose))
+            do { try await shared.start(createSchema: initState) } catch { throw CommandFailure("--state: \(error)") }
+            store = shared
+            decider = await shared.decider(for: policy, key: stateKey)
+        }
+        let outcome: Result<HTTPResponse, RetryFailure>
         do {
-            let response = try await RetryingHTTPClient.perform(request, policy: policy, seed: seed, observer: observer)
+            outcome = .success(
+                try await RetryingHTTPClient.perform(request, policy: policy, decider: decider, seed: seed, observer: observer))
+        } catch {
+            outcome = .failure(error)
+        }
+        // Writes the refunds still batched before the process ends.
+        await store?.shutdown()
+        do {
+            let response = try outcome.get()
             FileHandle.standardOutput.write(Data(response.body.readableBytesView))
         } catch {
             if let last = error.lastResponse as? HTTPResponse {
@@ -77,6 +117,16 @@ struct RequestCommand: AsyncParsableCommand {
             StandardError.write("error: \(error.error.message) (\(error.reason.rawValue) after \(error.attempts.count) attempt\(error.attempts.count == 1 ? "" : "s"))\n")
             throw ExitCodeError(status: RequestExitStatus.code(for: error.error.kind))
         }
+    }
+
+    /// Shared-state trouble (fallbacks, reconnections) on standard error:
+    /// warnings always, everything with --verbose.
+    private static func stateLogger(verbose: Bool) -> Logger {
+        var logger = Logger(label: "retry-policy.state") { label in
+            StreamLogHandler.standardError(label: label)
+        }
+        logger.logLevel = verbose ? .debug : .warning
+        return logger
     }
 
     private func body() throws(CommandFailure) -> [UInt8]? {

@@ -1,0 +1,55 @@
+/// Where a ``RetryBudget`` and a ``CooldownGate`` keep the state they share.
+///
+/// Without a store (the default) both keep their state in this process: the
+/// budget is one atomic integer and the gate one atomic deadline, so
+/// deciding costs what it always did. A store shares the state wider, for
+/// instance across every process of a fleet through a database, under a
+/// key (by default the policy's name; callers may pass another, such as one
+/// per API key or per upstream).
+///
+/// A budget and a gate always keep their local state as well: it is what
+/// admission reads (a store keeps it current, for example from
+/// notifications), and what a store falls back to when the shared state
+/// cannot be reached.
+///
+/// The methods are called on the decision path and are synchronous:
+/// ``deposit(_:to:)`` and ``cooldownRecorded(until:error:by:)`` must not
+/// wait on anything (a success never waits on shared state);
+/// ``withdraw(_:from:)`` runs only when a retry is about to be paid for and
+/// may wait, but only for a short, bounded time.
+public protocol RetryStateStore: AnyObject, Sendable {
+    /// Takes `cost` (> 0) tokens from the bucket `budget` shares under
+    /// `budget.key`; `true` if that many were there. Atomic across everyone
+    /// sharing the key.
+    func withdraw(_ cost: Int, from budget: RetryBudget) -> Bool
+
+    /// Returns `amount` (> 0) tokens to the bucket `budget` shares, never
+    /// beyond capacity. Must not wait; may be applied later in batches.
+    func deposit(_ amount: Int, to budget: RetryBudget)
+
+    /// `gate` has just extended its local cooldown to `until` because of
+    /// `error`: share it with everyone on `gate.key`. Must not wait.
+    func cooldownRecorded(until: Timestamp, error: SDKError, by gate: CooldownGate)
+}
+
+/// The default store: state lives in this process only.
+///
+/// A budget or gate created without a store behaves exactly like one
+/// created with this store, only without the indirection; the type exists
+/// so that code written against ``RetryStateStore`` can ask for today's
+/// behaviour by name.
+public final class InMemoryRetryStateStore: RetryStateStore {
+    public static let shared = InMemoryRetryStateStore()
+
+    public init() {}
+
+    public func withdraw(_ cost: Int, from budget: RetryBudget) -> Bool {
+        budget.withdrawLocally(cost)
+    }
+
+    public func deposit(_ amount: Int, to budget: RetryBudget) {
+        budget.depositLocally(amount)
+    }
+
+    public func cooldownRecorded(until: Timestamp, error: SDKError, by gate: CooldownGate) {}
+}

@@ -1,0 +1,123 @@
+import Foundation
+
+/// How a ``PostgresRetryStateStore`` reaches its database and behaves when
+/// it cannot.
+public struct PostgresStateConfiguration: Sendable, Hashable {
+    /// What a retry does when the shared budget cannot be reached in time.
+    public enum FailureMode: String, Sendable, Hashable {
+        /// Spend from this process's view of the bucket (the default): the
+        /// database being down never stops a retry the local state allows.
+        case open
+        /// Refuse the retry (`budget_exhausted`): the fleet never spends a
+        /// token the database did not grant.
+        case closed
+    }
+
+    public var host: String
+    public var port: Int
+    public var username: String
+    public var password: String?
+    public var database: String
+
+    /// How long a retry waits for the shared budget before falling back.
+    public var withdrawTimeout: Duration = .milliseconds(250)
+    /// How long connecting (and the start-up reads) may take.
+    public var connectTimeout: Duration = .seconds(2)
+    /// How often refunds from successes are written, summed per key.
+    public var refundInterval: Duration = .milliseconds(100)
+    /// The first and the longest pause between reconnection attempts.
+    public var reconnectDelay: Duration = .milliseconds(50)
+    public var maximumReconnectDelay: Duration = .seconds(2)
+    public var failureMode: FailureMode = .open
+
+    public init(host: String, port: Int = 5432, username: String, password: String? = nil, database: String) {
+        self.host = host
+        self.port = port
+        self.username = username
+        self.password = password
+        self.database = database
+    }
+
+    /// Reads `postgres://USER[:PASSWORD]@HOST[:PORT]/DB` (also
+    /// `postgresql://`). Query parameters: `sslmode=disable` (the only one
+    /// supported), `fail=open|closed`, `timeout_ms=N` (the withdraw
+    /// timeout), `connect_timeout=SECONDS`.
+    public init(url text: String) throws(PostgresStateError) {
+        guard let components = URLComponents(string: text), let scheme = components.scheme?.lowercased() else {
+            throw .invalidURL(text, "not a URL; expected postgres://USER@HOST:PORT/DB")
+        }
+        guard scheme == "postgres" || scheme == "postgresql" else {
+            throw .invalidURL(text, "the scheme must be postgres:// or postgresql://, found \(scheme)://")
+        }
+        guard let host = components.host, !host.isEmpty else {
+            throw .invalidURL(text, "no host; expected postgres://USER@HOST:PORT/DB")
+        }
+        guard let user = components.user, !user.isEmpty else {
+            throw .invalidURL(text, "no user; expected postgres://USER@HOST:PORT/DB")
+        }
+        let database = String(components.path.drop(while: { $0 == "/" }))
+        guard !database.isEmpty, !database.contains("/") else {
+            throw .invalidURL(text, "no database name; expected postgres://USER@HOST:PORT/DB")
+        }
+        let port = components.port ?? 5432
+        guard (1...65535).contains(port) else { throw .invalidURL(text, "port \(port) is out of range") }
+        self.init(
+            host: host, port: port, username: user.removingPercentEncoding ?? user,
+            password: components.password.map { $0.removingPercentEncoding ?? $0 },
+            database: database.removingPercentEncoding ?? database)
+        for item in components.queryItems ?? [] {
+            let value = item.value ?? ""
+            switch item.name {
+            case "sslmode":
+                guard value == "disable" else {
+                    throw .invalidURL(text, "sslmode=\(value) is not supported (only sslmode=disable)")
+                }
+            case "fail":
+                guard let mode = FailureMode(rawValue: value) else {
+                    throw .invalidURL(text, "fail must be open or closed, found '\(value)'")
+                }
+                failureMode = mode
+            case "timeout_ms":
+                guard let milliseconds = Int(value), milliseconds > 0 else {
+                    throw .invalidURL(text, "timeout_ms must be a positive number of milliseconds")
+                }
+                withdrawTimeout = .milliseconds(milliseconds)
+            case "connect_timeout":
+                guard let seconds = Int(value), seconds > 0 else {
+                    throw .invalidURL(text, "connect_timeout must be a positive number of seconds")
+                }
+                connectTimeout = .seconds(seconds)
+            default:
+                throw .invalidURL(text, "unknown parameter '\(item.name)'")
+            }
+        }
+    }
+
+    /// The URL without the password, for messages.
+    public var redactedURL: String { "postgres://\(username)@\(host):\(port)/\(database)" }
+}
+
+/// Why a ``PostgresRetryStateStore`` could not start.
+public enum PostgresStateError: Error, Sendable, Equatable, CustomStringConvertible {
+    case invalidURL(String, String)
+    /// The server could not be reached or refused the connection.
+    case connectionFailed(String, String)
+    /// The tables are not there (and the store was not asked to create them).
+    case schemaMissing(String)
+    /// The tables were made by a newer version of this package.
+    case schemaTooNew(found: Int, supported: Int)
+    /// Any other failure of a start-up statement.
+    case queryFailed(String)
+
+    public var description: String {
+        switch self {
+        case .invalidURL(let url, let reason): "invalid state URL '\(url)': \(reason)"
+        case .connectionFailed(let url, let reason): "cannot connect to \(url): \(reason)"
+        case .schemaMissing(let table):
+            "the shared-state table \(table) does not exist; create the schema first (retry-policy request --init-state, or PostgresRetryStateStore.createSchema())"
+        case .schemaTooNew(let found, let supported):
+            "the shared-state schema is version \(found); this version of retry-policy supports up to \(supported)"
+        case .queryFailed(let reason): "shared-state query failed: \(reason)"
+        }
+    }
+}

@@ -1,0 +1,2 @@
+import RetryPolicyCore
+import PostgresNIO

@@ -1,0 +1,182 @@
+import Foundation
+import PostgresTestServer
+import RetryPolicyCore
+import Testing
+
+/// `retry-policy request --state`: separate OS processes sharing one budget
+/// and one cooldown through a PostgreSQL started by the tests, against the
+/// loopback HTTP server.
+@Suite(
+    "retry-policy request --state: a fleet of processes",
+    .serialized,
+    .enabled(if: PostgresTestServer.unavailableReason == nil, "\(PostgresTestServer.unavailableReason ?? "")"),
+    .timeLimit(.minutes(1)))
+struct FleetRequestTests {
+    /// A `retry-policy` process running in the background.
+    final class Running: @unchecked Sendable {
+        let process = Process()
+        let out: URL, err: URL
+        let started = ContinuousClock.now
+
+        init(_ arguments: [String]) throws {
+            let binary = try #require(RequestCommandTests.binary, "build the retry-policy product first")
+            let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("fleet-\(UInt64.random(in: 0...UInt64.max))")
+            try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+            out = scratch.appendingPathComponent("out")
+            err = scratch.appendingPathComponent("err")
+            _ = FileManager.default.createFile(atPath: out.path, contents: nil)
+            _ = FileManager.default.createFile(atPath: err.path, contents: nil)
+            process.executableURL = binary
+            process.arguments = arguments + ["--root", "/"]
+            process.standardOutput = try FileHandle(forWritingTo: out)
+            process.standardError = try FileHandle(forWritingTo: err)
+            try process.run()
+        }
+
+        /// Waits for the exit, at most `limit` (then kills it and fails).
+        func finish(within limit: Duration = .seconds(20)) async -> (status: Int32, stderr: String, elapsed: Duration) {
+            while process.isRunning && ContinuousClock.now - started < limit {
+                try? await Task.sleep(for: .milliseconds(5))
+            }
+            if process.isRunning {
+                process.terminate()
+                Issue.record("retry-policy \(process.arguments ?? []) hung; killed after \(limit)")
+            }
+            process.waitUntilExit()
+            let stderr = (try? String(contentsOf: err, encoding: .utf8)) ?? ""
+            return (process.terminationStatus, stderr, ContinuousClock.now - started)
+        }
+    }
+
+    let database: String
+
+    init() throws {
+        let server = try PostgresTestServer.shared()
+        let name = "fleet\(UInt64.random(in: 0...UInt64.max))"
+        _ = try server.psql("CREATE DATABASE \(name)")
+        database = "postgres://\(PostgresTestServer.databaseUser)@127.0.0.1:\(server.port)/\(name)"
+    }
+
+    func policyFile(_ yaml: String) throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("fleet-policy-\(UInt64.random(in: 0...UInt64.max)).yaml").path
+        try yaml.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    static func budgetPolicy(backoff: String = "10ms") -> String {
+        """
+        version: 1
+        name: fleet-budget
+        attempts: 10
+        backoff: {initial: \(backoff), max: \(backoff), multiplier: 1, jitter: none}
+        retry_after: {cap: 10s}
+        budget: {capacity: 20, retry_cost: 5, timeout_retry_cost: 10, success_refund: 1}
+        rules:
+          - {status: 5xx, error: status_5xx, action: retry}
+          - {status: 429, error: status_429, action: stop}
+
+        """
+    }
+
+    static func cooldownPolicy(_ mode: String) -> String {
+        """
+        version: 1
+        name: fleet-cooldown
+        attempts: 2
+        backoff: {initial: 10ms, max: 10ms, multiplier: 1, jitter: none}
+        retry_after: {cap: 10s, cooldown: \(mode)}
+        rules:
+          - {status: 5xx, error: status_5xx, action: retry}
+          - {status: 429, error: status_429, action: stop}
+
+        """
+    }
+
+    @Test("Four processes against an always-503 server spend one budget: first attempts plus capacity / cost retries")
+    func sharedBudget() async throws {
+        let server = try await ScriptedHTTPServer.start(Array(repeating: .respond(status: 503), count: 200))
+        defer { Task { try await server.shutdown() } }
+        let policy = try policyFile(Self.budgetPolicy())
+        let processes = try (0..<4).map { index in
+            try Running(["request", server.url + "/worker-\(index)", "--policy", policy, "--state", database, "--init-state"])
+        }
+        for process in processes {
+            let result = await process.finish()
+            #expect(result.status == 13, "\(result.stderr)")
+            #expect(!result.stderr.contains("unreachable"), "\(result.stderr)")
+        }
+        // 4 first attempts + 20 / 5 retries, exactly as one process with
+        // this budget would send for four requests.
+        #expect(server.requestCount == 4 + 20 / 5, "\(server.received)")
+    }
+
+    @Test("A 429 with Retry-After: 3 to one process holds back processes started later: wait sends nothing until it ends, reject fails at once")
+    func sharedCooldown() async throws {
+        let server = try await ScriptedHTTPServer.start([.respond(status: 429, headers: [("Retry-After", "3")])])
+        defer { Task { try await server.shutdown() } }
+        let waitPolicy = try policyFile(Self.cooldownPolicy("wait"))
+        let rejectPolicy = try policyFile(Self.cooldownPolicy("reject"))
+        let start = ContinuousClock.now
+        let first = try Running(["request", server.url + "/first", "--policy", waitPolicy, "--state", database, "--state-key", "tmdb-key-1", "--init-state"])
+        let firstResult = await first.finish()
+        #expect(firstResult.status == 12, "\(firstResult.stderr)")
+        try await Task.sleep(until: start + .milliseconds(200) + firstResult.elapsed, clock: .continuous)
+
+        let waiters = try (0..<2).map { index in
+            try Running(["request", server.url + "/wait-\(index)", "--policy", waitPolicy, "--state", database, "--state-key", "tmdb-key-1"])
+        }
+        let rejecters = try (0..<2).map { index in
+            try Running(["request", server.url + "/reject-\(index)", "--policy", rejectPolicy, "--state", database, "--state-key", "tmdb-key-1"])
+        }
+        for rejecter in rejecters {
+            let result = await rejecter.finish()
+            #expect(result.status == 12, "\(result.stderr)")
+            #expect(result.elapsed < .seconds(2), "reject took \(result.elapsed)")
+        }
+        // Until the cooldown ends (3 s after the 429), nothing from the
+        // later processes reaches the server.
+        try await Task.sleep(until: start + firstResult.elapsed + .milliseconds(2_500), clock: .continuous)
+        #expect(server.received == ["/first"])
+        for waiter in waiters {
+            let result = await waiter.finish()
+            #expect(result.status == 0, "\(result.stderr)")
+        }
+        #expect(Set(server.received) == ["/first", "/wait-0", "/wait-1"])
+        #expect(ContinuousClock.now - start >= .milliseconds(2_900))
+    }
+
+    @Test("A process killed with SIGKILL mid-request leaves nothing that blocks the others")
+    func killed() async throws {
+        let server = try await ScriptedHTTPServer.start([.respond(status: 503)])
+        defer { Task { try await server.shutdown() } }
+        let slow = try policyFile(Self.budgetPolicy(backoff: "20s"))
+        let victim = try Running(["request", server.url + "/victim", "--policy", slow, "--state", database, "--init-state"])
+        await server.requests(atLeast: 1)
+        try await Task.sleep(for: .milliseconds(300))
+        kill(victim.process.processIdentifier, SIGKILL)
+        _ = await victim.finish()
+        let next = try Running(["request", server.url + "/next", "--policy", slow, "--state", database])
+        let result = await next.finish(within: .seconds(5))
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.elapsed < .seconds(3))
+    }
+
+    @Test("A bad URL, a refused connection and missing tables are clear errors with status 2, never a hang")
+    func stateErrors() async throws {
+        let policy = try policyFile(Self.budgetPolicy())
+        let refused = try PostgresTestServer.freePort()
+        let emptyDatabase = database  // no --init-state: the tables are missing
+        let cases: [(String, String)] = [
+            ("mysql://fleet@127.0.0.1/db", "invalid state URL"),
+            ("postgres://fleet@127.0.0.1:\(refused)/db", "cannot connect"),
+            (emptyDatabase, "does not exist"),
+        ]
+        for (url, message) in cases {
+            let run = try Running(["request", "http://127.0.0.1:9/", "--policy", policy, "--state", url])
+            let result = await run.finish(within: .seconds(10))
+            #expect(result.status == 2, "\(url): \(result.stderr)")
+            #expect(result.stderr.contains(message), "\(url): \(result.stderr)")
+            #expect(result.elapsed < .seconds(5))
+        }
+    }
+}

@@ -1,0 +1,318 @@
+import Foundation
+import Logging
+import PostgresNIO
+import PostgresTestServer
+import RetryPolicyCore
+import RetryPolicyPostgres
+import Synchronization
+import Testing
+
+/// A fresh database on the shared test server, so tests running in
+/// parallel never see each other's rows.
+struct TestDatabase {
+    let server: PostgresTestServer
+    let name: String
+
+    init(server: PostgresTestServer? = nil) throws {
+        self.server = try server ?? PostgresTestServer.shared()
+        name = "t\(UInt64.random(in: 0...UInt64.max))"
+        _ = try self.server.psql("CREATE DATABASE \(name)")
+    }
+
+    var url: String { "postgres://\(PostgresTestServer.databaseUser)@127.0.0.1:\(server.port)/\(name)" }
+
+    func configuration(_ change: (inout PostgresStateConfiguration) -> Void = { _ in }) throws -> PostgresStateConfiguration {
+        var configuration = try PostgresStateConfiguration(url: url)
+        change(&configuration)
+        return configuration
+    }
+
+    func sql(_ text: String) throws -> String {
+        try server.psql("\\c \(name)\n" + text)
+    }
+
+    func query(_ text: String) throws -> String {
+        let psql = PostgresTestServer.binaries!.directory + "/psql"
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: psql)
+        process.arguments = ["-h", "127.0.0.1", "-p", "\(server.port)", "-U", PostgresTestServer.databaseUser, "-d", name, "-At", "-c", text]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// A started store, schema created.
+    func store(_ change: (inout PostgresStateConfiguration) -> Void = { _ in }) async throws -> PostgresRetryStateStore {
+        var logger = Logger(label: "test.state") { StreamLogHandler.standardError(label: $0) }
+        logger.logLevel = ProcessInfo.processInfo.environment["STATE_DEBUG"] == nil ? .critical : .debug
+        let store = PostgresRetryStateStore(configuration: try configuration(change), logger: logger)
+        try await store.start(createSchema: true)
+        return store
+    }
+}
+
+func fleetPolicy(capacity: Int = 20, cooldown: RetryAfterPolicy.Cooldown = .wait) -> Policy {
+    Policy(
+        name: "fleet",
+        attempts: 100,
+        backoff: Backoff(initial: .milliseconds(1), max: .milliseconds(1), multiplier: 1, jitter: .none),
+        retryAfter: RetryAfterPolicy(honor: true, cap: .seconds(60), cooldown: cooldown),
+        budget: RetryBudgetConfiguration(capacity: capacity, retryCost: 5, timeoutRetryCost: 10, successRefund: 1),
+        rules: [
+            Rule(statuses: [.code(503)], error: .status5xx, action: .retry),
+            Rule(statuses: [.code(429)], error: .status429, action: .retry),
+        ])
+}
+
+func retryAfter(_ status: Int, _ seconds: String) -> AttemptOutcome {
+    .response(status: status, headers: ["Retry-After": seconds])
+}
+
+func wallNow() -> Timestamp {
+    var spec = timespec()
+    clock_gettime(CLOCK_REALTIME, &spec)
+    return Timestamp(nanosecondsSince1970: Int64(spec.tv_sec) * 1_000_000_000 + Int64(spec.tv_nsec))
+}
+
+/// Polls `condition` every 2 ms for at most `limit`; returns the time it
+/// took, or `nil` if it never held.
+func waitFor(_ limit: Duration, _ condition: () -> Bool) async -> Duration? {
+    let clock = ContinuousClock()
+    let start = clock.now
+    while clock.now - start < limit {
+        if condition() { return clock.now - start }
+        try? await Task.sleep(for: .milliseconds(2))
+    }
+    return condition() ? clock.now - start : nil
+}
+
+@Suite(
+    "PostgreSQL shared state against a real server",
+    .enabled(if: PostgresTestServer.unavailableReason == nil, "\(PostgresTestServer.unavailableReason ?? "")"),
+    .timeLimit(.minutes(1)))
+struct PostgresStoreTests {
+    @Test("Schema creation is idempotent, safe concurrently, and versioned")
+    func schema() async throws {
+        let database = try TestDatabase()
+        let store = PostgresRetryStateStore(configuration: try database.configuration())
+        await #expect(throws: PostgresStateError.schemaMissing("retry_policy_schema")) { try await store.start() }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<4 { group.addTask { try await store.createSchema() } }
+            try await group.waitForAll()
+        }
+        try await store.createSchema()
+        #expect(try database.query("SELECT version FROM retry_policy_schema") == "1")
+        try await store.start()
+        await store.shutdown()
+        _ = try database.query("UPDATE retry_policy_schema SET version = 99")
+        let newer = PostgresRetryStateStore(configuration: try database.configuration())
+        await #expect(throws: PostgresStateError.schemaTooNew(found: 99, supported: 1)) { try await newer.start() }
+    }
+
+    @Test("A refused connection fails start at once with a clear error")
+    func refused() async throws {
+        let port = try PostgresTestServer.freePort()
+        let store = PostgresRetryStateStore(configuration: try PostgresStateConfiguration(url: "postgres://fleet@127.0.0.1:\(port)/db"))
+        let clock = ContinuousClock()
+        let start = clock.now
+        do {
+            try await store.start()
+            Issue.record("started against a closed port")
+        } catch {
+            guard case .connectionFailed(let url, _) = error else { Issue.record("\(error)"); return }
+            #expect(url == "postgres://fleet@127.0.0.1:\(port)/db")
+        }
+        #expect(clock.now - start < .seconds(3))
+    }
+
+    @Test("Withdrawals from many stores and threads never spend more than the capacity")
+    func atomicWithdraw() async throws {
+        let database = try TestDatabase()
+        let stores = [try await database.store(), try await database.store(), try await database.store()]
+        var deciders: [RetryDecider] = []
+        for store in stores { deciders.append(await store.decider(for: fleetPolicy(capacity: 50))) }
+        let granted = Granted()
+        await withTaskGroup(of: Void.self) { group in
+            for index in 0..<12 {
+                let decider = deciders[index % deciders.count]
+                group.addTask {
+                    for _ in 0..<5 where decider.decide(DecisionInput(outcome: .status(503))).isRetry {
+                        granted.count.add(1, ordering: .relaxed)
+                    }
+                }
+            }
+        }
+        // 50 tokens at 5 a retry: 10 retries for everyone together.
+        #expect(granted.count.load(ordering: .relaxed) == 10)
+        #expect(try database.query("SELECT tokens FROM retry_policy_budget WHERE key = 'fleet'") == "0")
+        #expect(stores.map(\.statistics.fallbacks).reduce(0, +) == 0)
+        for store in stores { await store.shutdown() }
+    }
+
+    @Test("Refunds are batched: a success does no round trip, and reaches the database within the interval")
+    func batchedRefunds() async throws {
+        let database = try TestDatabase()
+        let store = try await database.store()
+        let decider = await store.decider(for: fleetPolicy(capacity: 20), key: "refunds")
+        #expect(decider.decide(DecisionInput(outcome: .status(503))).isRetry)
+        #expect(decider.decide(DecisionInput(outcome: .status(503))).isRetry)
+        #expect(try database.query("SELECT tokens FROM retry_policy_budget WHERE key = 'refunds'") == "10")
+        let before = store.statistics.roundTrips
+        for _ in 0..<3 { #expect(decider.settlePlainSuccess(ofFirstAttempt: .status(200), method: .get)) }
+        _ = decider.decide(DecisionInput(outcome: .status(200), attempt: 2, lastRetryCost: 5))
+        #expect(store.statistics.roundTrips == before, "a success waited on the database")
+        #expect(decider.budget?.available == 18)
+        let flushed = await waitFor(.seconds(2)) {
+            (try? database.query("SELECT tokens FROM retry_policy_budget WHERE key = 'refunds'")) == "18"
+        }
+        #expect(flushed != nil)
+        #expect(store.statistics.refundFlushes <= 2, "refunds were not batched")
+        await store.shutdown()
+    }
+
+    @Test("A cooldown reaches every store on the key within 100 ms; a late starter reads it at once")
+    func cooldownPropagation() async throws {
+        let database = try TestDatabase()
+        let a = try await database.store(), b = try await database.store()
+        let sender = await a.decider(for: fleetPolicy())
+        let receiver = await b.decider(for: fleetPolicy())
+        let otherKey = await b.decider(for: fleetPolicy(), key: "another-upstream")
+        var times: [Duration] = []
+        for round in 1...5 {
+            let now = wallNow()
+            _ = sender.decide(DecisionInput(outcome: retryAfter(429, "\(round * 2)"), now: now))
+            let seen = await waitFor(.seconds(2)) {
+                if case .wait(let remaining) = receiver.admit(now: wallNow()), remaining > .seconds(round * 2 - 1) { return true }
+                return false
+            }
+            times.append(try #require(seen, "round \(round): the cooldown never arrived"))
+        }
+        times.sort()
+        #expect(times[times.count / 2] < .milliseconds(100), "median propagation \(times[times.count / 2])")
+        #expect(otherKey.admit(now: wallNow()) == .proceed, "a cooldown leaked to another key")
+        #expect(b.statistics.roundTrips == 0 || b.statistics.cooldownsReceived >= 5)
+
+        let late = try await database.store()
+        let lateDecider = await late.decider(for: fleetPolicy(cooldown: .reject))
+        guard case .reject(let error) = lateDecider.admit(now: wallNow()) else {
+            Issue.record("a store started during a cooldown did not see it")
+            return
+        }
+        #expect(error.kind == .status429)
+        #expect(error.statusCode == 429)
+        for store in [a, b, late] { await store.shutdown() }
+    }
+
+    @Test("A later, shorter cooldown never shortens an active one")
+    func cooldownOnlyExtends() async throws {
+        let database = try TestDatabase()
+        let a = try await database.store(), b = try await database.store()
+        let first = await a.decider(for: fleetPolicy(), key: "extend")
+        let second = await b.decider(for: fleetPolicy(), key: "extend")
+        let now = wallNow()
+        _ = first.decide(DecisionInput(outcome: retryAfter(503, "20"), now: now))
+        _ = await waitFor(.seconds(2)) { second.admit(now: now) != .proceed }
+        _ = second.decide(DecisionInput(outcome: retryAfter(429, "2"), now: now))
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(first.admit(now: now) == .wait(.seconds(20)))
+        #expect(second.admit(now: now) == .wait(.seconds(20)))
+        let stored = try database.query("SELECT until_ns, status FROM retry_policy_cooldown WHERE key = 'extend'")
+        #expect(stored == "\((now + .seconds(20)).nanosecondsSince1970)|503")
+        for store in [a, b] { await store.shutdown() }
+    }
+
+    @Test("A slow database: a retry waits at most the timeout, then decides on local state (open) or refuses (closed)")
+    func slowDatabase() async throws {
+        let database = try TestDatabase()
+        let open = try await database.store { $0.withdrawTimeout = .milliseconds(100) }
+        let closed = try await database.store {
+            $0.withdrawTimeout = .milliseconds(100)
+            $0.failureMode = .closed
+        }
+        let openDecider = await open.decider(for: fleetPolicy(capacity: 100), key: "slow")
+        let closedDecider = await closed.decider(for: fleetPolicy(capacity: 100), key: "slow")
+        // Hold the budget row's lock from another connection.
+        let holder = try await PostgresConnection.connect(
+            on: MultiThreadedEventLoopGroup.singleton.next(),
+            configuration: .init(
+                host: "127.0.0.1", port: database.server.port, username: PostgresTestServer.databaseUser, password: nil,
+                database: database.name, tls: .disable),
+            id: 99, logger: Logger(label: "test.holder"))
+        try await holder.query("BEGIN", logger: Logger(label: "test.holder"))
+        try await holder.query("SELECT tokens FROM retry_policy_budget WHERE key = 'slow' FOR UPDATE", logger: Logger(label: "test.holder"))
+        let clock = ContinuousClock()
+        var start = clock.now
+        #expect(openDecider.decide(DecisionInput(outcome: .status(503))).isRetry)
+        #expect(clock.now - start < .milliseconds(400))
+        start = clock.now
+        #expect(closedDecider.decide(DecisionInput(outcome: .status(503))).stopReason == .budgetExhausted)
+        #expect(clock.now - start < .milliseconds(400))
+        #expect(open.statistics.fallbacks == 1)
+        #expect(closed.statistics.fallbacks == 1)
+        try await holder.query("COMMIT", logger: Logger(label: "test.holder"))
+        try await holder.close()
+        // The withdrawals the database granted late are given back.
+        let restored = await waitFor(.seconds(3)) {
+            (try? database.query("SELECT tokens FROM retry_policy_budget WHERE key = 'slow'")) == "100"
+        }
+        #expect(restored != nil, "late grants were not refunded")
+        for store in [open, closed] { await store.shutdown() }
+    }
+}
+
+final class Granted: Sendable {
+    let count = Atomic<Int>(0)
+}
+
+/// Restarts need a server of their own.
+@Suite(
+    "PostgreSQL restarted under a running store",
+    .enabled(if: PostgresTestServer.unavailableReason == nil, "\(PostgresTestServer.unavailableReason ?? "")"),
+    .timeLimit(.minutes(1)))
+struct PostgresRestartTests {
+    @Test("The database down and back: decisions never block, the store reconnects and re-synchronises")
+    func restart() async throws {
+        let server = try PostgresTestServer.start()
+        defer { server.stop() }
+        let database = try TestDatabase(server: server)
+        let a = try await database.store { $0.withdrawTimeout = .milliseconds(100) }
+        let b = try await database.store { $0.withdrawTimeout = .milliseconds(100) }
+        let deciderA = await a.decider(for: fleetPolicy(capacity: 100))
+        let deciderB = await b.decider(for: fleetPolicy(capacity: 100))
+        #expect(deciderA.decide(DecisionInput(outcome: .status(503))).isRetry)
+
+        try server.stopServer()
+        let clock = ContinuousClock()
+        // Down: every decision still comes at once (fail open), successes and
+        // cooldowns are kept for later.
+        let start = clock.now
+        for _ in 0..<5 { #expect(deciderA.decide(DecisionInput(outcome: .status(503))).isRetry) }
+        #expect(deciderA.settlePlainSuccess(ofFirstAttempt: .status(200), method: .get))
+        let now = wallNow()
+        _ = deciderA.decide(DecisionInput(outcome: retryAfter(429, "30"), now: now))
+        #expect(clock.now - start < .seconds(2))
+        #expect(deciderA.admit(now: now) == .wait(.seconds(30)))
+        #expect(a.statistics.fallbacks >= 5)
+
+        try server.startServer()
+        let back = await waitFor(.seconds(10)) { a.isConnected && b.isConnected }
+        #expect(back != nil, "the stores did not reconnect")
+        #expect(a.statistics.reconnections >= 1)
+        // The cooldown recorded while the database was down reaches B.
+        let arrived = await waitFor(.seconds(3)) { deciderB.admit(now: now) == .wait(.seconds(30)) }
+        #expect(arrived != nil, "the cooldown kept during the outage was not shared: \(a.statistics) \(b.statistics) \((try? database.query("SELECT * FROM retry_policy_cooldown")) ?? "?")")
+        // Shared state is consistent: one retry was paid by the database
+        // before the outage, then the refund (1) was written after it.
+        let settled = await waitFor(.seconds(3)) {
+            (try? database.query("SELECT tokens FROM retry_policy_budget WHERE key = 'fleet'")) == "96"
+        }
+        #expect(settled != nil, "tokens: \((try? database.query("SELECT tokens FROM retry_policy_budget")) ?? "?")")
+        #expect(deciderB.decide(DecisionInput(outcome: .status(503))).isRetry)
+        #expect(try database.query("SELECT tokens FROM retry_policy_budget WHERE key = 'fleet'") == "91")
+        #expect(b.statistics.fallbacks == 0 || b.isConnected)
+        for store in [a, b] { await store.shutdown() }
+    }
+}
