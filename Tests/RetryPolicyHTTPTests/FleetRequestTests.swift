@@ -133,16 +133,18 @@ struct FleetRequestTests {
             #expect(result.status == 12, "\(result.stderr)")
             #expect(result.elapsed < .seconds(2), "reject took \(result.elapsed)")
         }
-        // Until the cooldown ends (3 s after the 429), nothing from the
-        // later processes reaches the server.
-        try await Task.sleep(until: start + firstResult.elapsed + .milliseconds(2_500), clock: .continuous)
-        #expect(server.received == ["/first"])
+        // Until the cooldown ends (3 s after the 429 left the server),
+        // nothing from the later processes reaches it; measured from the
+        // 429's own arrival, so a slow process start cannot blur it.
+        let rateLimited = try #require(server.receivedAt.first)
         for waiter in waiters {
             let result = await waiter.finish()
             #expect(result.status == 0, "\(result.stderr)")
         }
         #expect(Set(server.received) == ["/first", "/wait-0", "/wait-1"])
-        #expect(ContinuousClock.now - start >= .milliseconds(2_900))
+        for (path, arrival) in zip(server.received, server.receivedAt) where path != "/first" {
+            #expect(arrival - rateLimited >= .milliseconds(2_900), "\(path) arrived \(arrival - rateLimited) after the 429")
+        }
     }
 
     @Test("A process killed with SIGKILL mid-request leaves nothing that blocks the others")

@@ -97,7 +97,9 @@ struct PostgresStoreTests {
     @Test("Schema creation is idempotent, safe concurrently, and versioned")
     func schema() async throws {
         let database = try TestDatabase()
-        let store = PostgresRetryStateStore(configuration: try database.configuration())
+        // Four creations queue on one advisory lock; on a loaded machine that
+        // can take longer than the default 2 s connect timeout.
+        let store = PostgresRetryStateStore(configuration: try database.configuration { $0.connectTimeout = .seconds(15) })
         await #expect(throws: PostgresStateError.schemaMissing("retry_policy_schema")) { try await store.start() }
         try await withThrowingTaskGroup(of: Void.self) { group in
             for _ in 0..<4 { group.addTask { try await store.createSchema() } }

@@ -36,6 +36,7 @@ final class ScriptedHTTPServer: Sendable {
     private struct State {
         var script: [ServerAction]
         var received: [String] = []
+        var receivedAt: [ContinuousClock.Instant] = []
         var waiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
     }
 
@@ -76,6 +77,8 @@ final class ScriptedHTTPServer: Sendable {
     /// Paths of the requests received so far, in order.
     var received: [String] { state.withLock { $0.received } }
     var requestCount: Int { state.withLock { $0.received.count } }
+    /// When each request of ``received`` arrived.
+    var receivedAt: [ContinuousClock.Instant] { state.withLock { $0.receivedAt } }
 
     /// Returns once `count` requests have arrived.
     func requests(atLeast count: Int) async {
@@ -97,6 +100,7 @@ final class ScriptedHTTPServer: Sendable {
     fileprivate func nextAction(for uri: String) -> ServerAction {
         let (action, ready) = state.withLock { state -> (ServerAction, [CheckedContinuation<Void, Never>]) in
             state.received.append(uri)
+            state.receivedAt.append(.now)
             let action = state.script.isEmpty ? .respond(status: 200) : state.script.removeFirst()
             let count = state.received.count
             let ready = state.waiters.filter { $0.count <= count }.map(\.continuation)
