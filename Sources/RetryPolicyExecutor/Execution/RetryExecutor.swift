@@ -101,7 +101,9 @@ public struct RetryExecutor<C: Clock>: Sendable where C.Duration == Duration {
 
         @usableFromInline let fields: Fields
         /// No observer and no telemetry: nothing to report, so a first try
-        /// may take the fast path.
+        /// may take the fast path. Every report is guarded by this flag
+        /// rather than by testing the optionals: reading `telemetry` copies
+        /// it through its type's value witnesses, on every attempt.
         @usableFromInline let isUnobserved: Bool
 
         init(_ fields: Fields) {
@@ -277,7 +279,7 @@ extension RetryExecutor {
             case .wait(let delay, let reason):
                 // A failure after a cooldown is not decided on a response.
                 if reason == .cooldown { lastValue = nil }
-                if observer != nil || telemetry != nil { reportWaiting(delay, reason: reason, request: request) }
+                if !setup.isUnobserved { reportWaiting(delay, reason: reason, request: request) }
                 do {
                     try await clock.sleep(until: now.advanced(by: delay), tolerance: nil)
                 } catch {
@@ -300,7 +302,7 @@ extension RetryExecutor {
                 action = credentialRefreshFinished(&machine, at: now, start: start, failure: failure)
             case .succeed:
                 if let value = lastValue {
-                    if observer != nil || telemetry != nil {
+                    if !setup.isUnobserved {
                         reportSuccess(attempts: machine.attempt, request: request, elapsed: start.duration(to: now))
                     }
                     return value
@@ -427,7 +429,7 @@ extension RetryExecutor {
         case .timedOut:
             action = machine.attemptFinished(.transport(.timeout), at: time, producedValue: false, using: &generator)
         }
-        if observer != nil || telemetry != nil, let record = machine.history.last {
+        if !setup.isUnobserved, let record = machine.history.last {
             observer?(.attemptFinished(record))
             telemetry?.attemptFinished(record, policy: decider.policy.name, endpoint: request.endpoint)
         }
@@ -468,7 +470,7 @@ extension RetryExecutor {
 
     @inlinable @inline(never)
     func reportSuccess(attempts: Int, request: RetryRequest, elapsed: Duration) {
-        guard observer != nil || telemetry != nil else { return }
+        guard !setup.isUnobserved else { return }
         observer?(.succeeded(attempts: attempts, elapsed: elapsed))
         telemetry?.requestSucceeded(
             attempts: attempts, elapsed: elapsed, policy: decider.policy.name, endpoint: request.endpoint)
@@ -498,7 +500,7 @@ extension RetryExecutor {
     /// for throwing.
     @inlinable @inline(never)
     func finish(_ failure: RetryFailure, _ request: RetryRequest, _ start: C.Instant) -> RetryFailure {
-        if observer != nil || telemetry != nil {
+        if !setup.isUnobserved {
             let elapsed = start.duration(to: clock.now)
             observer?(.failed(error: failure.error, reason: failure.reason, attempts: failure.attempts.count, elapsed: elapsed))
             telemetry?.requestFailed(failure, elapsed: elapsed, policy: decider.policy.name, endpoint: request.endpoint)
