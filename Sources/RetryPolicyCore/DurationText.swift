@@ -171,6 +171,12 @@ extension Duration {
     /// that hostile values can never crash a decision.
     @inlinable
     public var nanosecondsSaturated: Int64 {
+        // Below about 9.2 s either way the attosecond count fits in 64 bits
+        // (the high word is the low word's sign), and truncating it to
+        // nanoseconds is one 64-bit division instead of the 128-bit
+        // arithmetic behind `components`; the result is the same. Backoff
+        // and request times are converted on every retry.
+        if _high == Int64(bitPattern: _low) >> 63 { return Int64(bitPattern: _low) / 1_000_000_000 }
         let (seconds, attoseconds) = components
         let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
         if overflow { return seconds < 0 ? Int64.min : Int64.max }

@@ -70,7 +70,8 @@ public struct RequestStateMachine: Sendable {
 
     private enum State: Sendable {
         case idle
-        case attempting(number: Int, startedAt: Duration)
+        /// Attempt `input.attempt` is in progress.
+        case attempting(startedAt: Duration)
         /// Waiting out a retry's delay; then refreshing if asked.
         case backingOff(refresh: Bool)
         /// Waiting out a cooldown before an attempt.
@@ -80,16 +81,25 @@ public struct RequestStateMachine: Sendable {
     }
 
     public let decider: RetryDecider
-    public let request: RetryRequest
+    /// The request, as the machine was made with it.
+    public var request: RetryRequest {
+        RetryRequest(method: input.method, markedIdempotent: input.markedIdempotent, endpoint: input.endpoint)
+    }
     /// The time limits for the request's endpoint.
-    public let timeouts: TimeoutBudget
+    public var timeouts: TimeoutBudget { decider.timeouts(for: input.endpoint) }
     /// Every attempt so far, in order (only the last one when the machine
     /// was made with `keepsHistory: false`).
     public private(set) var history: [AttemptRecord] = []
     /// Whether the request ended because a cooldown rejected an attempt.
     public private(set) var rejectedByCooldown = false
 
+    // A driver keeps its machine across every wait of a request (the
+    // executor in its retry loop's async frame), so the machine stores
+    // each fact once: the request lives in `input`, and of the timeout
+    // budget only the two limits.
     private var input: DecisionInput
+    private let perAttemptLimit: Duration?
+    private let totalLimit: Duration?
     private var state = State.idle
     private let keepsHistory: Bool
 
@@ -98,8 +108,9 @@ public struct RequestStateMachine: Sendable {
     ///   then carry that record alone.
     public init(decider: RetryDecider, request: RetryRequest = RetryRequest(), keepsHistory: Bool = true) {
         self.decider = decider
-        self.request = request
-        self.timeouts = decider.timeouts(for: request.endpoint)
+        let timeouts = decider.timeouts(for: request.endpoint)
+        perAttemptLimit = timeouts.perAttempt
+        totalLimit = timeouts.total
         self.keepsHistory = keepsHistory
         input = DecisionInput(
             outcome: .status(200), attempt: 1, elapsed: .zero, method: request.method,
@@ -143,7 +154,7 @@ public struct RequestStateMachine: Sendable {
         thrown: (any Error)? = nil,
         using generator: inout G
     ) -> Action {
-        guard case .attempting(let number, let startedAt) = state else {
+        guard case .attempting(let startedAt) = state else {
             preconditionFailure("attemptFinished follows startAttempt")
         }
         input.outcome = outcome
@@ -157,15 +168,21 @@ public struct RequestStateMachine: Sendable {
             decision.action = .stop(error, .notRetryable)
             decision.errorKind = .internalError
         }
+        // What the next step needs, read before the decision moves into
+        // the history (a retry's action is a duration, copied for free).
+        let action = decision.action
+        let budgetCost = decision.budgetCost
+        let refresh = decision.refreshCredentials
+        let serverDirected = decision.serverDirected
         let failed: Bool
-        if case .success = decision.action { failed = false } else { failed = true }
+        if case .success = action { failed = false } else { failed = true }
         append(
             AttemptRecord(
-                number: number, outcome: outcome, startedAt: startedAt, duration: time.elapsed - startedAt,
+                number: input.attempt, outcome: outcome, startedAt: startedAt, duration: time.elapsed - startedAt,
                 decision: decision,
                 errorDescription: failed ? (thrown.map { String(describing: $0) } ?? (producedValue ? nil : "timed out")) : nil))
 
-        switch decision.action {
+        switch action {
         case .success:
             state = .finished
             return .succeed
@@ -175,14 +192,14 @@ public struct RequestStateMachine: Sendable {
             return .fail(RetryFailure(error: error, reason: reason, attempts: history, underlyingError: thrown))
         case .retry(let delay):
             input.previousDelay = delay
-            input.lastRetryCost = decision.budgetCost
-            if decision.refreshCredentials { input.credentialRefreshes += 1 }
+            input.lastRetryCost = budgetCost
+            if refresh { input.credentialRefreshes += 1 }
             input.attempt += 1
             if delay > .zero {
-                state = .backingOff(refresh: decision.refreshCredentials)
-                return .wait(delay, reason: decision.serverDirected ? .server : .backoff)
+                state = .backingOff(refresh: refresh)
+                return .wait(delay, reason: serverDirected ? .server : .backoff)
             }
-            return afterBackoff(refresh: decision.refreshCredentials, at: time)
+            return afterBackoff(refresh: refresh, at: time)
         }
     }
 
@@ -248,7 +265,7 @@ public struct RequestStateMachine: Sendable {
             rejectedByCooldown = true
             return .fail(RetryFailure(error: error, reason: .notRetryable, attempts: history))
         case .wait(let remaining):
-            if let total = timeouts.total, time.elapsed + remaining >= total {
+            if let total = totalLimit, time.elapsed + remaining >= total {
                 var error = decider.cooldown.active(at: time.wall)?.error ?? SDKError(kind: .timeout)
                 error.retryAfter = remaining
                 state = .finished
@@ -262,8 +279,8 @@ public struct RequestStateMachine: Sendable {
     /// The next attempt may run for the per-attempt timeout, cut to what is
     /// left of the total deadline; once nothing is left the request fails.
     private mutating func beginAttempt(at time: RequestTime) -> Action {
-        var limit = timeouts.perAttempt
-        if let total = timeouts.total {
+        var limit = perAttemptLimit
+        if let total = totalLimit {
             let remaining = total - time.elapsed
             if remaining <= .zero {
                 var error = history.last.map(errorOf) ?? SDKError(kind: .timeout, transport: .timeout)
@@ -273,11 +290,11 @@ public struct RequestStateMachine: Sendable {
             }
             limit = limit.map { min($0, remaining) } ?? remaining
         }
-        state = .attempting(number: input.attempt, startedAt: time.elapsed)
+        state = .attempting(startedAt: time.elapsed)
         return .startAttempt(number: input.attempt, timeLimit: limit)
     }
 
-    private mutating func append(_ record: AttemptRecord) {
+    private mutating func append(_ record: consuming AttemptRecord) {
         if !keepsHistory {
             history.removeAll(keepingCapacity: true)
         } else if history.isEmpty {

@@ -101,7 +101,9 @@ public struct RetryExecutor<C: Clock>: Sendable where C.Duration == Duration {
 
         @usableFromInline let fields: Fields
         /// No observer and no telemetry: nothing to report, so a first try
-        /// may take the fast path.
+        /// may take the fast path. Every report is guarded by this flag
+        /// rather than by testing the optionals: reading `telemetry` copies
+        /// it through its type's value witnesses, on every attempt.
         @usableFromInline let isUnobserved: Bool
 
         init(_ fields: Fields) {
@@ -232,9 +234,12 @@ extension RetryExecutor {
     /// there is a time limit), sleeps on `clock`, refreshes credentials,
     /// watches for cancellation and reports events.
     ///
-    /// The machine's steps are synchronous calls, so records, decisions and
-    /// error texts are built on the thread's stack rather than in this
-    /// function's async frame.
+    /// This function's async frame is allocated once per request that gets
+    /// here, from the task's allocator, so it holds only what crosses a
+    /// wait: the machine, the last value, the instants and the action.
+    /// Every step that reads the clock's instants as request times, judges
+    /// a result, builds a record or a failure happens in a synchronous
+    /// out-of-line function, on the thread's stack.
     @inlinable
     func retryLoop<Value: Sendable, G: RandomNumberGenerator>(
         _ request: RetryRequest,
@@ -245,60 +250,43 @@ extension RetryExecutor {
         operation: @Sendable (AttemptContext) async throws -> Value
     ) async throws(RetryFailure) -> Value {
         var machine = RequestStateMachine(decider: decider, request: request)
-        var pending = first
-        // The instant of the machine's last event: waits run from there.
-        var now = start
-        var action: RequestStateMachine.Action
-        if pending != nil {
-            action = machine.startAdmitted(at: time(start, since: start))
-        } else if Task.isCancelled {
-            // No attempt starts after cancellation.
-            throw cancellation(&machine, request: request, start: start)
-        } else {
-            action = machine.start(at: time(start, since: start))
-        }
         // The value of the last attempt, for a failure to carry.
         var lastValue: Value?
+        // The instant of the machine's last event: waits run from there.
+        var now = start
+        var action = try begin(
+            &machine, first: first, start: start, now: &now, lastValue: &lastValue, request: request,
+            using: &generator, judge: judge)
 
         while true {
             switch action {
             case .startAttempt(let number, let limit):
                 lastValue = nil
+                // No attempt starts after cancellation.
+                if Task.isCancelled { throw cancellation(&machine, request: request, start: start) }
+                if observer != nil { reportAttemptStarted(number: number, at: start.duration(to: now)) }
+                let context = AttemptContext(attempt: number, credentialRefreshes: machine.credentialRefreshes)
                 let result: AttemptResult<Value>
-                let end: C.Instant
-                if let made = pending {
-                    pending = nil
-                    result = made.result
-                    end = made.end
-                } else {
-                    // No attempt starts after cancellation.
-                    if Task.isCancelled { throw cancellation(&machine, request: request, start: start) }
-                    if observer != nil { reportAttemptStarted(number: number, at: start.duration(to: now)) }
-                    let context = AttemptContext(attempt: number, credentialRefreshes: machine.credentialRefreshes)
+                if let limit {
                     result = await perform(operation, context: context, limit: limit, startedAt: now)
-                    end = clock.now
+                } else {
+                    do { result = .value(try await operation(context)) } catch { result = .failure(error) }
                 }
-                // A value that arrived is kept even if the caller cancelled
-                // just after: the work is done. A failure under cancellation
-                // is the cancellation, whatever the operation threw.
-                if Task.isCancelled, case .value = result {} else if Task.isCancelled {
-                    throw cancellation(&machine, request: request, start: start)
-                }
-                now = end
-                action = attemptFinished(
-                    result, machine: &machine, at: time(end, since: start), lastValue: &lastValue, request: request,
+                now = clock.now
+                action = try attemptFinished(
+                    result, machine: &machine, end: now, start: start, lastValue: &lastValue, request: request,
                     using: &generator, judge: judge)
             case .wait(let delay, let reason):
                 // A failure after a cooldown is not decided on a response.
                 if reason == .cooldown { lastValue = nil }
-                reportWaiting(delay, reason: reason, request: request)
+                if !setup.isUnobserved { reportWaiting(delay, reason: reason, request: request) }
                 do {
                     try await clock.sleep(until: now.advanced(by: delay), tolerance: nil)
                 } catch {
                     throw cancellation(&machine, request: request, start: start)
                 }
                 now = clock.now
-                action = machine.waitFinished(at: time(now, since: start))
+                action = waitFinished(&machine, at: now, start: start)
             case .refreshCredentials:
                 var failure: (any Error)?
                 if let refresh = self.refreshCredentials {
@@ -311,16 +299,17 @@ extension RetryExecutor {
                     }
                 }
                 now = clock.now
-                action = machine.credentialRefreshFinished(at: time(now, since: start), failure: failure)
+                action = credentialRefreshFinished(&machine, at: now, start: start, failure: failure)
             case .succeed:
                 if let value = lastValue {
-                    reportSuccess(machine, request: request, elapsed: start.duration(to: now))
+                    if !setup.isUnobserved {
+                        reportSuccess(attempts: machine.attempt, request: request, elapsed: start.duration(to: now))
+                    }
                     return value
                 }
                 preconditionFailure("the machine succeeds only on an attempt with a value")
-            case .fail(var failure):
-                failure.lastResponse = lastValue
-                throw finish(failure, request, start)
+            case .fail(let failure):
+                throw fail(failure, lastValue: lastValue, request: request, start: start)
             }
         }
     }
@@ -336,18 +325,16 @@ extension RetryExecutor {
         case timedOut
     }
 
-    /// Runs one attempt; with a limit, races it against a timer on
-    /// `clock` and cancels whichever loses.
+    /// Runs one attempt with a time limit: races it against a timer on
+    /// `clock` and cancels whichever loses. (Without a limit the loop calls
+    /// the operation itself.)
     @inlinable @inline(never)
     func perform<Value: Sendable>(
         _ operation: @Sendable (AttemptContext) async throws -> Value,
         context: AttemptContext,
-        limit: Duration?,
+        limit: Duration,
         startedAt: C.Instant
     ) async -> AttemptResult<Value> {
-        guard let limit else {
-            do { return .value(try await operation(context)) } catch { return .failure(error) }
-        }
         let deadline = startedAt.advanced(by: limit)
         let clock = self.clock
         return await withoutActuallyEscaping(operation) { escapable in
@@ -383,18 +370,54 @@ extension RetryExecutor {
         RequestTime(elapsed: start.duration(to: instant), wall: wallClock.timestamp(at: instant))
     }
 
-    /// Judges an attempt's result, tells the machine, and reports the
-    /// attempt to the observer and telemetry.
+    /// Starts the machine: with the first attempt `run` already made, or
+    /// with admission when there is none (and nothing at all when the
+    /// caller already cancelled).
     @inlinable @inline(never)
-    func attemptFinished<Value: Sendable, G: RandomNumberGenerator>(
-        _ result: AttemptResult<Value>,
-        machine: inout RequestStateMachine,
-        at time: RequestTime,
+    func begin<Value: Sendable, G: RandomNumberGenerator>(
+        _ machine: inout RequestStateMachine,
+        first: FirstAttempt<Value>?,
+        start: C.Instant,
+        now: inout C.Instant,
         lastValue: inout Value?,
         request: RetryRequest,
         using generator: inout G,
         judge: (Value) -> AttemptOutcome
-    ) -> RequestStateMachine.Action {
+    ) throws(RetryFailure) -> RequestStateMachine.Action {
+        guard let first else {
+            // No attempt starts after cancellation.
+            if Task.isCancelled { throw cancellation(&machine, request: request, start: start) }
+            return machine.start(at: time(start, since: start))
+        }
+        let started = machine.startAdmitted(at: time(start, since: start))
+        guard case .startAttempt = started else { return started }
+        now = first.end
+        return try attemptFinished(
+            first.result, machine: &machine, end: first.end, start: start, lastValue: &lastValue, request: request,
+            using: &generator, judge: judge)
+    }
+
+    /// Judges an attempt's result, tells the machine, and reports the
+    /// attempt to the observer and telemetry.
+    ///
+    /// A value that arrived is kept even if the caller cancelled just
+    /// after: the work is done. A failure under cancellation is the
+    /// cancellation, whatever the operation threw.
+    @inlinable @inline(never)
+    func attemptFinished<Value: Sendable, G: RandomNumberGenerator>(
+        _ result: AttemptResult<Value>,
+        machine: inout RequestStateMachine,
+        end: C.Instant,
+        start: C.Instant,
+        lastValue: inout Value?,
+        request: RetryRequest,
+        using generator: inout G,
+        judge: (Value) -> AttemptOutcome
+    ) throws(RetryFailure) -> RequestStateMachine.Action {
+        if case .value = result {} else if Task.isCancelled {
+            throw cancellation(&machine, request: request, start: start)
+        }
+        let time = time(end, since: start)
         let action: RequestStateMachine.Action
         switch result {
         case .value(let returned):
@@ -406,11 +429,37 @@ extension RetryExecutor {
         case .timedOut:
             action = machine.attemptFinished(.transport(.timeout), at: time, producedValue: false, using: &generator)
         }
-        if observer != nil || telemetry != nil, let record = machine.history.last {
+        if !setup.isUnobserved, let record = machine.history.last {
             observer?(.attemptFinished(record))
             telemetry?.attemptFinished(record, policy: decider.policy.name, endpoint: request.endpoint)
         }
         return action
+    }
+
+    /// Tells the machine a wait ended at `now`.
+    @inlinable @inline(never)
+    func waitFinished(_ machine: inout RequestStateMachine, at now: C.Instant, start: C.Instant)
+        -> RequestStateMachine.Action
+    {
+        machine.waitFinished(at: time(now, since: start))
+    }
+
+    /// Tells the machine a credential refresh ended at `now`.
+    @inlinable @inline(never)
+    func credentialRefreshFinished(
+        _ machine: inout RequestStateMachine, at now: C.Instant, start: C.Instant, failure: (any Error)?
+    ) -> RequestStateMachine.Action {
+        machine.credentialRefreshFinished(at: time(now, since: start), failure: failure)
+    }
+
+    /// The failure the machine decided, carrying the last value returned.
+    @inlinable @inline(never)
+    func fail<Value: Sendable>(_ failure: RetryFailure, lastValue: Value?, request: RetryRequest, start: C.Instant)
+        -> RetryFailure
+    {
+        var failure = failure
+        failure.lastResponse = lastValue
+        return finish(failure, request, start)
     }
 
     @inlinable @inline(never)
@@ -420,11 +469,11 @@ extension RetryExecutor {
     }
 
     @inlinable @inline(never)
-    func reportSuccess(_ machine: RequestStateMachine, request: RetryRequest, elapsed: Duration) {
-        guard observer != nil || telemetry != nil else { return }
-        observer?(.succeeded(attempts: machine.attempt, elapsed: elapsed))
+    func reportSuccess(attempts: Int, request: RetryRequest, elapsed: Duration) {
+        guard !setup.isUnobserved else { return }
+        observer?(.succeeded(attempts: attempts, elapsed: elapsed))
         telemetry?.requestSucceeded(
-            attempts: machine.attempt, elapsed: elapsed, policy: decider.policy.name, endpoint: request.endpoint)
+            attempts: attempts, elapsed: elapsed, policy: decider.policy.name, endpoint: request.endpoint)
     }
 
     // The two events the loop reports itself, built out of line: a
@@ -451,7 +500,7 @@ extension RetryExecutor {
     /// for throwing.
     @inlinable @inline(never)
     func finish(_ failure: RetryFailure, _ request: RetryRequest, _ start: C.Instant) -> RetryFailure {
-        if observer != nil || telemetry != nil {
+        if !setup.isUnobserved {
             let elapsed = start.duration(to: clock.now)
             observer?(.failed(error: failure.error, reason: failure.reason, attempts: failure.attempts.count, elapsed: elapsed))
             telemetry?.requestFailed(failure, elapsed: elapsed, policy: decider.policy.name, endpoint: request.endpoint)
