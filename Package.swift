@@ -26,6 +26,8 @@ let package = Package(
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.0"),
         // Only the PostgreSQL store depends on it; the core and the other targets never do.
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.0"),
+        // `swift package generate-documentation`; adds no code to any target.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),
     ],
     targets: [
         // The pure engine: model, decider, backoff, taxonomy. No I/O, no Foundation.

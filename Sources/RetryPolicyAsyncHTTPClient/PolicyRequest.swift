@@ -78,7 +78,7 @@ extension RetryingHTTPClient where C == ContinuousClock {
     /// `client` is given. `observer` receives the timeline (print each
     /// event's `description` for `--verbose`); `seed` makes the jitter
     /// reproducible. `decider`, when given, must be built from `policy`
-    /// (for instance over a shared ``RetryPolicyCore/RetryStateStore``);
+    /// (for instance over a shared `RetryStateStore`);
     /// otherwise a fresh one is made.
     public static func perform(
         _ request: PolicyRequest,

@@ -58,9 +58,11 @@ public struct Backoff: Hashable, Sendable {
 
     /// The range jitter can produce for retry `k`.
     ///
-    /// - Parameter previousDelay: the delay actually used before the
-    ///   previous retry; only decorrelated jitter uses it, and the first
-    ///   retry treats it as `initial`.
+    /// - Parameters:
+    ///   - k: the retry, 1 for the first (after attempt 1).
+    ///   - previousDelay: the delay actually used before the
+    ///     previous retry; only decorrelated jitter uses it, and the first
+    ///     retry treats it as `initial`.
     public func bounds(forRetry k: Int, previousDelay: Duration?) -> ClosedRange<Duration> {
         switch jitter {
         case .none:

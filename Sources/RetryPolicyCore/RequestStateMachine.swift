@@ -103,9 +103,12 @@ public struct RequestStateMachine: Sendable {
     private var state = State.idle
     private let keepsHistory: Bool
 
-    /// - Parameter keepsHistory: `false` keeps only the last attempt's
-    ///   record (a storm of a million clients needs no histories); failures
-    ///   then carry that record alone.
+    /// - Parameters:
+    ///   - decider: the policy's shared decider.
+    ///   - request: the method, idempotency mark and endpoint.
+    ///   - keepsHistory: `false` keeps only the last attempt's
+    ///     record (a storm of a million clients needs no histories); failures
+    ///     then carry that record alone.
     public init(decider: RetryDecider, request: RetryRequest = RetryRequest(), keepsHistory: Bool = true) {
         self.decider = decider
         let timeouts = decider.timeouts(for: request.endpoint)
@@ -143,10 +146,14 @@ public struct RequestStateMachine: Sendable {
     /// The attempt in progress finished at `time` with `outcome`.
     ///
     /// - Parameters:
+    ///   - outcome: the response's status and headers, or the transport
+    ///     failure.
+    ///   - time: when the attempt finished.
     ///   - producedValue: whether the attempt produced something to return;
     ///     a rule that calls a thrown error or a timeout a success is a
     ///     policy mistake and stops the request.
     ///   - thrown: the error the attempt threw, if it threw.
+    ///   - generator: the source of jitter.
     public mutating func attemptFinished<G: RandomNumberGenerator>(
         _ outcome: AttemptOutcome,
         at time: RequestTime,

@@ -6,7 +6,7 @@ import RetryPolicyYAML
 /// parity partners, stack layers) through the root, checks them, and
 /// renders the report.
 ///
-/// Everything is read through ``PolicyRoot``, so a policy under review
+/// Everything is read through `PolicyRoot`, so a policy under review
 /// cannot make lint read, or print, a file outside the root: a reference
 /// that leads out is a located error on the referencing line, and a
 /// referenced file that is not a policy is reported without quoting it.
@@ -19,7 +19,7 @@ public struct LintRun: Sendable {
         self.linter = PolicyLinter(configuration: configuration)
     }
 
-    /// The policy files under `paths`, walked as ``PolicyRoot/files(under:accept:)``
+    /// The policy files under `paths`, walked as `PolicyRoot.files(under:accept:)`
     /// describes: `*.yaml` and `*.yml` but not `*.tests.yaml`.
     public func policyFiles(under paths: [String]) throws(PolicyRoot.ArgumentError) -> [PolicyRoot.FoundFile] {
         try root.files(under: paths) { name in

@@ -6,7 +6,7 @@ import PostgresNIO
 import RetryPolicyCore
 import Synchronization
 
-/// A ``RetryStateStore`` that shares retry budgets and cooldowns through
+/// A `RetryStateStore` that shares retry budgets and cooldowns through
 /// PostgreSQL, so that every process using the same database and key (a
 /// fleet of workers behind one API key, the replicas of a service calling
 /// one backend) spends one budget and respects one cooldown.

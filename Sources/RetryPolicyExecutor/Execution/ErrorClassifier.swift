@@ -3,7 +3,7 @@ import RetryPolicyCore
 /// Turns an error an operation threw into what a policy judges.
 ///
 /// Every client library has its own error types; a policy speaks only of
-/// statuses and ``TransportFailure`` classes. A classifier is the one place
+/// statuses and `TransportFailure` classes. A classifier is the one place
 /// that translation lives, so adapters can be composed: the URLSession
 /// adapter's classifier in front of the standard one, say.
 public struct ErrorClassifier: Sendable {
@@ -16,7 +16,7 @@ public struct ErrorClassifier: Sendable {
     }
 
     /// Recognises ``AttemptOutcomeConvertible`` errors and
-    /// `CancellationError`; anything else is ``TransportFailure/unknown``.
+    /// `CancellationError`; anything else is `TransportFailure.unknown`.
     public static let standard = ErrorClassifier { error in
         if let convertible = error as? any AttemptOutcomeConvertible { return convertible.attemptOutcome }
         if error is CancellationError { return .transport(.cancelled) }

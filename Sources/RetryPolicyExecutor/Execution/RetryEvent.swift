@@ -4,7 +4,7 @@ import RetryPolicyCore
 /// tests and custom telemetry.
 public enum RetryEvent: Hashable, Sendable {
     /// Why the executor is waiting: the request state machine's
-    /// ``WaitReason``.
+    /// `WaitReason`.
     public typealias WaitCause = WaitReason
 
     /// An attempt is about to be sent; `at` is measured from the start of

@@ -3,7 +3,7 @@ import RetryPolicyCore
 /// Runs operations under a policy: sends, judges, waits, retries or stops.
 ///
 /// One executor serves every request under a policy; it is a value holding
-/// the shared ``RetryDecider`` (so budget and cooldown are shared too), the
+/// the shared `RetryDecider` (so budget and cooldown are shared too), the
 /// clock that measures and sleeps, and the optional hooks. It keeps no
 /// per-request state, so it is `Sendable` and cheap to copy.
 ///
@@ -53,8 +53,15 @@ public struct RetryExecutor<C: Clock>: Sendable where C.Duration == Duration {
     }
 
     /// - Parameters:
+    ///   - decider: the policy's shared decider.
+    ///   - clock: measures attempts and deadlines and sleeps.
     ///   - wallClockNow: the wall-clock time corresponding to `clock.now`;
     ///     defaults to the system's real-time clock.
+    ///   - classifier: translates thrown errors into outcomes.
+    ///   - refreshCredentials: called before a retry the policy marked
+    ///     `refresh_credentials`.
+    ///   - observer: receives every event of every request.
+    ///   - telemetry: metrics and logs; `nil` costs nothing.
     public init(
         decider: RetryDecider,
         clock: C,
@@ -144,7 +151,7 @@ extension RetryExecutor {
     }
 
     /// Runs an operation that returns an HTTP response, drawing jitter from
-    /// `generator` (a seeded ``SplitMix64`` makes runs reproducible).
+    /// `generator` (a seeded `SplitMix64` makes runs reproducible).
     @inlinable
     public func run<Response: RetryableResponse, G: RandomNumberGenerator>(
         _ request: RetryRequest = RetryRequest(),

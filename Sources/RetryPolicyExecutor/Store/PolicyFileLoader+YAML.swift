@@ -7,7 +7,7 @@ extension PolicyFileLoader {
     /// not load reports every diagnostic, each `file:line:column: ...`.
     ///
     /// Unless `loader` has a root of its own, each file is confined to its
-    /// directory (see ``PolicyRoot``): it may extend its neighbours, but a
+    /// directory (see `PolicyRoot`): it may extend its neighbours, but a
     /// path or link that leads out of the directory, or to a special file,
     /// is a problem of that file and is never opened.
     public static func yaml(_ loader: PolicyLoader = PolicyLoader()) -> PolicyFileLoader {

@@ -14,7 +14,7 @@ public struct PolicyFileProblem: Error, Hashable, Sendable, CustomStringConverti
     public var description: String { diagnostics.joined(separator: "\n") }
 }
 
-/// Turns a policy file into a ``Policy``.
+/// Turns a policy file into a `Policy`.
 ///
 /// The store does not parse YAML itself, so that it can be tested with any
 /// source and so that a service can plug in its own loader (say, one that

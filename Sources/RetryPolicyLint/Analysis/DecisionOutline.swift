@@ -31,7 +31,7 @@ public struct DecisionOutline: Hashable, Sendable, CustomStringConvertible {
     /// The rule (or default) that decided; `nil` for an implicit 2xx
     /// success.
     public var rule: SourceLocation?
-    /// The index of the rule that decided in ``Policy/rules``.
+    /// The index of the rule that decided in `Policy.rules`.
     public var ruleIndex: Int?
 
     public init(_ decision: Decision, policy: Policy) {

@@ -37,7 +37,7 @@ public struct RequestTimeline: Sendable {
     public static let origin = Timestamp(secondsSince1970: 1_735_689_600)
 
     /// Runs `responses` through a fresh decider for `policy`, on the same
-    /// ``RequestStateMachine`` the executor drives, with simulated time.
+    /// `RequestStateMachine` the executor drives, with simulated time.
     /// Attempt *k* gets response *k*; when the script runs out, the last
     /// response repeats. Each attempt takes `latency` (see
     /// ``ScriptedResponse/resolve(latency:timeLimit:)`` for attempts that

@@ -13,9 +13,11 @@ public struct PolicyLoader: Sendable {
     /// extends must lie inside (see ``PolicyRoot``).
     public let root: PolicyRoot
 
-    /// - Parameter root: by default every file but special file systems
-    ///   and `.git` folders; a tool that loads files it did not choose (a
-    ///   linter in CI, a policy store) passes the directory it trusts.
+    /// - Parameters:
+    ///   - limits: the size and nesting limits a file must keep to.
+    ///   - root: by default every file but special file systems
+    ///     and `.git` folders; a tool that loads files it did not choose (a
+    ///     linter in CI, a policy store) passes the directory it trusts.
     public init(limits: YAMLLimits = .default, root: PolicyRoot = .wholeFileSystem()) {
         self.limits = limits
         self.root = root
