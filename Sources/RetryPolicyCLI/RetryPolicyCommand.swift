@@ -19,7 +19,7 @@ struct RetryPolicyCommand: AsyncParsableCommand {
         version: "1.0.0",
         subcommands: [
             LintCommand.self, TestCommand.self, DecideCommand.self, SimulateCommand.self,
-            TableCommand.self, DiffCommand.self, RequestCommand.self,
+            TableCommand.self, DiffCommand.self, RequestCommand.self, ExportCommand.self, ImportCommand.self,
         ]
     )
 
