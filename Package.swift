@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "RetryPolicyCore", targets: ["RetryPolicyCore"]),
         .library(name: "RetryPolicyYAML", targets: ["RetryPolicyYAML"]),
         .library(name: "RetryPolicyLint", targets: ["RetryPolicyLint"]),
+        .library(name: "RetryPolicyInterop", targets: ["RetryPolicyInterop"]),
         .library(name: "RetryPolicyExecutor", targets: ["RetryPolicyExecutor"]),
         .library(name: "RetryPolicyAsyncHTTPClient", targets: ["RetryPolicyAsyncHTTPClient"]),
         .library(name: "RetryPolicyURLSession", targets: ["RetryPolicyURLSession"]),
@@ -44,7 +45,11 @@ let package = Package(
         .target(name: "RetryPolicyYAML", dependencies: ["RetryPolicyCore", "CYAML"]),
 
         // Semantic lint rules and report formats.
-        .target(name: "RetryPolicyLint", dependencies: ["RetryPolicyCore", "RetryPolicyYAML"]),
+        .target(name: "RetryPolicyLint", dependencies: ["RetryPolicyCore", "RetryPolicyYAML", "RetryPolicyInterop"]),
+
+        // Export to and import from other layers' retry configuration (gRPC, Envoy, Istio,
+        // resilience4j, AWS shared config).
+        .target(name: "RetryPolicyInterop", dependencies: ["RetryPolicyCore", "RetryPolicyYAML"]),
 
         // Runs operations under a decider; policy store; telemetry.
         .target(
@@ -93,6 +98,7 @@ let package = Package(
                 "RetryPolicyCore",
                 "RetryPolicyYAML",
                 "RetryPolicyLint",
+                "RetryPolicyInterop",
                 "RetryPolicyExecutor",
                 "RetryPolicyAsyncHTTPClient",
                 "RetryPolicyPostgres",
@@ -176,6 +182,17 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]
+        ),
+        .testTarget(
+            name: "RetryPolicyInteropTests",
+            dependencies: [
+                "RetryPolicyCore",
+                "RetryPolicyYAML",
+                "RetryPolicyLint",
+                "RetryPolicyInterop",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ],
+            exclude: ["Golden"]
         ),
         .testTarget(name: "RetryPolicyCLITests", dependencies: ["RetryPolicyCore"], exclude: ["Fixtures"]),
     ]

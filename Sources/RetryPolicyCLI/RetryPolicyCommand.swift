@@ -21,6 +21,7 @@ struct RetryPolicyCommand: AsyncParsableCommand {
         subcommands: [
             LintCommand.self, TestCommand.self, DecideCommand.self, SimulateCommand.self,
             TableCommand.self, DiffCommand.self, RequestCommand.self, InitCommand.self,
+            ExportCommand.self, ImportCommand.self,
         ]
     )
 

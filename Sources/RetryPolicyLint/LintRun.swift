@@ -1,4 +1,5 @@
 import RetryPolicyCore
+import RetryPolicyInterop
 import RetryPolicyYAML
 
 /// One run of the linter over files and directories inside a root: finds
@@ -98,7 +99,7 @@ public struct LintRun: Sendable {
                 var layers: [(layer: PolicyStack.Layer, policy: Policy)] = []
                 for layer in stack.layers {
                     let at = layer.location ?? stack.location ?? SourceLocation(file: file, line: 1, column: 1)
-                    switch loadReferenced(layer.policyPath, from: file, at: at, loader: loader) {
+                    switch loadReferenced(layer.policyPath, from: file, at: at, loader: loader, foreign: true) {
                     case .success(let policy): layers.append((layer, policy))
                     case .failure(let problem):
                         findings.append(LintFinding(
@@ -126,7 +127,10 @@ public struct LintRun: Sendable {
     /// loader reads `extends`. A failure is described by where and which
     /// rule only: the messages of a file that may not be a policy can
     /// quote what it holds.
-    func loadReferenced(_ reference: String, from file: String, at: SourceLocation, loader: PolicyLoader) -> Result<Policy, ReferenceProblem> {
+    /// With `foreign`, a gRPC service config, Envoy route configuration
+    /// or Istio VirtualService is imported on the fly (a stack layer may
+    /// name the mesh's or channel's own configuration).
+    func loadReferenced(_ reference: String, from file: String, at: SourceLocation, loader: PolicyLoader, foreign: Bool = false) -> Result<Policy, ReferenceProblem> {
         let path = Self.resolve(reference, relativeTo: file)
         let bytes: [UInt8]
         switch root.readReferencedFile(path, reportedAt: at, limits: loader.limits) {
@@ -134,6 +138,14 @@ public struct LintRun: Sendable {
         case .failure(let error):
             let first = error.diagnostics.first
             return .failure(ReferenceProblem(id: first?.id ?? LoaderRule.unreadableFile.id, reason: first?.message ?? "unreadable"))
+        }
+        if foreign, let format = Importer.detectFormat(bytes: bytes, path: path) {
+            do {
+                return .success(try Importer.importPolicy(bytes: bytes, path: path, from: format).policy)
+            } catch {
+                let first = error.diagnostics.first.map { " (\($0.id) at \($0.location))" } ?? ""
+                return .failure(ReferenceProblem(id: LoaderRule.referenceProblem.id, reason: "it is not a valid \(format.title)\(first)"))
+            }
         }
         do {
             return .success(try loader.loadPolicy(bytes: bytes, path: path))

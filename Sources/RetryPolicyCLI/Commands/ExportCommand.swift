@@ -1,0 +1,77 @@
+import ArgumentParser
+import Foundation
+import RetryPolicyCore
+import RetryPolicyInterop
+
+struct ExportCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "export",
+        abstract: "Write a policy as another layer's retry configuration (gRPC, Envoy, Istio).",
+        discussion: """
+            grpc: a gRPC service config (JSON) with one methodConfig for every method (`"name": [{}]`) \
+            holding `retryPolicy` and the deadline, and `retryThrottling` from the budget. envoy: the \
+            `timeout` and `retry_policy` fields of a route's RouteAction (YAML). istio: the `timeout` \
+            and `retries` fields of a VirtualService HTTP route (YAML). Paste them in place.
+
+            Everything the target cannot express is printed on standard error as a warning located \
+            at the policy key that causes it; --strict makes them errors (nothing is written, exit 1). \
+            Mappings and their limits: docs/interop.md.
+
+            Exit status: 0 written; 1 the policy does not load, or --strict and something is lost; \
+            2 usage or I/O error.
+            """)
+
+    @Argument(help: "The policy file (- reads it from standard input).")
+    var policy: String
+
+    @Option(help: "The target format: grpc, envoy or istio.")
+    var to: ExportTarget
+
+    @Option(help: "Output syntax (default: JSON for grpc, YAML for envoy and istio).")
+    var syntax: ExportSyntax?
+
+    @Flag(help: "Treat every lossy mapping as an error.")
+    var strict = false
+
+    @OptionGroup var rootOptions: RootOptions
+
+    func run() throws {
+        let loaded = try PolicyFiles.loadPolicy(policy, root: rootOptions.policyRoot())
+        let file = policy == "-" ? "<stdin>" : policy
+        let result: ExportResult
+        switch to {
+        case .grpc: result = GRPCExporter.export(loaded, file: file)
+        case .envoy: result = EnvoyExporter.export(loaded, file: file)
+        case .istio: result = IstioExporter.export(loaded, file: file)
+        }
+        let severity = strict ? "error" : "warning"
+        for warning in result.warnings {
+            StandardError.write("\(warning.location): \(severity): \(warning.message) [\(warning.feature)]\n")
+        }
+        if strict && !result.warnings.isEmpty {
+            StandardError.write("error: \(result.warnings.count) setting\(result.warnings.count == 1 ? "" : "s") cannot be expressed in \(to.format.title); nothing written (--strict)\n")
+            throw ExitCodeError(status: ExitStatus.findings)
+        }
+        switch syntax {
+        case .json: StandardOutput.write(result.document.json() + "\n")
+        case .yaml: StandardOutput.write(result.document.yaml())
+        case nil: StandardOutput.write(result.text)
+        }
+    }
+}
+
+enum ExportTarget: String, ExpressibleByArgument, CaseIterable {
+    case grpc, envoy, istio
+
+    var format: InteropFormat {
+        switch self {
+        case .grpc: .grpc
+        case .envoy: .envoy
+        case .istio: .istio
+        }
+    }
+}
+
+enum ExportSyntax: String, ExpressibleByArgument, CaseIterable {
+    case json, yaml
+}

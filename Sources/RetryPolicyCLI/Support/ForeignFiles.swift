@@ -1,0 +1,32 @@
+import Foundation
+import RetryPolicyCore
+import RetryPolicyInterop
+import RetryPolicyYAML
+
+/// Reading other layers' configuration files through the root.
+enum ForeignFiles {
+    /// Imports `path` (format detected unless given), printing its import
+    /// warnings on standard error; located errors end the command with
+    /// status 1.
+    static func importPolicy(_ path: String, format: InteropFormat?, root: PolicyRoot, selection: String? = nil) throws -> Policy {
+        if path != "-", case .failure(let denial) = root.locate(path), denial.kind == .notFound {
+            throw CommandFailure("\(path): no such file")
+        }
+        let bytes: [UInt8]
+        switch PolicyFiles.bytes(path, root: root) {
+        case .success(let read): bytes = read
+        case .failure(let error): throw CommandFailure(error.diagnostics.map(\.description).joined(separator: "\n"))
+        }
+        guard let format = format ?? Importer.detectFormat(bytes: bytes, path: path) else {
+            throw CommandFailure("\(path): not a recognised gRPC, Envoy, Istio or resilience4j configuration; name its format with --from")
+        }
+        do {
+            let imported = try Importer.importPolicy(bytes: bytes, path: path, from: format, selection: selection)
+            for warning in imported.warnings { StandardError.write(warning.description + "\n") }
+            return imported.policy
+        } catch {
+            for diagnostic in error.diagnostics { StandardError.write(diagnostic.description + "\n") }
+            throw ExitCodeError(status: ExitStatus.findings)
+        }
+    }
+}

@@ -1,0 +1,261 @@
+import RetryPolicyCore
+
+/// Envoy's retry conditions (`retry_on`) in policy terms: which statuses
+/// and transport failures each one retries.
+enum EnvoyConditions {
+    /// Connection failures: Envoy's `connect-failure` (also part of `5xx`
+    /// and `gateway-error`).
+    static let connectFailures: Set<TransportFailure> = [.connectionRefused, .dns, .tls, .offline]
+    /// No response at all (disconnect, reset, read or per-try timeout):
+    /// Envoy's `reset` (also part of `5xx` and `gateway-error`).
+    static let resets: Set<TransportFailure> = [.connectionLost, .timeout]
+    static let gatewayErrors: Set<Int> = [502, 503, 504]
+    static let serverErrors = Set(500...599)
+
+    /// What a set of conditions and listed status codes retries.
+    static func retried(conditions: [String], codes: [Int]) -> (statuses: Set<Int>, transports: Set<TransportFailure>) {
+        var statuses: Set<Int> = []
+        var transports: Set<TransportFailure> = []
+        for condition in conditions {
+            switch condition {
+            case "5xx":
+                statuses.formUnion(serverErrors)
+                transports.formUnion(connectFailures.union(resets))
+            case "gateway-error":
+                statuses.formUnion(gatewayErrors)
+                transports.formUnion(connectFailures.union(resets))
+            case "reset": transports.formUnion(resets)
+            case "connect-failure": transports.formUnion(connectFailures)
+            case "retriable-4xx": statuses.insert(409)
+            case "retriable-status-codes": statuses.formUnion(codes.filter { StatusPattern.validCodes.contains($0) })
+            default: break
+            }
+        }
+        return (statuses, transports)
+    }
+
+    /// The conditions (and listed codes) for what a policy retries, with
+    /// a warning for every difference.
+    static func conditions(for behaviour: PolicyBehaviour, target: String) -> (conditions: [String], codes: [Int], warnings: [InteropWarning]) {
+        var statuses = behaviour.retriedStatuses
+        var conditions: [String] = []
+        if statuses.isSuperset(of: serverErrors) {
+            conditions.append("5xx")
+            statuses.subtract(serverErrors)
+        } else if statuses.isSuperset(of: gatewayErrors) {
+            conditions.append("gateway-error")
+            statuses.subtract(gatewayErrors)
+        }
+        let implied = !conditions.isEmpty
+        var transports: Set<TransportFailure> = implied ? connectFailures.union(resets) : []
+        if !implied {
+            if !behaviour.retriedTransports.isDisjoint(with: connectFailures) {
+                conditions.append("connect-failure")
+                transports.formUnion(connectFailures)
+            }
+            if !behaviour.retriedTransports.isDisjoint(with: resets) {
+                conditions.append("reset")
+                transports.formUnion(resets)
+            }
+        }
+        if statuses.contains(409) {
+            conditions.append("retriable-4xx")
+            statuses.remove(409)
+        }
+        let codes = statuses.sorted()
+        if !codes.isEmpty { conditions.append("retriable-status-codes") }
+
+        var warnings: [InteropWarning] = []
+        let at = behaviour.location("rules")
+        let extra = transports.subtracting(behaviour.retriedTransports)
+        if !extra.isEmpty {
+            warnings.append(InteropWarning(
+                feature: "rules", location: at,
+                message: "\(target)'s \(conditions.filter { ["5xx", "gateway-error", "connect-failure", "reset"].contains($0) }.joined(separator: ", ")) also retries transport \(extra.sorted().map(\.rawValue).joined(separator: ", ")), which the policy does not retry"))
+        }
+        let unexpressible = behaviour.retriedTransports.subtracting(connectFailures).subtracting(resets)
+        if !unexpressible.isEmpty {
+            warnings.append(InteropWarning(
+                feature: "rules", location: at,
+                message: "\(target) has no retry condition for transport \(unexpressible.sorted().map(\.rawValue).joined(separator: ", ")); not retried"))
+        }
+        return (conditions, codes, warnings)
+    }
+
+    /// Envoy's backoff before retry `k`: random in [0, min(base x 2^(k-1),
+    /// max)) (`JitteredExponentialBackOffStrategy`, Envoy
+    /// source/common/common/backoff_strategy.cc).
+    static func bound(base: Duration, max: Duration, retry k: Int) -> Duration {
+        Backoff(initial: base, max: max, multiplier: 2, jitter: .full).bounds(forRetry: k, previousDelay: nil).upperBound
+    }
+}
+
+/// Policy to an Envoy route's `RouteAction` fields: `timeout` and
+/// `retry_policy` (config.route.v3.RetryPolicy).
+public enum EnvoyExporter {
+    /// Envoy's default `rate_limited_retry_back_off.max_interval`.
+    public static let defaultRateLimitedMaxInterval: Duration = .seconds(300)
+
+    public static func export(_ policy: Policy, file: String) -> ExportResult {
+        let behaviour = PolicyBehaviour(policy: policy, file: file)
+        var warnings = behaviour.commonWarnings(target: "Envoy")
+        var retryPolicy: [InteropValue.Field] = []
+        let retries = policy.attempts - 1
+        if behaviour.retriesSomething {
+            let (conditions, codes, conditionWarnings) = EnvoyConditions.conditions(for: behaviour, target: "Envoy")
+            warnings += conditionWarnings
+            retryPolicy.append(.init("retry_on", .string(conditions.joined(separator: ","))))
+            retryPolicy.append(.init("num_retries", .int(retries)))
+            if let perAttempt = policy.timeouts.perAttempt {
+                retryPolicy.append(.init("per_try_timeout", .string(ForeignDuration.protoText(perAttempt))))
+            }
+            if !codes.isEmpty { retryPolicy.append(.init("retriable_status_codes", .array(codes.map(InteropValue.int)))) }
+            let (backOff, backoffWarnings) = backOff(behaviour, retries: retries, target: "Envoy")
+            warnings += backoffWarnings
+            retryPolicy.append(.init("retry_back_off", backOff))
+            let (rateLimited, rateWarnings) = rateLimitedBackOff(behaviour)
+            warnings += rateWarnings
+            if let rateLimited { retryPolicy.append(.init("rate_limited_retry_back_off", rateLimited)) }
+        } else {
+            retryPolicy.append(.init("num_retries", .int(0)))
+        }
+        if policy.budget != nil {
+            warnings.append(budgetWarning(behaviour, target: "Envoy"))
+        }
+        // No total in the policy: no deadline, which Envoy spells 0s (its default is 15s).
+        let total = policy.timeouts.total ?? .zero
+        let document: InteropValue = .object([
+            .init("timeout", .string(ForeignDuration.protoText(total))),
+            .init("retry_policy", .object(retryPolicy)),
+        ])
+        return ExportResult(format: .envoy, document: document, warnings: warnings)
+    }
+
+    static func budgetWarning(_ behaviour: PolicyBehaviour, target: String) -> InteropWarning {
+        InteropWarning(
+            feature: "budget", location: behaviour.location("budget"),
+            message: "\(target) has no token-bucket budget on a route; its retry budget is a cluster circuit breaker (retry_budget: budget_percent of active requests), not exported")
+    }
+
+    static func backOff(_ behaviour: PolicyBehaviour, retries: Int, target: String) -> (InteropValue, [InteropWarning]) {
+        let policy = behaviour.policy
+        var warnings: [InteropWarning] = []
+        var base = policy.backoff.initial
+        var maximum = policy.backoff.max
+        if base < .milliseconds(1) {
+            warnings.append(InteropWarning(
+                feature: "backoff.initial", location: behaviour.location("backoff.initial", "backoff"),
+                message: "\(target) requires base_interval of at least 1ms; the policy's \(base.formattedForHumans) is exported as 1ms"))
+            base = .milliseconds(1)
+        }
+        if maximum < base {
+            warnings.append(InteropWarning(
+                feature: "backoff.max", location: behaviour.location("backoff.max", "backoff"),
+                message: "\(target) requires max_interval at least base_interval; exported as \(base.formattedForHumans)"))
+            maximum = base
+        }
+        if let warning = behaviour.backoffWarning(target: target, retries: retries, targetBound: {
+            EnvoyConditions.bound(base: base, max: maximum, retry: $0)
+        }) {
+            warnings.append(warning)
+        }
+        return (.object([
+            .init("base_interval", .string(ForeignDuration.protoText(base))),
+            .init("max_interval", .string(ForeignDuration.protoText(maximum))),
+        ]), warnings)
+    }
+
+    static func rateLimitedBackOff(_ behaviour: PolicyBehaviour) -> (InteropValue?, [InteropWarning]) {
+        let retryAfter = behaviour.policy.retryAfter
+        var warnings: [InteropWarning] = []
+        guard behaviour.honoursServerDelays else { return (nil, []) }
+        let headersAt = behaviour.location("retry_after.headers", "retry_after")
+        var resetHeaders: [InteropValue] = []
+        for header in retryAfter.headers {
+            let format: String
+            switch header.format {
+            case .seconds: format = "SECONDS"
+            case .unixSeconds: format = "UNIX_TIMESTAMP"
+            case .http:
+                format = "SECONDS"
+                warnings.append(InteropWarning(
+                    feature: "retry_after.headers", location: headersAt,
+                    message: "Envoy does not parse an HTTP-date in \(header.name); exported as SECONDS, so a date is ignored"))
+            case .milliseconds:
+                warnings.append(InteropWarning(
+                    feature: "retry_after.headers", location: headersAt,
+                    message: "Envoy's reset headers are SECONDS or UNIX_TIMESTAMP; \(header.name) (milliseconds) is not exported"))
+                continue
+            }
+            resetHeaders.append(.object([.init("name", .string(header.name)), .init("format", .string(format))]))
+        }
+        guard !resetHeaders.isEmpty else { return (nil, warnings) }
+        for index in behaviour.rulesOverridingRetryAfter {
+            warnings.append(InteropWarning(
+                feature: "honor_retry_after", location: behaviour.location("rules[\(index)].honor_retry_after", "rules[\(index)]"),
+                message: "Envoy reads reset headers on every retried response; this rule's honor_retry_after is not exported"))
+        }
+        let maxInterval: Duration
+        if let cap = retryAfter.cap {
+            maxInterval = cap
+        } else {
+            maxInterval = EnvoyExporter.defaultRateLimitedMaxInterval
+            warnings.append(InteropWarning(
+                feature: "retry_after.cap", location: behaviour.location("retry_after"),
+                message: "the policy accepts any server delay; Envoy discards delays above max_interval, exported as its default 300s"))
+        }
+        if retryAfter.aboveCap != .ignore {
+            warnings.append(InteropWarning(
+                feature: "retry_after.above_cap", location: behaviour.location("retry_after.above_cap", "retry_after"),
+                message: "Envoy discards a delay above max_interval and falls back to its backoff (above_cap: ignore); the policy's above_cap is \(retryAfter.aboveCap)"))
+        }
+        warnings.append(InteropWarning(
+            feature: "retry_after.combine", location: behaviour.location("retry_after.combine", "retry_after"),
+            message: "Envoy waits a random time between the server's delay and 1.5 times it; the policy waits \(retryAfter.combine == .server ? "exactly the server's delay" : "the larger of it and the backoff")"))
+        return (.object([
+            .init("reset_headers", .array(resetHeaders)),
+            .init("max_interval", .string(ForeignDuration.protoText(maxInterval))),
+        ]), warnings)
+    }
+}
+
+/// Policy to an Istio VirtualService HTTP route's `timeout` and `retries`.
+public enum IstioExporter {
+    /// Istio sets no backoff: Envoy's default 25ms base, 250ms max.
+    public static let backoffBase: Duration = .milliseconds(25)
+    public static let backoffMax: Duration = .milliseconds(250)
+
+    public static func export(_ policy: Policy, file: String) -> ExportResult {
+        let behaviour = PolicyBehaviour(policy: policy, file: file)
+        var warnings = behaviour.commonWarnings(target: "Istio")
+        var retries: [InteropValue.Field] = []
+        if behaviour.retriesSomething {
+            let (conditions, codes, conditionWarnings) = EnvoyConditions.conditions(for: behaviour, target: "Istio")
+            warnings += conditionWarnings
+            retries.append(.init("attempts", .int(policy.attempts - 1)))
+            if let perAttempt = policy.timeouts.perAttempt {
+                retries.append(.init("perTryTimeout", .string(ForeignDuration.protoText(perAttempt))))
+            }
+            retries.append(.init("retryOn", .string((conditions + codes.map { "\($0)" }).joined(separator: ","))))
+            if let warning = behaviour.backoffWarning(target: "Istio", retries: policy.attempts - 1, targetBound: {
+                EnvoyConditions.bound(base: backoffBase, max: backoffMax, retry: $0)
+            }) {
+                warnings.append(InteropWarning(
+                    feature: warning.feature, location: warning.location,
+                    message: warning.message + " (Istio sets no backoff: Envoy's 25ms base, 250ms max)"))
+            }
+            if behaviour.honoursServerDelays {
+                warnings.append(InteropWarning(
+                    feature: "retry_after", location: behaviour.location("retry_after.honor", "retry_after"),
+                    message: "Istio cannot configure Envoy's rate-limited backoff; server delays (\(policy.retryAfter.headers.map(\.name).joined(separator: ", "))) are ignored"))
+            }
+        } else {
+            retries.append(.init("attempts", .int(0)))
+        }
+        if policy.budget != nil { warnings.append(EnvoyExporter.budgetWarning(behaviour, target: "Istio")) }
+        var route: [InteropValue.Field] = []
+        if let total = policy.timeouts.total { route.append(.init("timeout", .string(ForeignDuration.protoText(total)))) }
+        route.append(.init("retries", .object(retries)))
+        return ExportResult(format: .istio, document: .object(route), warnings: warnings)
+    }
+}

@@ -1,0 +1,205 @@
+import RetryPolicyCore
+
+/// What an export produced: the document and what it could not carry.
+public struct ExportResult: Sendable {
+    public var format: InteropFormat
+    public var document: InteropValue
+    public var warnings: [InteropWarning]
+
+    /// The document as the target tool reads it: JSON for gRPC, YAML for
+    /// Envoy and Istio.
+    public var text: String {
+        format == .grpc ? document.json() + "\n" : document.yaml()
+    }
+}
+
+/// Policy to gRPC service config (gRFC A6 `retryPolicy`, `retryThrottling`).
+public enum GRPCExporter {
+    public static let maxAttemptsLimit = 5
+
+    public static func export(_ policy: Policy, file: String) -> ExportResult {
+        let behaviour = PolicyBehaviour(policy: policy, file: file)
+        var warnings = behaviour.commonWarnings(target: "gRPC")
+        var methodConfig: [InteropValue.Field] = [.init("name", .array([.object([])]))]
+        if let total = policy.timeouts.total {
+            methodConfig.append(.init("timeout", .string(ForeignDuration.protoText(total))))
+        }
+        if policy.timeouts.perAttempt != nil {
+            warnings.append(InteropWarning(
+                feature: "timeouts.per_attempt", location: behaviour.location("timeouts.per_attempt", "timeouts"),
+                message: "gRPC retry policies have no per-attempt timeout; only the call's deadline (timeouts.total) is exported"))
+        }
+
+        if behaviour.retriesAnything {
+            var attempts = policy.attempts
+            if attempts > maxAttemptsLimit {
+                warnings.append(InteropWarning(
+                    feature: "attempts", location: behaviour.location("attempts"),
+                    message: "gRPC treats maxAttempts above \(maxAttemptsLimit) as \(maxAttemptsLimit); the policy makes \(attempts) attempts"))
+                attempts = maxAttemptsLimit
+            }
+            var codes: [GRPCStatus] = []
+            for code in GRPCStatus.allCases {
+                let statuses = code.httpStatuses
+                let transports = code.transports
+                let retriedStatuses = statuses.intersection(behaviour.retriedStatuses)
+                let retriedTransports = transports.intersection(behaviour.retriedTransports)
+                guard !retriedStatuses.isEmpty || !retriedTransports.isEmpty else { continue }
+                if code == .cancelled { continue }  // never retried: a cancelled call stops
+                codes.append(code)
+                let missingStatuses = statuses.subtracting(behaviour.retriedStatuses)
+                let missingTransports = transports.subtracting(behaviour.retriedTransports)
+                if !missingStatuses.isEmpty || !missingTransports.isEmpty {
+                    var parts: [String] = []
+                    if !missingStatuses.isEmpty { parts.append("status " + ImportedPolicy.patterns(Array(missingStatuses)).map(\.description).joined(separator: ", ")) }
+                    if !missingTransports.isEmpty { parts.append("transport " + missingTransports.sorted().map(\.rawValue).joined(separator: ", ")) }
+                    warnings.append(InteropWarning(
+                        feature: "rules", location: behaviour.location("rules"),
+                        message: "gRPC status \(code.name) also stands for \(parts.joined(separator: " and ")), which the policy does not retry; retrying \(code.name) retries them too"))
+                }
+            }
+            let unmapped = behaviour.retriedTransports.filter { GRPCStatus.forTransport($0) == nil }
+            if !unmapped.isEmpty {
+                warnings.append(InteropWarning(
+                    feature: "rules", location: behaviour.location("rules"),
+                    message: "gRPC has no status for transport \(unmapped.sorted().map(\.rawValue).joined(separator: ", ")); not retried"))
+            }
+            let covered = codes.reduce(into: Set<Int>()) { $0.formUnion($1.httpStatuses) }
+            let uncovered = behaviour.retriedStatuses.subtracting(covered)
+            if !uncovered.isEmpty {
+                warnings.append(InteropWarning(
+                    feature: "rules", location: behaviour.location("rules"),
+                    message: "gRPC has no status for HTTP \(ImportedPolicy.patterns(Array(uncovered)).map(\.description).joined(separator: ", ")); not retried"))
+            }
+            if !codes.isEmpty {
+                var initial = policy.backoff.initial
+                var maximum = policy.backoff.max
+                var multiplier = policy.backoff.multiplier
+                if initial <= .zero {
+                    warnings.append(InteropWarning(
+                        feature: "backoff.initial", location: behaviour.location("backoff.initial", "backoff"),
+                        message: "gRPC requires initialBackoff greater than zero; the policy retries at once, exported as 1ms"))
+                    initial = .milliseconds(1)
+                }
+                if maximum <= .zero {
+                    warnings.append(InteropWarning(
+                        feature: "backoff.max", location: behaviour.location("backoff.max", "backoff"),
+                        message: "gRPC requires maxBackoff greater than zero; exported as \(initial.formattedForHumans)"))
+                    maximum = initial
+                }
+                if multiplier <= 0 {
+                    warnings.append(InteropWarning(
+                        feature: "backoff.multiplier", location: behaviour.location("backoff.multiplier", "backoff"),
+                        message: "gRPC requires backoffMultiplier greater than zero; exported as 1"))
+                    multiplier = 1
+                }
+                let exported = Backoff(initial: initial, max: maximum, multiplier: multiplier, jitter: .full)
+                if let warning = behaviour.backoffWarning(target: "gRPC", retries: attempts - 1, targetBound: {
+                    exported.bounds(forRetry: $0, previousDelay: nil).upperBound
+                }) {
+                    warnings.append(warning)
+                }
+                let retryPolicy: [InteropValue.Field] = [
+                    .init("maxAttempts", .int(attempts)),
+                    .init("initialBackoff", .string(ForeignDuration.protoText(initial))),
+                    .init("maxBackoff", .string(ForeignDuration.protoText(maximum))),
+                    .init("backoffMultiplier", .number(ImportedPolicy.number(multiplier))),
+                    .init("retryableStatusCodes", .array(codes.map { .string($0.name) })),
+                ]
+                methodConfig.append(.init("retryPolicy", .object(retryPolicy)))
+                warnings += serverDelayWarnings(behaviour)
+            }
+        }
+
+        var document: [InteropValue.Field] = [.init("methodConfig", .array([.object(methodConfig)]))]
+        if let budget = policy.budget {
+            let (throttling, budgetWarnings) = throttling(budget, behaviour: behaviour)
+            warnings += budgetWarnings
+            if let throttling { document.append(.init("retryThrottling", throttling)) }
+        }
+        return ExportResult(format: .grpc, document: .object(document), warnings: warnings)
+    }
+
+    /// gRPC honours `grpc-retry-pushback-ms` exactly, with no cap, always.
+    static func serverDelayWarnings(_ behaviour: PolicyBehaviour) -> [InteropWarning] {
+        let retryAfter = behaviour.policy.retryAfter
+        var warnings: [InteropWarning] = []
+        let at = behaviour.location("retry_after.headers", "retry_after")
+        if !behaviour.honoursServerDelays {
+            warnings.append(InteropWarning(
+                feature: "retry_after.honor", location: behaviour.location("retry_after.honor", "retry_after"),
+                message: "gRPC always honours the server's grpc-retry-pushback-ms; the policy ignores server delays"))
+            return warnings
+        }
+        for header in retryAfter.headers where !(header.name.lowercased() == pushbackHeader && header.format == .milliseconds) {
+            warnings.append(InteropWarning(
+                feature: "retry_after.headers", location: at,
+                message: "gRPC reads only the grpc-retry-pushback-ms trailer (milliseconds), not \(header.name) (\(header.format))"))
+        }
+        if let cap = retryAfter.cap {
+            warnings.append(InteropWarning(
+                feature: "retry_after.cap", location: behaviour.location("retry_after.cap", "retry_after"),
+                message: "gRPC has no cap on the server's pushback; cap \(cap.formattedForHumans) is not exported"))
+        }
+        if retryAfter.combine != .server {
+            warnings.append(InteropWarning(
+                feature: "retry_after.combine", location: behaviour.location("retry_after.combine", "retry_after"),
+                message: "gRPC waits exactly the server's pushback (combine: server); the policy takes the larger of it and the backoff"))
+        }
+        for index in behaviour.rulesOverridingRetryAfter {
+            warnings.append(InteropWarning(
+                feature: "honor_retry_after", location: behaviour.location("rules[\(index)].honor_retry_after", "rules[\(index)]"),
+                message: "gRPC honours pushback for every status; this rule's honor_retry_after is not exported"))
+        }
+        return warnings
+    }
+
+    static let pushbackHeader = "grpc-retry-pushback-ms"
+
+    /// A budget as gRPC retry throttling: tokens start at maxTokens, each
+    /// failure costs one, each success adds tokenRatio, and retries are
+    /// allowed while more than half remain. The policy's budget allows
+    /// capacity / retry_cost retries from full, so maxTokens is twice
+    /// that and tokenRatio is success_refund / retry_cost.
+    static func throttling(_ budget: RetryBudgetConfiguration, behaviour: PolicyBehaviour) -> (InteropValue?, [InteropWarning]) {
+        var warnings: [InteropWarning] = []
+        let at = behaviour.location("budget")
+        guard budget.retryCost > 0 else {
+            warnings.append(InteropWarning(feature: "budget", location: at, message: "a budget whose retries cost nothing has no gRPC throttling equivalent; not exported"))
+            return (nil, warnings)
+        }
+        var maxTokens = 2 * budget.capacity / budget.retryCost
+        if (2 * budget.capacity) % budget.retryCost != 0 {
+            warnings.append(InteropWarning(feature: "budget.capacity", location: behaviour.location("budget.capacity", "budget"),
+                message: "gRPC counts whole tokens: capacity \(budget.capacity) / retry_cost \(budget.retryCost) retries is rounded down to \(maxTokens / 2)"))
+        }
+        if maxTokens > 1000 || maxTokens < 1 {
+            let clamped = min(max(maxTokens, 1), 1000)
+            warnings.append(InteropWarning(feature: "budget.capacity", location: behaviour.location("budget.capacity", "budget"),
+                message: "gRPC allows maxTokens 1-1000; the budget needs \(maxTokens), exported as \(clamped)"))
+            maxTokens = clamped
+        }
+        if budget.timeoutRetryCost != budget.retryCost {
+            warnings.append(InteropWarning(feature: "budget.timeout_retry_cost", location: behaviour.location("budget.timeout_retry_cost", "budget"),
+                message: "gRPC charges every failure the same; timeout_retry_cost \(budget.timeoutRetryCost) differs from retry_cost \(budget.retryCost)"))
+        }
+        // tokenRatio: up to three decimals, greater than zero.
+        var thousandths = budget.successRefund * 1000 / budget.retryCost
+        if (budget.successRefund * 1000) % budget.retryCost != 0 {
+            warnings.append(InteropWarning(feature: "budget.success_refund", location: behaviour.location("budget.success_refund", "budget"),
+                message: "gRPC's tokenRatio has three decimals; success_refund / retry_cost = \(budget.successRefund)/\(budget.retryCost) is rounded down"))
+        }
+        if thousandths <= 0 {
+            warnings.append(InteropWarning(feature: "budget.success_refund", location: behaviour.location("budget.success_refund", "budget"),
+                message: "gRPC requires tokenRatio greater than zero; exported as 0.001"))
+            thousandths = 1
+        }
+        let ratio = thousandths % 1000 == 0 ? "\(thousandths / 1000)" : {
+            var fraction = "\(thousandths % 1000)"
+            while fraction.count < 3 { fraction = "0" + fraction }
+            while fraction.hasSuffix("0") { fraction.removeLast() }
+            return "\(thousandths / 1000).\(fraction)"
+        }()
+        return (.object([.init("maxTokens", .int(maxTokens)), .init("tokenRatio", .number(ratio))]), warnings)
+    }
+}

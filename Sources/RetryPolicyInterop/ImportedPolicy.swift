@@ -1,0 +1,240 @@
+import RetryPolicyCore
+
+/// A policy made from another layer's configuration: which inputs it
+/// retries, how many times, how long it waits; plus the comments that say
+/// where a choice was made and the warnings for what could not be carried
+/// over.
+///
+/// Error kinds are not part of any other format, so an imported policy
+/// names them by one fixed convention (``canonicalKind(status:)``): a
+/// policy exported and imported again decides identically when it follows
+/// the same convention.
+public struct ImportedPolicy: Sendable {
+    public var name: String
+    public var description: String?
+    public var source: String
+    public var format: InteropFormat
+    /// Every try including the first.
+    public var attempts: Int
+    public var retriedStatuses: Set<Int> = []
+    public var retriedTransports: Set<TransportFailure> = []
+    public var backoff: Backoff
+    public var retryAfter = RetryAfterPolicy(honor: false)
+    public var timeouts = TimeoutBudget()
+    public var budget: RetryBudgetConfiguration?
+    /// Comment lines written before a top-level key (`attempts`, `backoff`,
+    /// `rules`...); `""` is the file's header.
+    public var comments: [String: [String]] = [:]
+    public var warnings: [InteropWarning] = []
+
+    public init(name: String, source: String, format: InteropFormat, attempts: Int, backoff: Backoff) {
+        self.name = Self.sanitizedName(name)
+        self.source = source
+        self.format = format
+        self.attempts = attempts
+        self.backoff = backoff
+    }
+
+    mutating func comment(_ key: String, _ line: String) {
+        comments[key, default: []].append(line)
+    }
+
+    mutating func warn(_ feature: String, at location: SourceLocation, _ message: String) {
+        warnings.append(InteropWarning(feature: feature, location: location, message: message))
+    }
+
+    // MARK: The error-kind convention
+
+    /// The kind an imported policy reports for a status.
+    public static func canonicalKind(status: Int) -> SDKError.Kind {
+        switch status {
+        case 429: .status429
+        case 401: .unauthorized
+        case 404: .notFound
+        case 500...599: .status5xx
+        default: .internalError
+        }
+    }
+
+    /// The kind an imported policy reports for a transport failure.
+    public static func canonicalKind(transport: TransportFailure) -> SDKError.Kind {
+        switch transport {
+        case .timeout: .timeout
+        case .cancelled: .cancelled
+        default: .networkError
+        }
+    }
+
+    static let statusKinds: [SDKError.Kind] = [.status5xx, .status429, .unauthorized, .notFound, .internalError]
+    static let transportKinds: [SDKError.Kind] = [.timeout, .networkError, .cancelled]
+
+    // MARK: Building
+
+    /// The rules, in the order they are written.
+    var rules: [Rule] {
+        var retry: [Rule] = []
+        var stop: [Rule] = []
+        let statuses = Array(StatusPattern.validCodes)
+        for kind in Self.statusKinds {
+            let codes = statuses.filter { Self.canonicalKind(status: $0) == kind }
+            let retried = codes.filter(retriedStatuses.contains)
+            if !retried.isEmpty {
+                retry.append(Rule(statuses: Self.patterns(retried), error: kind, action: .retry))
+            }
+            // Statuses of the default's kind need no stop rule (2xx is a success without one).
+            let stopped = codes.filter { !retriedStatuses.contains($0) }
+            if kind != .internalError && !stopped.isEmpty {
+                stop.append(Rule(statuses: Self.patterns(stopped), error: kind, action: .stop))
+            }
+        }
+        for kind in Self.transportKinds {
+            let classes = TransportFailure.allCases.filter { Self.canonicalKind(transport: $0) == kind }
+            let retried = classes.filter(retriedTransports.contains)
+            let stopped = classes.filter { !retriedTransports.contains($0) }
+            if !retried.isEmpty { retry.append(Rule(transports: Set(retried), error: kind, action: .retry)) }
+            if !stopped.isEmpty { stop.append(Rule(transports: Set(stopped), error: kind, action: .stop)) }
+        }
+        return retry + stop
+    }
+
+    /// The policy this import stands for.
+    public var policy: Policy {
+        Policy(
+            name: name, description: description, attempts: attempts, backoff: backoff,
+            retryAfter: retryAfter, timeouts: timeouts,
+            idempotency: Idempotency(retryableMethods: Set(HTTPMethod.standard), honorIdempotentRequests: true, isExplicit: true),
+            budget: budget, rules: rules,
+            defaultRule: DefaultRule(error: .internalError, action: .stop))
+    }
+
+    /// Status codes as the fewest patterns: whole classes (`5xx`), ranges
+    /// and single codes.
+    static func patterns(_ codes: [Int]) -> [StatusPattern] {
+        var result: [StatusPattern] = []
+        var index = 0
+        let sorted = codes.sorted()
+        while index < sorted.count {
+            var end = index
+            while end + 1 < sorted.count && sorted[end + 1] == sorted[end] + 1 { end += 1 }
+            let low = sorted[index], high = sorted[end]
+            if low == high {
+                result.append(.code(low))
+            } else if low % 100 == 0 && high == low + 99 {
+                result.append(.statusClass(low / 100))
+            } else if low / 100 == high / 100 || true {
+                // Split at class boundaries so whole classes read as `5xx`.
+                var start = low
+                while start <= high {
+                    let classEnd = min(high, start / 100 * 100 + 99)
+                    if start % 100 == 0 && classEnd == start + 99 {
+                        result.append(.statusClass(start / 100))
+                    } else if start == classEnd {
+                        result.append(.code(start))
+                    } else {
+                        result.append(.range(start...classEnd))
+                    }
+                    start = classEnd + 1
+                }
+            }
+            index = end + 1
+        }
+        return result
+    }
+
+    static func sanitizedName(_ name: String) -> String {
+        let allowed = name.map { $0.isLetter && $0.isASCII || $0.isNumber && $0.isASCII || $0 == "." || $0 == "_" || $0 == "-" ? $0 : "-" }
+        let text = String(allowed)
+        return text.isEmpty ? "imported" : text
+    }
+
+    // MARK: Writing
+
+    /// The policy file, in the loader's YAML subset, with comments.
+    public var yaml: String {
+        var lines: [String] = []
+        func comments(_ key: String, indent: String = "") {
+            for line in self.comments[key] ?? [] { lines.append(indent + "# " + line) }
+        }
+        lines.append("# Imported from \(source) (\(format.title)) by retry-policy import.")
+        comments("")
+        lines.append("version: 1")
+        lines.append("name: \(name)")
+        if let description { lines.append("description: \(InteropValue.quoted(description))") }
+        comments("attempts")
+        lines.append("attempts: \(attempts)")
+        comments("idempotency")
+        lines.append("idempotency:")
+        lines.append("  methods: [\(HTTPMethod.standard.map(\.rawValue).joined(separator: ", "))]")
+        comments("backoff")
+        lines.append("backoff:")
+        lines.append("  initial: \(backoff.initial.formattedForHumans)")
+        lines.append("  max: \(backoff.max.formattedForHumans)")
+        lines.append("  multiplier: \(Self.number(backoff.multiplier))")
+        lines.append("  jitter: \(backoff.jitter)")
+        comments("retry_after")
+        lines.append("retry_after:")
+        lines.append("  honor: \(retryAfter.honor)")
+        if retryAfter.honor {
+            if let cap = retryAfter.cap { lines.append("  cap: \(cap.formattedForHumans)") }
+            lines.append("  above_cap: \(retryAfter.aboveCap)")
+            lines.append("  combine: \(retryAfter.combine)")
+            lines.append("  headers:")
+            for header in retryAfter.headers {
+                lines.append("    - {name: \(InteropValue.quoted(header.name)), format: \(header.format)}")
+            }
+        }
+        if timeouts.perAttempt != nil || timeouts.total != nil || self.comments["timeouts"] != nil {
+            comments("timeouts")
+            if timeouts.perAttempt != nil || timeouts.total != nil {
+                lines.append("timeouts:")
+                if let perAttempt = timeouts.perAttempt { lines.append("  per_attempt: \(perAttempt.formattedForHumans)") }
+                if let total = timeouts.total { lines.append("  total: \(total.formattedForHumans)") }
+            }
+        }
+        comments("budget")
+        if let budget {
+            lines.append("budget:")
+            lines.append("  capacity: \(budget.capacity)")
+            lines.append("  retry_cost: \(budget.retryCost)")
+            lines.append("  timeout_retry_cost: \(budget.timeoutRetryCost)")
+            lines.append("  success_refund: \(budget.successRefund)")
+        }
+        comments("rules")
+        lines.append("rules:")
+        for rule in rules {
+            if !rule.statuses.isEmpty {
+                let text = rule.statuses.map(\.description)
+                lines.append("  - status: " + (text.count == 1 ? text[0] : "[" + text.joined(separator: ", ") + "]"))
+            } else {
+                let names = TransportFailure.allCases.filter(rule.transports.contains).map(\.rawValue)
+                lines.append("  - transport: [" + names.joined(separator: ", ") + "]")
+            }
+            lines.append("    error: \(rule.error?.rawValue ?? "internal_error")")
+            lines.append("    action: \(rule.action)")
+        }
+        lines.append("default:")
+        lines.append("  error: internal_error")
+        lines.append("  action: stop")
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    static func number(_ value: Double) -> String {
+        if value == value.rounded() && abs(value) < 1e15 { return "\(Int64(value))" }
+        return "\(value)"
+    }
+}
+
+extension Policy {
+    /// The policy with every error kind the same (`internal_error`): what
+    /// it retries, when and how long it waits, without the vocabulary it
+    /// reports errors in, which no other layer's format has. Comparing a
+    /// policy with a mesh's configuration compares these.
+    public var withoutErrorKinds: Policy {
+        var copy = self
+        for index in copy.rules.indices where copy.rules[index].error != nil {
+            copy.rules[index].error = .internalError
+        }
+        if copy.defaultRule != nil { copy.defaultRule!.error = .internalError }
+        return copy
+    }
+}

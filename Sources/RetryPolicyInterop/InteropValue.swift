@@ -1,0 +1,109 @@
+/// A configuration document for another tool, in the order its fields are
+/// written, rendered as JSON or as block YAML.
+public indirect enum InteropValue: Sendable, Equatable {
+    case object([Field])
+    case array([InteropValue])
+    case string(String)
+    case int(Int)
+    /// A number already spelt (`1.5`, `0.1`), written as it is.
+    case number(String)
+    case bool(Bool)
+
+    public struct Field: Sendable, Equatable {
+        public var key: String
+        public var value: InteropValue
+        public init(_ key: String, _ value: InteropValue) {
+            self.key = key
+            self.value = value
+        }
+    }
+
+    /// The value under `key` of an object.
+    public subscript(key: String) -> InteropValue? {
+        guard case .object(let fields) = self else { return nil }
+        return fields.first { $0.key == key }?.value
+    }
+
+    /// JSON, two-space indented, keys in order.
+    public func json(indent: Int = 0) -> String {
+        let pad = String(repeating: " ", count: indent)
+        let inner = String(repeating: " ", count: indent + 2)
+        switch self {
+        case .object(let fields):
+            if fields.isEmpty { return "{}" }
+            return "{\n" + fields.map { inner + Self.quoted($0.key) + ": " + $0.value.json(indent: indent + 2) }
+                .joined(separator: ",\n") + "\n" + pad + "}"
+        case .array(let items):
+            if items.isEmpty { return "[]" }
+            if items.allSatisfy(\.isScalar) { return "[" + items.map { $0.json() }.joined(separator: ", ") + "]" }
+            return "[\n" + items.map { inner + $0.json(indent: indent + 2) }.joined(separator: ",\n") + "\n" + pad + "]"
+        case .string(let text): return Self.quoted(text)
+        case .int(let value): return "\(value)"
+        case .number(let text): return text
+        case .bool(let value): return value ? "true" : "false"
+        }
+    }
+
+    /// Block YAML (strings double-quoted, so no value changes type).
+    public func yaml() -> String {
+        var lines: [String] = []
+        Self.yamlLines(self, indent: 0, into: &lines)
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    var isScalar: Bool {
+        switch self {
+        case .object, .array: false
+        default: true
+        }
+    }
+
+    private static func yamlLines(_ value: InteropValue, indent: Int, into lines: inout [String]) {
+        let pad = String(repeating: " ", count: indent)
+        switch value {
+        case .object(let fields):
+            for field in fields {
+                switch field.value {
+                case .object(let inner) where !inner.isEmpty:
+                    lines.append(pad + field.key + ":")
+                    yamlLines(field.value, indent: indent + 2, into: &lines)
+                case .array(let items) where !items.isEmpty && !items.allSatisfy(\.isScalar):
+                    lines.append(pad + field.key + ":")
+                    for item in items {
+                        var itemLines: [String] = []
+                        yamlLines(item, indent: indent + 4, into: &itemLines)
+                        if let first = itemLines.first {
+                            lines.append(pad + "  - " + first.dropFirst(indent + 4))
+                            lines.append(contentsOf: itemLines.dropFirst())
+                        }
+                    }
+                default:
+                    lines.append(pad + field.key + ": " + field.value.json())
+                }
+            }
+        default:
+            lines.append(pad + value.json())
+        }
+    }
+
+    static func quoted(_ text: String) -> String {
+        var result = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": result += "\\\""
+            case "\\": result += "\\\\"
+            case "\n": result += "\\n"
+            case "\t": result += "\\t"
+            case "\r": result += "\\r"
+            default:
+                if scalar.value < 0x20 {
+                    let hex = String(scalar.value, radix: 16)
+                    result += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                } else {
+                    result.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return result + "\""
+    }
+}

@@ -1,0 +1,74 @@
+import PropertyBased
+import RetryPolicyCore
+import RetryPolicyInterop
+import RetryPolicyLint
+import Testing
+
+@Suite("Export then import")
+struct RoundTripPropertyTests {
+    @Test("inside each target's expressible subset, export has no warnings and import decides identically", arguments: InteropFormat.exportable)
+    func roundTripIsExact(format: InteropFormat) async throws {
+        await propertyCheck(count: 40, input: Gen.int(in: 0...1_000_000)) { seed in
+            do {
+                let policy = try expressiblePolicy(seed: seed, format: format)
+                let (export, imported, reloaded) = try roundTrip(policy, through: format)
+                #expect(export.warnings.isEmpty, "seed \(seed): \(export.warnings)")
+                #expect(imported.warnings.isEmpty, "seed \(seed): \(imported.warnings)")
+                let comparison = PolicyDiff.compare(policy, reloaded)
+                #expect(comparison.isIdentical, "seed \(seed) \(format): \(comparison.differences.prefix(3))\n\(export.text)")
+                #expect(reloaded.timeouts.total == policy.timeouts.total || format == .envoy && policy.timeouts.total == nil)
+            } catch {
+                Issue.record("seed \(seed): \(error)")
+            }
+        }
+    }
+
+    /// A lost feature injected into an expressible policy, and the
+    /// warning feature that must name it.
+    static let injections: [(name: String, formats: Set<InteropFormat>, feature: String, apply: @Sendable (inout Policy) -> Void)] = [
+        ("attempts above 5", [.grpc], "attempts", { $0.attempts = 7 }),
+        ("equal jitter", [.grpc, .envoy, .istio], "backoff.jitter", { $0.attempts = max($0.attempts, 2); $0.backoff.jitter = .equal }),
+        ("per-attempt timeout", [.grpc], "timeouts.per_attempt", { $0.timeouts.perAttempt = .seconds(2) }),
+        ("cooldown", [.grpc, .envoy, .istio], "retry_after.cooldown", { $0.retryAfter.cooldown = .wait }),
+        ("POST not retried", [.grpc, .envoy, .istio], "idempotency", { $0.attempts = max($0.attempts, 2); $0.idempotency.retryableMethods.remove(.post) }),
+        ("budget", [.envoy, .istio], "budget", { $0.budget = RetryBudgetConfiguration() }),
+        ("timeout retries cost more", [.grpc], "budget.timeout_retry_cost", { $0.budget = RetryBudgetConfiguration(capacity: 100, retryCost: 5, timeoutRetryCost: 10) }),
+        ("HTTP-date Retry-After", [.envoy], "retry_after.headers", { $0.retryAfter = RetryAfterPolicy(honor: true, cap: .seconds(30), aboveCap: .ignore) }),
+        ("Retry-After header", [.grpc], "retry_after.headers", { $0.retryAfter = RetryAfterPolicy(honor: true) }),
+        ("server delays", [.istio], "retry_after", { $0.retryAfter = RetryAfterPolicy(honor: true) }),
+        ("multiplier 3", [.envoy, .istio], "backoff", { $0.attempts = max($0.attempts, 3); $0.backoff.multiplier = 3; $0.backoff.max = $0.backoff.initial * 100 }),
+        ("decoding failures retried", [.grpc, .envoy, .istio], "rules", {
+            $0.attempts = max($0.attempts, 2)
+            $0.rules.insert(Rule(transports: [.decoding, .invalidURL], error: .networkError, action: .retry), at: 0)
+        }),
+        ("one status of a gRPC code", [.grpc, .envoy, .istio], "rules", {
+            $0.attempts = max($0.attempts, 2)
+            $0.rules.insert(Rule(statuses: [.code(503)], error: .status5xx, action: .retry), at: 0)
+            $0.rules.insert(Rule(transports: [.connectionRefused], error: .networkError, action: .retry), at: 0)
+            $0.rules.insert(Rule(statuses: [.code(502), .code(504), .code(429)], error: .status5xx, action: .stop), at: 0)
+            $0.rules.insert(Rule(transports: [.dns, .tls, .offline, .connectionLost, .timeout], error: .networkError, action: .stop), at: 0)
+        }),
+    ]
+
+    @Test("outside the subset, the warnings name each lost feature", arguments: InteropFormat.exportable)
+    func lostFeaturesAreNamed(format: InteropFormat) async throws {
+        let cases = Self.injections.filter { $0.formats.contains(format) }
+        await propertyCheck(count: 30, input: Gen.int(in: 0...1_000_000), Gen.int(in: 0...10_000)) { seed, which in
+            do {
+                var policy = try expressiblePolicy(seed: seed, format: format)
+                let injection = cases[which % cases.count]
+                injection.apply(&policy)
+                let export: ExportResult
+                switch format {
+                case .grpc: export = GRPCExporter.export(policy, file: "p.yaml")
+                case .envoy: export = EnvoyExporter.export(policy, file: "p.yaml")
+                default: export = IstioExporter.export(policy, file: "p.yaml")
+                }
+                #expect(export.warnings.contains { $0.feature == injection.feature },
+                        "seed \(seed) \(format) \(injection.name): \(export.warnings.map(\.feature))")
+            } catch {
+                Issue.record("seed \(seed): \(error)")
+            }
+        }
+    }
+}
