@@ -125,8 +125,10 @@ struct DocumentationCommandTests {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("doc-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }
-        if let index = arguments.firstIndex(of: "--svg"), index + 1 < arguments.count {
-            arguments[index + 1] = scratch.appendingPathComponent("out.svg").path
+        for option in ["--svg", "--output"] {
+            if let index = arguments.firstIndex(of: option), index + 1 < arguments.count {
+                arguments[index + 1] = scratch.appendingPathComponent(URL(fileURLWithPath: arguments[index + 1]).lastPathComponent).path
+            }
         }
         let result = try CLI.run(arguments, in: CLI.packageRoot, environment: ["NO_COLOR": "1"])
         let actual = result.stdout + result.stderr
