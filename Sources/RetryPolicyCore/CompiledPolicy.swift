@@ -182,7 +182,7 @@ public final class CompiledPolicy: Sendable {
         }
         return Resolution(
             source: .defaultRule, action: defaultRule.action,
-            errorKind: defaultRule.action == .success ? nil : (defaultRule.error ?? .internalError),
+            errorKind: defaultRule.action == .success ? nil : defaultRule.error,
             honorsRetryAfter: policy.retryAfter.honor, refreshCredentials: false, location: defaultRule.location)
     }
 
