@@ -122,6 +122,8 @@ let package = Package(
             // exporting it lets it see the Swift runtime's allocations.
             linkerSettings: [.unsafeFlags(["-Xlinker", "--export-dynamic-symbol=malloc"], .when(platforms: [.linux]))]
         ),
+        // Runs schema/generate.py for the schema-versus-reader tests of the YAML and lint modules.
+        .target(name: "SchemaTestSupport", path: "Tests/SchemaTestSupport"),
         // A counting `malloc` for the allocation tests (Linux only).
         .target(name: "AllocationCounting", path: "Tests/AllocationCounting"),
         .testTarget(
@@ -129,6 +131,7 @@ let package = Package(
             dependencies: [
                 "RetryPolicyCore",
                 "RetryPolicyYAML",
+                "SchemaTestSupport",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ],
             resources: [.copy("Fixtures")]
@@ -139,6 +142,7 @@ let package = Package(
                 "RetryPolicyCore",
                 "RetryPolicyYAML",
                 "RetryPolicyLint",
+                "SchemaTestSupport",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),

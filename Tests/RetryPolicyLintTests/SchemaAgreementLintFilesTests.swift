@@ -3,6 +3,7 @@ import RetryPolicyCore
 import RetryPolicyLint
 import RetryPolicyYAML
 import Testing
+import SchemaTestSupport
 
 /// The schemas of the other files users write agree with their readers,
 /// shown as for policies (Tests/RetryPolicyYAMLTests/SchemaGenerationTests):
@@ -24,7 +25,7 @@ import Testing
                 if ids.isEmpty { ids = ["(no diagnostic)"] }
                 tally.messages[record.index] = error.diagnostics.map(\.description)
             }
-            SchemaGeneration.check(record, loaderIDs: ids, tally: &tally)
+            SchemaGeneration.check(record, loaderIDs: ids, tally: &tally, consequencesAllowed: true)
         }
         tally.expectCoverage(generated: 200, mutations: ["drop-required", "unknown-key", "wrong-type", "status-out-of-range", "malformed-duration"],
                              loaderOnly: ["duration-over-100-days"])
@@ -41,7 +42,7 @@ import Testing
                 if ids.isEmpty { ids = ["(no diagnostic)"] }
                 tally.messages[record.index] = error.diagnostics.map(\.description)
             }
-            SchemaGeneration.check(record, loaderIDs: ids, tally: &tally)
+            SchemaGeneration.check(record, loaderIDs: ids, tally: &tally, consequencesAllowed: true)
         }
         tally.expectCoverage(generated: 100, mutations: ["unknown-key", "wrong-type"], loaderOnly: [])
     }
@@ -49,7 +50,7 @@ import Testing
     /// The settings schema names exactly the rules lint knows: a new rule
     /// needs its id in the schema, or editors would underline it.
     @Test func theSettingsSchemaListsEveryRule() throws {
-        let data = try Data(contentsOf: URL(fileURLWithPath: LintRepositoryFiles.path("schema/retry-policy-settings.schema.json")))
+        let data = try Data(contentsOf: URL(fileURLWithPath: SchemaGeneration.repositoryPath("schema/retry-policy-settings.schema.json")))
         let schema = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
         let definitions = try #require(schema["$defs"] as? [String: Any])
         let ruleID = try #require(definitions["ruleID"] as? [String: Any])
@@ -66,15 +67,15 @@ import Testing
     func shippedTestFilesAreValid() throws {
         var paths: [String] = []
         for folder in ["policies", "docs/examples"] {
-            for name in try FileManager.default.contentsOfDirectory(atPath: LintRepositoryFiles.path(folder)).sorted()
+            for name in try FileManager.default.contentsOfDirectory(atPath: SchemaGeneration.repositoryPath(folder)).sorted()
             where name.hasSuffix(".tests.yaml") {
-                paths.append(LintRepositoryFiles.path(folder + "/" + name))
+                paths.append(SchemaGeneration.repositoryPath(folder + "/" + name))
             }
         }
         #expect(paths.count >= 6)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", LintRepositoryFiles.path("schema/validate.py")] + paths
+        process.arguments = ["python3", SchemaGeneration.repositoryPath("schema/validate.py")] + paths
         let output = Pipe()
         process.standardOutput = output
         process.standardError = output

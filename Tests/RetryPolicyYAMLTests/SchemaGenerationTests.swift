@@ -2,6 +2,7 @@ import Foundation
 import RetryPolicyCore
 import RetryPolicyYAML
 import Testing
+import SchemaTestSupport
 
 /// The schema and the loader agree, shown on documents drawn from the
 /// schema itself (schema/generate.py, seeded): every document the schema
