@@ -152,7 +152,7 @@ struct SimulateCommandTests {
     @Test("a timeline shows each attempt's start, response, decision and the result; the same seed gives the same run")
     func timeline() throws {
         let workspace = try Workspace(["clean.yaml": PolicyTexts.clean.replacingOccurrences(of: "attempts: 3", with: "attempts: 4")])
-        let arguments = ["simulate", "clean.yaml", "--responses", "503,429:retry-after=2,200", "--seed", "42"]
+        let arguments = ["simulate", "clean.yaml", "--responses", "503,429; Retry-After: 2,200", "--seed", "42"]
         let first = try workspace.run(arguments)
         let second = try workspace.run(arguments)
         #expect(first.status == 0, "\(first)")
@@ -163,11 +163,22 @@ struct SimulateCommandTests {
         #expect(lines[2].hasPrefix("t=0s "))
         #expect(lines[2].contains("  503  "))
         #expect(lines[2].contains("(drawn from 0s-1s) [status_5xx]"))
-        #expect(lines[3].contains("429:retry-after=2") && lines[3].contains("retry in 2s (server-directed) [status_429]"), "\(first)")
+        #expect(lines[3].contains("429; Retry-After: 2") && lines[3].contains("retry in 2s (server-directed) [status_429]"), "\(first)")
         #expect(lines[4].contains("  200  ") && lines[4].contains("success"))
         #expect(lines[5].hasPrefix("result: success after 3 attempts in "))
-        let other = try workspace.run(["simulate", "clean.yaml", "--responses", "503,429:retry-after=2,200", "--seed", "43"])
+        let other = try workspace.run(["simulate", "clean.yaml", "--responses", "503,429; Retry-After: 2,200", "--seed", "43"])
         #expect(other.stdout != first.stdout, "a different seed draws a different jitter")
+    }
+
+    @Test("the earlier header form still runs, with a warning that names the curl form")
+    func earlierHeaderForm() throws {
+        let workspace = try Workspace(["clean.yaml": PolicyTexts.clean])
+        let earlier = try workspace.run(["simulate", "clean.yaml", "--responses", "503,429:retry-after=2,200", "--seed", "42"])
+        let current = try workspace.run(["simulate", "clean.yaml", "--responses", "503,429; retry-after: 2,200", "--seed", "42"])
+        #expect(earlier.status == 0, "\(earlier)")
+        #expect(earlier.stdout == current.stdout)
+        #expect(earlier.stderr == "warning: --responses: '429:retry-after=2' is the earlier header syntax; write '429; retry-after: 2'\n")
+        #expect(current.stderr.isEmpty)
     }
 
     @Test("json timeline; the last response repeats until the policy stops")

@@ -30,7 +30,7 @@ struct TestCommandTests {
             expect: {action: stop, error: network_error, reason: not_retryable}
         sequences:
           - name: two failures then success
-            responses: [503, "429:retry-after=2", 200]
+            responses: [503, "429; Retry-After: 2", 200]
             expect: {result: success, attempts: 3, max_elapsed: 3s}
           - name: an outage exhausts the attempts
             responses: "500"

@@ -53,7 +53,7 @@ struct AnalysisTests {
     func timeline() throws {
         let timeline = RequestTimeline.simulate(
             policy: cleanPolicy(),
-            responses: try ScriptedResponse.parseList("503,429:retry-after=2,200").get(),
+            responses: try ScriptedResponse.parseList("503,429; Retry-After: 2,200").get(),
             seed: 7)
         #expect(timeline.attempts.count == 3)
         #expect(timeline.attempts[0].decision.delay == .zero ... .seconds(1))
@@ -76,11 +76,33 @@ struct AnalysisTests {
 
     @Test("scripted responses are parsed strictly")
     func scripted() {
-        #expect((try? ScriptedResponse.parse("429:retry-after=2").get())?.description == "429:retry-after=2")
+        #expect((try? ScriptedResponse.parse("429; Retry-After: 2").get())?.description == "429; Retry-After: 2")
+        #expect((try? ScriptedResponse.parse("429;Retry-After:2").get())?.description == "429; Retry-After: 2")
         #expect((try? ScriptedResponse.parse("connection_lost").get())?.outcome == .transport(.connectionLost))
-        for bad in ["", "99", "600", "wifi", "503:retry-after", "timeout:x=1"] {
+        for bad in ["", "99", "600", "wifi", "503; Retry-After", "503; : 2", "503; Retry After: 2", "503:retry-after", "timeout; X: 1", "timeout:x=1"] {
             if case .success = ScriptedResponse.parse(bad) { Issue.record("accepted '\(bad)'") }
         }
+    }
+
+    @Test("the earlier header form is read as the same response and recognised as earlier")
+    func scriptedEarlierForm() throws {
+        let earlier = try ScriptedResponse.parse("503:retry-after-ms=500:retry-after=1").get()
+        let curl = try ScriptedResponse.parse("503; retry-after-ms: 500; retry-after: 1").get()
+        #expect(earlier == curl)
+        #expect(ScriptedResponse.usesDeprecatedHeaderSyntax("429:retry-after=2"))
+        for current in ["429; Retry-After: 2", "429", "timeout", "429; Date: Wed, 21 Oct 2015 07:28:00 GMT"] {
+            #expect(!ScriptedResponse.usesDeprecatedHeaderSyntax(current), "\(current)")
+        }
+    }
+
+    @Test("a comma inside a header value stays in the value; a status or transport class after a comma starts the next response")
+    func scriptedList() throws {
+        let list = try ScriptedResponse.parseList("503,429; Retry-After: Wed, 21 Oct 2015 07:28:00 GMT,timeout, 200").get()
+        #expect(list.map(\.description) == ["503", "429; Retry-After: Wed, 21 Oct 2015 07:28:00 GMT", "timeout", "200"])
+        let headers = try ScriptedResponse.parseList("429; Retry-After: 2; X-Reason: a, b,200").get()
+        #expect(headers.map(\.description) == ["429; Retry-After: 2; X-Reason: a, b", "200"])
+        // Without headers a comma always separates, so a stray word is an error, not a value.
+        if case .success = ScriptedResponse.parseList("503,soon,200") { Issue.record("accepted a stray word") }
     }
 
     @Test("a storm without jitter is synchronised; a shared budget cuts the load")

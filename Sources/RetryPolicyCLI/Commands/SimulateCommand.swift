@@ -9,9 +9,9 @@ struct SimulateCommand: ParsableCommand {
         abstract: "Play a request or an outage storm through a policy on a test clock.",
         discussion: """
             One request: --responses lists what each attempt gets, in order; the last one repeats \
-            if the policy keeps retrying. A response is a status with optional headers, or a \
-            transport failure class:
-              retry-policy simulate policies/tmdb.yaml --responses 503,503,429:retry-after=2,200
+            if the policy keeps retrying. A response is a status with optional headers as curl \
+            writes them, each after a ';', or a transport failure class:
+              retry-policy simulate policies/tmdb.yaml --responses '503,503,429; Retry-After: 2,200'
               retry-policy simulate policies/tmdb.yaml --responses timeout,connection_lost,200 --seed 7
 
             A storm: --clients N clients hit an outage together; the server answers \
@@ -26,7 +26,7 @@ struct SimulateCommand: ParsableCommand {
     @Argument(help: "The policy file (- reads it from standard input).")
     var policy: String
 
-    @Option(help: ArgumentHelp("Comma-separated responses, one per attempt: 503, 429:retry-after=2, timeout, 200.", valueName: "list"))
+    @Option(help: ArgumentHelp("Comma-separated responses, one per attempt: 503, '429; Retry-After: 2', timeout, 200.", valueName: "list"))
     var responses: String?
 
     @Option(help: "Seed for the jitter draws.")
@@ -74,6 +74,12 @@ struct SimulateCommand: ParsableCommand {
     }
 
     func run() throws {
+        for (option, text) in [("--responses", responses ?? ""), ("--outage-response", outageResponse)] {
+            let old = text.split(separator: ",").filter { ScriptedResponse.usesDeprecatedHeaderSyntax($0) }
+            if let first = old.first, case .success(let response) = ScriptedResponse.parse(first) {
+                StandardError.write("warning: \(option): '\(first)' is the earlier header syntax; write '\(response)'\n")
+            }
+        }
         let loaded = try PolicyFiles.loadPolicy(policy, root: rootOptions.policyRoot())
         let latency = latency.value
         if let clients {

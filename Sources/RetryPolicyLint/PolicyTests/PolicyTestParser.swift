@@ -224,7 +224,7 @@ struct TestFileReader {
             case .failure(let error): problem("RP013", scalar.location, error.description)
             }
         case let other?:
-            problem("RP011", other.location, "expected responses as a list such as [503, \"429:retry-after=2\", 200], found \(other.kindDescription)")
+            problem("RP011", other.location, "expected responses as a list such as [503, \"429; Retry-After: 2\", 200], found \(other.kindDescription)")
         case nil:
             problem("RP012", node.location, "sequence '\(name)' has no `responses`")
         }

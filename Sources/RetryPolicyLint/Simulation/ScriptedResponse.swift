@@ -1,8 +1,8 @@
 import RetryPolicyCore
 
-/// One scripted attempt outcome, written `503`, `429:retry-after=2`,
-/// `503:retry-after-ms=500:retry-after=1` or a transport class such as
-/// `timeout`.
+/// One scripted attempt outcome, written `503`, `429; Retry-After: 2`,
+/// `503; Retry-After-Ms: 500; Retry-After: 1` (headers as curl writes
+/// them) or a transport class such as `timeout`.
 public struct ScriptedResponse: Hashable, Sendable, CustomStringConvertible {
     public var outcome: AttemptOutcome
 
@@ -27,10 +27,19 @@ public struct ScriptedResponse: Hashable, Sendable, CustomStringConvertible {
         public var description: String { "'\(text)' is not a response: \(reason)" }
     }
 
+    /// Reads one response: a status, optionally followed by headers as
+    /// curl writes them, each after a `;` (`429; Retry-After: 2`), or a
+    /// transport class (`timeout`).
+    ///
+    /// The earlier form `429:retry-after=2` (headers as `name=value`
+    /// after `:`) is still read; ``usesDeprecatedHeaderSyntax(_:)`` tells
+    /// a caller to warn about it.
     public static func parse(_ text: some StringProtocol) -> Result<ScriptedResponse, ParseError> {
         let whole = String(text)
-        let parts = whole.split(separator: ":", omittingEmptySubsequences: false).map { String($0.trimmingSpaces) }
-        guard let head = parts.first, !head.isEmpty else {
+        if usesDeprecatedHeaderSyntax(whole) { return parseDeprecated(whole) }
+        let parts = whole.split(separator: ";", omittingEmptySubsequences: false).map { String($0.trimmingSpaces) }
+        let head = parts[0]
+        guard !head.isEmpty else {
             return .failure(ParseError(text: whole, reason: "expected a status (100-599) or a transport class"))
         }
         if let status = Int(head) {
@@ -39,11 +48,13 @@ public struct ScriptedResponse: Hashable, Sendable, CustomStringConvertible {
             }
             var headers = ResponseHeaders()
             for field in parts.dropFirst() {
-                let pair = field.split(separator: "=", maxSplits: 1)
-                guard pair.count == 2, !pair[0].isEmpty else {
-                    return .failure(ParseError(text: whole, reason: "expected header=value after ':', found '\(field)'"))
+                guard let colon = field.firstIndex(of: ":"), colon != field.startIndex,
+                    !field[..<colon].contains(where: { $0 == " " || $0 == "\t" })
+                else {
+                    return .failure(ParseError(
+                        text: whole, reason: "expected a header as curl writes it, 'Name: value', after ';', found '\(field)'"))
                 }
-                headers.append(name: String(pair[0]), value: String(pair[1]))
+                headers.append(name: String(field[..<colon]), value: String(field[field.index(after: colon)...].trimmingSpaces))
             }
             return .success(ScriptedResponse(outcome: .response(status: status, headers: headers)))
         }
@@ -57,10 +68,48 @@ public struct ScriptedResponse: Hashable, Sendable, CustomStringConvertible {
         return .success(ScriptedResponse(outcome: .transport(failure)))
     }
 
-    /// Parses a comma-separated list: `503,503,429:retry-after=2,200`.
+    /// Whether `text` is written in the earlier header form,
+    /// `429:retry-after=2`, rather than `429; Retry-After: 2`.
+    public static func usesDeprecatedHeaderSyntax(_ text: some StringProtocol) -> Bool {
+        let trimmed = Substring(text).trimmingSpaces
+        guard let colon = trimmed.firstIndex(of: ":") else { return false }
+        let head = trimmed[..<colon]
+        return !head.contains(";") && Int(head.trimmingSpaces) != nil
+    }
+
+    private static func parseDeprecated(_ whole: String) -> Result<ScriptedResponse, ParseError> {
+        let parts = whole.split(separator: ":", omittingEmptySubsequences: false).map { String($0.trimmingSpaces) }
+        guard let status = Int(parts[0]), StatusPattern.validCodes.contains(status) else {
+            return .failure(ParseError(text: whole, reason: "status \(parts[0]) is outside 100-599"))
+        }
+        var headers = ResponseHeaders()
+        for field in parts.dropFirst() {
+            let pair = field.split(separator: "=", maxSplits: 1)
+            guard pair.count == 2, !pair[0].isEmpty else {
+                return .failure(ParseError(
+                    text: whole, reason: "expected headers as curl writes them after ';', such as '\(status); Retry-After: 2'"))
+            }
+            headers.append(name: String(pair[0]), value: String(pair[1]))
+        }
+        return .success(ScriptedResponse(outcome: .response(status: status, headers: headers)))
+    }
+
+    /// Parses a comma-separated list: `503,503,429; Retry-After: 2,200`.
+    /// A comma inside a header value (an HTTP-date such as
+    /// `Wed, 21 Oct 2015 07:28:00 GMT`) stays in the value: a new response
+    /// starts only where the text after a comma begins with a status or a
+    /// transport class.
     public static func parseList(_ text: String) -> Result<[ScriptedResponse], ParseError> {
+        var items: [String] = []
+        for piece in text.split(separator: ",", omittingEmptySubsequences: false) {
+            if let last = items.last, last.contains(";"), !startsResponse(piece) {
+                items[items.count - 1] += "," + piece
+            } else {
+                items.append(String(piece))
+            }
+        }
         var responses: [ScriptedResponse] = []
-        for item in text.split(separator: ",", omittingEmptySubsequences: false) {
+        for item in items {
             switch parse(item) {
             case .success(let response): responses.append(response)
             case .failure(let error): return .failure(error)
@@ -69,10 +118,19 @@ public struct ScriptedResponse: Hashable, Sendable, CustomStringConvertible {
         return .success(responses)
     }
 
+    /// Whether a piece of a comma-separated list begins a new response: a
+    /// three-digit status alone or before `;` or `:`, or a transport class.
+    private static func startsResponse(_ piece: Substring) -> Bool {
+        let trimmed = piece.trimmingSpaces
+        let head = trimmed.prefix { $0 != ";" && $0 != ":" }.trimmingSpaces
+        if head.count == 3, head.allSatisfy({ $0.isASCII && $0.isNumber }) { return true }
+        return TransportFailure(rawValue: String(trimmed)) != nil
+    }
+
     public var description: String {
         switch outcome {
         case .response(let status, let headers):
-            ([String(status)] + headers.fields.map { "\($0.name)=\($0.value)" }).joined(separator: ":")
+            ([String(status)] + headers.fields.map { "\($0.name): \($0.value)" }).joined(separator: "; ")
         case .transport(let failure): failure.rawValue
         }
     }
