@@ -175,7 +175,7 @@ struct PostgresStoreTests {
         await store.shutdown()
     }
 
-    @Test("A cooldown reaches every store on the key within 100 ms; a late starter reads it at once")
+    @Test("A cooldown reaches every store on the key by notification; a late starter reads it at once")
     func cooldownPropagation() async throws {
         let database = try TestDatabase()
         let a = try await database.store(), b = try await database.store()
@@ -194,14 +194,15 @@ struct PostgresStoreTests {
             }
             times.append(try #require(seen, "round \(round): the cooldown never arrived"))
         }
-        times.sort()
-        // Every round arrives (within the 9 s bound above). The 100 ms target
-        // is held by the fastest round: on a machine busy with the rest of
-        // the suite the median can drift past it (median and p99 on a quiet
-        // machine are in docs/performance.md).
-        #expect(times[0] < .milliseconds(100), "fastest propagation \(times[0]), all: \(times)")
+        // Every round arrives (within the 9 s bound above), and it arrives
+        // pushed: each round extended the receiver's cooldown through a
+        // notification, not through a reconnection's re-read. How fast is
+        // measured by the fleet benchmark (median and p99 against the
+        // 100 ms target in docs/performance.md), not asserted here, where
+        // the rest of the suite competes for the machine.
+        #expect(b.statistics.cooldownsReceived >= 5, "rounds arrived in \(times) without notifications: \(b.statistics)")
+        #expect(b.statistics.reconnections == 0, "\(b.statistics)")
         #expect(otherKey.admit(now: wallNow()) == .proceed, "a cooldown leaked to another key")
-        #expect(b.statistics.roundTrips == 0 || b.statistics.cooldownsReceived >= 5)
 
         let late = try await database.store()
         let lateDecider = await late.decider(for: fleetPolicy(cooldown: .reject))
