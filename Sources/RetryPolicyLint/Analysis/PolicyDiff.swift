@@ -42,6 +42,20 @@ public struct PolicyComparison: Hashable, Sendable {
     public var methods: [HTTPMethod]
 
     public var isIdentical: Bool { differences.isEmpty }
+
+    /// The same comparison seen from the other side: what
+    /// `PolicyDiff.compare(right, left, methods: methods)` returns (the
+    /// walk visits the same inputs in the same order, so only the sides of
+    /// every difference swap).
+    public var mirrored: PolicyComparison {
+        var result = self
+        for index in result.differences.indices {
+            let left = result.differences[index].left
+            result.differences[index].left = result.differences[index].right
+            result.differences[index].right = left
+        }
+        return result
+    }
 }
 
 /// Compares what two policies decide for every status 100-599 and every
@@ -60,12 +74,118 @@ public enum PolicyDiff {
         let lastAttempt = min(max(left.attempts, right.attempts, 1), attemptLimit)
         let methods = methods ?? distinguishedMethods(of: [left, right])
 
-        struct GroupKey: Hashable {
-            var left: DecisionOutline.Signature
-            var right: DecisionOutline.Signature
-            var isTransport: Bool
+        // Without headers, a clock or a budget, what a decision's signature
+        // depends on besides the attempt number is only: which rule (or
+        // default, or implicit outcome) decides the input for the method,
+        // whether the method may be retried, and whether the input is a
+        // cancellation. Inputs and methods that agree on these for both
+        // policies form a class; each class is decided once per attempt,
+        // by its first member, instead of once per member (about 30
+        // classes instead of 5,400 input/method pairs). The walk below
+        // still visits every (input, attempt, method) in the same order,
+        // so grouping and counting are unchanged.
+        // `compareExhaustively` decides every triple and is held equal to
+        // this by tests.
+        let leftCompiled = leftDecider.compiledPolicy
+        let rightCompiled = rightDecider.compiledPolicy
+        let leftTables = methods.map(leftCompiled.methodSlot)
+        let rightTables = methods.map(rightCompiled.methodSlot)
+        let leftAllows = methods.map { left.idempotency.allowsRetry(method: $0, markedIdempotent: false) }
+        let rightAllows = methods.map { right.idempotency.allowsRetry(method: $0, markedIdempotent: false) }
+        let attemptCount = lastAttempt
+
+        var classIndex: [InputClass: Int] = [:]
+        // Per class: its first member, then the signatures per attempt
+        // (decided when first needed).
+        var representatives: [(input: PolicyInput, method: HTTPMethod)] = []
+        var signatures: [(left: DecisionOutline.Signature, right: DecisionOutline.Signature)?] = []
+        var classOfMethod = [Int](repeating: 0, count: methods.count)
+
+        var groups: [GroupKey: [PolicyInput: [Int: Set<HTTPMethod>]]] = [:]
+        var groupOrder: [GroupKey] = []
+        var compared = 0
+        var differing = 0
+        for input in PolicyInput.all {
+            let slot = Self.inputSlot(input)
+            let cancelled = input == .transport(.cancelled)
+            for index in methods.indices {
+                let key = InputClass(
+                    left: Self.source(leftCompiled, input: input, slot: slot, table: leftTables[index]),
+                    right: Self.source(rightCompiled, input: input, slot: slot, table: rightTables[index]),
+                    leftAllowsRetry: leftAllows[index], rightAllowsRetry: rightAllows[index], cancelled: cancelled)
+                if let known = classIndex[key] {
+                    classOfMethod[index] = known
+                } else {
+                    classOfMethod[index] = representatives.count
+                    classIndex[key] = representatives.count
+                    representatives.append((input, methods[index]))
+                    signatures.append(contentsOf: repeatElement(nil, count: attemptCount))
+                }
+            }
+            for attempt in 1...lastAttempt {
+                for index in methods.indices {
+                    compared += 1
+                    let cell = classOfMethod[index] &* attemptCount &+ (attempt &- 1)
+                    let pair: (left: DecisionOutline.Signature, right: DecisionOutline.Signature)
+                    if let known = signatures[cell] {
+                        pair = known
+                    } else {
+                        let member = representatives[classOfMethod[index]]
+                        let decisionInput = DecisionInput(outcome: member.input.outcome, attempt: attempt, method: member.method)
+                        pair = (leftDecider.outline(decisionInput).signature, rightDecider.outline(decisionInput).signature)
+                        signatures[cell] = pair
+                    }
+                    guard pair.left != pair.right else { continue }
+                    differing += 1
+                    let method = methods[index]
+                    let key = GroupKey(left: pair.left, right: pair.right, isTransport: { if case .transport = input { true } else { false } }())
+                    if groups[key] == nil { groupOrder.append(key) }
+                    groups[key, default: [:]][input, default: [:]][attempt, default: []].insert(method)
+                }
+            }
         }
-        // group -> input -> attempt -> methods
+        return summarise(
+            groups: groups, order: groupOrder, compared: compared, differing: differing,
+            lastAttempt: lastAttempt, methods: methods)
+    }
+
+    /// What decides an input for a method, as far as a signature can tell.
+    struct InputClass: Hashable {
+        var left: CompiledPolicy.Resolution.Source
+        var right: CompiledPolicy.Resolution.Source
+        var leftAllowsRetry: Bool
+        var rightAllowsRetry: Bool
+        var cancelled: Bool
+    }
+
+    struct GroupKey: Hashable {
+        var left: DecisionOutline.Signature
+        var right: DecisionOutline.Signature
+        var isTransport: Bool
+    }
+
+    static func inputSlot(_ input: PolicyInput) -> Int {
+        switch input {
+        case .status(let code): CompiledPolicy.inputSlot(status: code)!
+        case .transport(let failure): CompiledPolicy.inputSlot(transport: failure)
+        }
+    }
+
+    /// `CompiledPolicy.resolution(for:method:)`'s source, without building
+    /// the rest of the resolution.
+    static func source(_ compiled: CompiledPolicy, input: PolicyInput, slot: Int, table: Int) -> CompiledPolicy.Resolution.Source {
+        if let index = compiled.firstMatch(inputSlot: slot, methodSlot: table) { return .rule(index) }
+        if input.isImplicitSuccess { return .implicitSuccess }
+        return compiled.policy.defaultRule == nil ? .implicitStop : .defaultRule
+    }
+
+    /// The comparison computed by deciding every (input, attempt, method)
+    /// with both policies: the definition `compare` must agree with.
+    static func compareExhaustively(_ left: Policy, _ right: Policy, methods: [HTTPMethod]? = nil) -> PolicyComparison {
+        let leftDecider = RetryDecider(policy: left.withoutBudget)
+        let rightDecider = RetryDecider(policy: right.withoutBudget)
+        let lastAttempt = min(max(left.attempts, right.attempts, 1), attemptLimit)
+        let methods = methods ?? distinguishedMethods(of: [left, right])
         var groups: [GroupKey: [PolicyInput: [Int: Set<HTTPMethod>]]] = [:]
         var groupOrder: [GroupKey] = []
         var compared = 0
@@ -85,7 +205,16 @@ public enum PolicyDiff {
                 }
             }
         }
+        return summarise(
+            groups: groups, order: groupOrder, compared: compared, differing: differing,
+            lastAttempt: lastAttempt, methods: methods)
+    }
 
+    /// The differing inputs grouped into ranges for people to read.
+    static func summarise(
+        groups: [GroupKey: [PolicyInput: [Int: Set<HTTPMethod>]]], order groupOrder: [GroupKey],
+        compared: Int, differing: Int, lastAttempt: Int, methods: [HTTPMethod]
+    ) -> PolicyComparison {
         var differences: [PolicyDifference] = []
         let allMethods = Set(methods)
         for key in groupOrder {
