@@ -36,12 +36,15 @@ final class LintRunCache: Sendable {
     func comparison(of policy: Policy, at path: String, with partner: Policy, at partnerPath: String) -> PolicyComparison {
         let pair = Pair(left: path, right: partnerPath)
         let reversed = Pair(left: partnerPath, right: path)
-        let (known, knownReversed) = comparisons.withLock { ($0[pair], $0[reversed]) }
-        if let known, known.left == policy, known.right == partner { return known.comparison }
-        if let knownReversed, knownReversed.left == partner, knownReversed.right == policy,
-            knownReversed.comparison.methods == distinguishedMethods(of: [policy, partner]) {
-            return knownReversed.comparison.mirrored
+        let reused: PolicyComparison? = comparisons.withLock { stored in
+            if let known = stored[pair], known.left == policy, known.right == partner { return known.comparison }
+            if let known = stored[reversed], known.left == partner, known.right == policy,
+                known.comparison.methods == distinguishedMethods(of: [policy, partner]) {
+                return known.comparison.mirrored
+            }
+            return nil
         }
+        if let reused { return reused }
         let comparison = PolicyDiff.compare(policy, partner)
         comparisons.withLock { $0[pair] = Compared(left: policy, right: partner, comparison: comparison) }
         comparisonsMade.withLock { $0 += 1 }

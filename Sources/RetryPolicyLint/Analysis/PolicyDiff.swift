@@ -88,54 +88,78 @@ public enum PolicyDiff {
         // this by tests.
         let leftCompiled = leftDecider.compiledPolicy
         let rightCompiled = rightDecider.compiledPolicy
-        let leftTables = methods.map(leftCompiled.methodSlot)
-        let rightTables = methods.map(rightCompiled.methodSlot)
-        let leftAllows = methods.map { left.idempotency.allowsRetry(method: $0, markedIdempotent: false) }
-        let rightAllows = methods.map { right.idempotency.allowsRetry(method: $0, markedIdempotent: false) }
+        // Methods the two policies treat alike (same first-match tables,
+        // same retryability) share one kind; usually there are two kinds,
+        // idempotent and not, for nine methods.
+        struct MethodKind: Hashable {
+            var leftTable: Int
+            var rightTable: Int
+            var leftAllowsRetry: Bool
+            var rightAllowsRetry: Bool
+        }
+        var kinds: [MethodKind] = []
+        var kindOfMethod: [Int] = []
+        for method in methods {
+            let kind = MethodKind(
+                leftTable: leftCompiled.methodSlot(method), rightTable: rightCompiled.methodSlot(method),
+                leftAllowsRetry: left.idempotency.allowsRetry(method: method, markedIdempotent: false),
+                rightAllowsRetry: right.idempotency.allowsRetry(method: method, markedIdempotent: false))
+            if let index = kinds.firstIndex(of: kind) {
+                kindOfMethod.append(index)
+            } else {
+                kindOfMethod.append(kinds.count)
+                kinds.append(kind)
+            }
+        }
         let attemptCount = lastAttempt
 
         var classIndex: [InputClass: Int] = [:]
-        // Per class: its first member, then the signatures per attempt
-        // (decided when first needed).
+        // Per class: its first member; per class and attempt: whether the
+        // two sides differ (0 not decided yet, 1 alike, 2 different), and
+        // the signatures only where they differ.
         var representatives: [(input: PolicyInput, method: HTTPMethod)] = []
-        var signatures: [(left: DecisionOutline.Signature, right: DecisionOutline.Signature)?] = []
+        var verdicts: [UInt8] = []
+        var differingSignatures: [Int: (left: DecisionOutline.Signature, right: DecisionOutline.Signature)] = [:]
+        var classOfKind = [Int](repeating: 0, count: kinds.count)
         var classOfMethod = [Int](repeating: 0, count: methods.count)
 
         var groups: [GroupKey: [PolicyInput: [Int: Set<HTTPMethod>]]] = [:]
         var groupOrder: [GroupKey] = []
-        var compared = 0
         var differing = 0
         for input in PolicyInput.all {
             let slot = Self.inputSlot(input)
             let cancelled = input == .transport(.cancelled)
-            for index in methods.indices {
+            for (kindIndex, kind) in kinds.enumerated() {
                 let key = InputClass(
-                    left: Self.source(leftCompiled, input: input, slot: slot, table: leftTables[index]),
-                    right: Self.source(rightCompiled, input: input, slot: slot, table: rightTables[index]),
-                    leftAllowsRetry: leftAllows[index], rightAllowsRetry: rightAllows[index], cancelled: cancelled)
+                    left: Self.source(leftCompiled, input: input, slot: slot, table: kind.leftTable),
+                    right: Self.source(rightCompiled, input: input, slot: slot, table: kind.rightTable),
+                    leftAllowsRetry: kind.leftAllowsRetry, rightAllowsRetry: kind.rightAllowsRetry, cancelled: cancelled)
                 if let known = classIndex[key] {
-                    classOfMethod[index] = known
+                    classOfKind[kindIndex] = known
                 } else {
-                    classOfMethod[index] = representatives.count
+                    classOfKind[kindIndex] = representatives.count
                     classIndex[key] = representatives.count
-                    representatives.append((input, methods[index]))
-                    signatures.append(contentsOf: repeatElement(nil, count: attemptCount))
+                    representatives.append((input, methods[kindOfMethod.firstIndex(of: kindIndex)!]))
+                    verdicts.append(contentsOf: repeatElement(0, count: attemptCount))
                 }
             }
+            for index in methods.indices { classOfMethod[index] = classOfKind[kindOfMethod[index]] }
             for attempt in 1...lastAttempt {
                 for index in methods.indices {
-                    compared += 1
                     let cell = classOfMethod[index] &* attemptCount &+ (attempt &- 1)
-                    let pair: (left: DecisionOutline.Signature, right: DecisionOutline.Signature)
-                    if let known = signatures[cell] {
-                        pair = known
-                    } else {
+                    if verdicts[cell] == 0 {
                         let member = representatives[classOfMethod[index]]
                         let decisionInput = DecisionInput(outcome: member.input.outcome, attempt: attempt, method: member.method)
-                        pair = (leftDecider.outline(decisionInput).signature, rightDecider.outline(decisionInput).signature)
-                        signatures[cell] = pair
+                        let a = leftDecider.outline(decisionInput).signature
+                        let b = rightDecider.outline(decisionInput).signature
+                        if a == b {
+                            verdicts[cell] = 1
+                        } else {
+                            verdicts[cell] = 2
+                            differingSignatures[cell] = (a, b)
+                        }
                     }
-                    guard pair.left != pair.right else { continue }
+                    guard verdicts[cell] == 2, let pair = differingSignatures[cell] else { continue }
                     differing += 1
                     let method = methods[index]
                     let key = GroupKey(left: pair.left, right: pair.right, isTransport: { if case .transport = input { true } else { false } }())
@@ -144,6 +168,7 @@ public enum PolicyDiff {
                 }
             }
         }
+        let compared = PolicyInput.all.count * lastAttempt * methods.count
         return summarise(
             groups: groups, order: groupOrder, compared: compared, differing: differing,
             lastAttempt: lastAttempt, methods: methods)
