@@ -41,6 +41,13 @@ public struct LintRun: Sendable {
     public func lint(
         paths: [String], standardInput: () -> Result<[UInt8], PolicyLoadError> = { .success([]) }
     ) throws(PolicyRoot.ArgumentError) -> LintReport {
+        try lint(paths: paths, cache: LintRunCache(), standardInput: standardInput)
+    }
+
+    /// ``lint(paths:standardInput:)`` with the run's shared state.
+    func lint(
+        paths: [String], cache: LintRunCache, standardInput: () -> Result<[UInt8], PolicyLoadError> = { .success([]) }
+    ) throws(PolicyRoot.ArgumentError) -> LintReport {
         var files: [String] = []
         var findings: [LintFinding] = []
         if paths.contains("-") {
@@ -56,7 +63,7 @@ public struct LintRun: Sendable {
             if let problem = file.problem {
                 findings.append(LintFinding(problem))
             } else {
-                findings += lint(file: file.path)
+                findings += lint(file: file.path, cache: cache)
             }
         }
         return LintReport(files: files, findings: findings)
@@ -65,33 +72,58 @@ public struct LintRun: Sendable {
     /// Lints one file: loads it, loads what it refers to, runs the rules
     /// and applies suppressions and settings.
     public func lint(file: String) -> [LintFinding] {
-        switch root.readFile(file) {
-        case .success(let bytes): return lint(bytes: bytes, path: file)
+        lint(file: file, cache: LintRunCache())
+    }
+
+    /// Lints one file, sharing what `cache` holds with the other files of
+    /// the run.
+    func lint(file: String, cache: LintRunCache) -> [LintFinding] {
+        switch root.readLocatedFile(file) {
+        case .success(let read): return lint(read.bytes, path: file, located: read, cache: cache)
         case .failure(let error): return error.diagnostics.map(LintFinding.init)
         }
     }
 
     /// Lints a policy or stack file's bytes, named `path` in findings.
     public func lint(bytes: [UInt8], path file: String) -> [LintFinding] {
+        lint(bytes, path: file, located: nil, cache: LintRunCache())
+    }
+
+    /// Lints a file's bytes; `located` is where the root read them from
+    /// (`nil` for standard input), which keys what the run shares.
+    func lint(_ bytes: [UInt8], path file: String, located: PolicyRoot.ReadFile?, cache: LintRunCache) -> [LintFinding] {
         let source = String(decoding: bytes, as: UTF8.self)
-        let loader = PolicyLoader(root: root)
+        let loader = PolicyLoader(root: root, cache: cache.loads)
         var findings: [LintFinding] = []
         do {
-            switch try loader.loadDocument(bytes: bytes, path: file) {
+            let document: PolicyDocument
+            if let located {
+                document = try loader.loadDocument(located, path: file)
+            } else {
+                document = try loader.loadDocument(bytes: bytes, path: file)
+            }
+            switch document {
             case .policy(let policy):
                 var parity: [String: Policy] = [:]
+                var comparisons: [String: PolicyComparison] = [:]
                 let parityLocation = policy.keyLocations["parity"]
                 let at = parityLocation ?? policy.location ?? SourceLocation(file: file, line: 1, column: 1)
                 for reference in policy.parity {
                     switch loadReferenced(reference, from: file, at: at, loader: loader) {
-                    case .success(let partner): parity[reference] = partner
+                    case .success(let partner):
+                        parity[reference] = partner.policy
+                        if let located, comparisons[reference] == nil {
+                            comparisons[reference] = cache.comparison(
+                                of: policy, at: located.canonicalPath, with: partner.policy, at: partner.canonicalPath)
+                        }
                     case .failure(let problem):
                         findings.append(LintFinding(
                             id: problem.id, severity: .error, location: at,
                             message: "parity policy \(reference) cannot be loaded: \(problem.reason)"))
                     }
                 }
-                let context = LintContext(file: file, parityPolicies: parity, parityLocation: parityLocation)
+                let context = LintContext(
+                    file: file, parityPolicies: parity, parityLocation: parityLocation, parityComparisons: comparisons)
                 findings += linter.check(policy: policy, context: context)
             case .stack(var stack):
                 // Point the amplification finding at the `stack:` list rather than the top of the file.
@@ -100,7 +132,7 @@ public struct LintRun: Sendable {
                 for layer in stack.layers {
                     let at = layer.location ?? stack.location ?? SourceLocation(file: file, line: 1, column: 1)
                     switch loadReferenced(layer.policyPath, from: file, at: at, loader: loader, foreign: true) {
-                    case .success(let policy): layers.append((layer, policy))
+                    case .success(let loaded): layers.append((layer, loaded.policy))
                     case .failure(let problem):
                         findings.append(LintFinding(
                             id: problem.id, severity: .error, location: at,
@@ -130,25 +162,29 @@ public struct LintRun: Sendable {
     /// With `foreign`, a gRPC service config, Envoy route configuration
     /// or Istio VirtualService is imported on the fly (a stack layer may
     /// name the mesh's or channel's own configuration).
-    func loadReferenced(_ reference: String, from file: String, at: SourceLocation, loader: PolicyLoader, foreign: Bool = false) -> Result<Policy, ReferenceProblem> {
+    /// The policy comes with the canonical path it was read from.
+    func loadReferenced(
+        _ reference: String, from file: String, at: SourceLocation, loader: PolicyLoader, foreign: Bool = false
+    ) -> Result<(policy: Policy, canonicalPath: String), ReferenceProblem> {
         let path = Self.resolve(reference, relativeTo: file)
-        let bytes: [UInt8]
-        switch root.readReferencedFile(path, reportedAt: at, limits: loader.limits) {
-        case .success(let read): bytes = read
+        let read: PolicyRoot.ReadFile
+        switch root.readLocatedReferencedFile(path, reportedAt: at, limits: loader.limits) {
+        case .success(let file): read = file
         case .failure(let error):
             let first = error.diagnostics.first
             return .failure(ReferenceProblem(id: first?.id ?? LoaderRule.unreadableFile.id, reason: first?.message ?? "unreadable"))
         }
+        let bytes = read.bytes
         if foreign, let format = Importer.detectFormat(bytes: bytes, path: path) {
             do {
-                return .success(try Importer.importPolicy(bytes: bytes, path: path, from: format).policy)
+                return .success((try Importer.importPolicy(bytes: bytes, path: path, from: format).policy, read.canonicalPath))
             } catch {
                 let first = error.diagnostics.first.map { " (\($0.id) at \($0.location))" } ?? ""
                 return .failure(ReferenceProblem(id: LoaderRule.referenceProblem.id, reason: "it is not a valid \(format.title)\(first)"))
             }
         }
         do {
-            return .success(try loader.loadPolicy(bytes: bytes, path: path))
+            return .success((try loader.loadPolicy(read, path: path), read.canonicalPath))
         } catch {
             let count = error.diagnostics.count
             let first = error.diagnostics.first.map { " (\($0.id) at \($0.location))" } ?? ""

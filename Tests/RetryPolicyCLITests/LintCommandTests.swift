@@ -199,8 +199,18 @@ struct LintCommandTests {
             rules = [r["id"] for r in run["tool"]["driver"]["rules"]]
             for result in run["results"]:
                 assert rules[result["ruleIndex"]] == result["ruleId"], result
+            # helpUri: an absolute https URI whose anchor exists in the
+            # documentation page it names.
+            docs = sys.argv[3]
+            for rule in run["tool"]["driver"]["rules"]:
+                uri = rule["helpUri"]
+                assert uri.startswith("https://github.com/"), uri
+                page, anchor = uri.split("/docs/", 1)[1].split("#")
+                assert anchor == rule["id"].lower(), uri
+                text = open(docs + "/" + page).read()
+                assert '<a id="%s"></a>%s' % (anchor, rule["id"]) in text, uri
             print("valid", len(run["results"]), ",".join(rules))
-            """, arguments: [schema, workspace.path("report.sarif")])
+            """, arguments: [schema, workspace.path("report.sarif"), CLI.packageRoot.appendingPathComponent("docs").path])
         #expect(validation.status == 0, "\(validation.output)")
         #expect(validation.output == "valid 4 RP010,RP101,RP107,RP111\n", "\(validation.output)")
         #expect(result.stdout.contains("\"uri\": \"dir%20with%20space/broken.yaml\""))

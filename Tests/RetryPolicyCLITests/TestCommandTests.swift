@@ -38,6 +38,25 @@ struct TestCommandTests {
 
         """
 
+    @Test("the sample test file in docs/cli.md passes against the shipped tmdb.yaml")
+    func documentedSamplePasses() throws {
+        let cli = try String(contentsOf: CLI.packageRoot.appendingPathComponent("docs/cli.md"), encoding: .utf8)
+        let section = try #require(cli.range(of: "\n## test\n"))
+        let open = try #require(cli.range(of: "```yaml\n", range: section.upperBound..<cli.endIndex))
+        let close = try #require(cli.range(of: "```\n", range: open.upperBound..<cli.endIndex))
+        let sample = String(cli[open.upperBound..<close.lowerBound])
+        #expect(sample.contains("policy: tmdb.yaml"))
+        // A retry never stops for a reason: no case may pair the two.
+        for block in sample.components(separatedBy: "  - name: ") where block.contains("action: retry") {
+            #expect(!block.contains("reason:") || block.contains("# reason"), "\(block)")
+        }
+        let tmdb = try String(contentsOf: CLI.packageRoot.appendingPathComponent("policies/tmdb.yaml"), encoding: .utf8)
+        let workspace = try Workspace(["policies/tmdb.yaml": tmdb, "policies/sample.tests.yaml": sample])
+        let result = try workspace.run(["test", "policies/sample.tests.yaml"])
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdout.hasPrefix("PASS policies/sample.tests.yaml"), "\(result)")
+    }
+
     @Test("passing cases exit 0 with a summary")
     func passes() throws {
         let workspace = try Workspace(["clean.yaml": PolicyTexts.clean, "clean.tests.yaml": Self.passing])

@@ -56,6 +56,47 @@ struct LintPropertyTests {
         }
     }
 
+    @Test("compare, deciding each class of inputs once, equals deciding every input, attempt and method")
+    func diffEqualsExhaustiveDiff() async {
+        await propertyCheck(count: 40, input: Gen.int(in: 0...1_000_000), Gen.int(in: 0...1_000_000)) { a, b in
+            let left = Self.withRandomIdempotency(randomPolicy(seed: a), seed: a)
+            // Half the pairs are near twins (one rule changed), as parity
+            // pairs are; the rest unrelated.
+            var right = a % 2 == 0 ? left : Self.withRandomIdempotency(randomPolicy(seed: b), seed: b)
+            if a % 2 == 0, !right.rules.isEmpty {
+                right.rules[b % right.rules.count].action = Rule.Action.allCases[b % Rule.Action.allCases.count]
+            }
+            let fast = PolicyDiff.compare(left, right)
+            let exhaustive = PolicyDiff.compareExhaustively(left, right)
+            #expect(fast == exhaustive, "seeds \(a), \(b)")
+            let onlyGet = PolicyDiff.compare(left, right, methods: [.get, .post])
+            #expect(onlyGet == PolicyDiff.compareExhaustively(left, right, methods: [.get, .post]), "seeds \(a), \(b)")
+        }
+    }
+
+    @Test("a comparison mirrored is the comparison the other way round")
+    func diffMirrored() async {
+        await propertyCheck(count: 25, input: Gen.int(in: 0...1_000_000), Gen.int(in: 0...1_000_000)) { a, b in
+            let left = Self.withRandomIdempotency(randomPolicy(seed: a), seed: a)
+            let right = Self.withRandomIdempotency(randomPolicy(seed: b), seed: b)
+            let forward = PolicyDiff.compare(left, right)
+            let backward = PolicyDiff.compare(right, left)
+            // Both walks compare the standard methods in the same order here.
+            #expect(forward.methods == backward.methods)
+            #expect(forward.mirrored == backward, "seeds \(a), \(b)")
+            #expect(forward.mirrored.mirrored == forward)
+        }
+    }
+
+    /// `policy` with a random set of retryable methods, so that methods
+    /// fall into different classes.
+    static func withRandomIdempotency(_ policy: Policy, seed: Int) -> Policy {
+        var random = SplitMix64(seed: UInt64(truncatingIfNeeded: seed) &+ 17)
+        var copy = policy
+        copy.idempotency.retryableMethods = Set(HTTPMethod.standard.filter { _ in Bool.random(using: &random) })
+        return copy
+    }
+
     @Test("a rule RP101 calls shadowed really changes nothing: deleting it leaves every decision as it was")
     func shadowedRulesAreDead() async {
         await propertyCheck(count: 60, input: Gen.int(in: 0...1_000_000)) { seed in

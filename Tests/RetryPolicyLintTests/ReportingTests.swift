@@ -1,4 +1,6 @@
+import Foundation
 import RetryPolicyCore
+import RetryPolicyYAML
 import Testing
 
 @testable import RetryPolicyLint
@@ -77,6 +79,45 @@ struct ReportingTests {
         #expect(text.contains("\"name\": \"retry-without-jitter\""))
         #expect(text.contains("\"ruleId\": \"RP107\",\n          \"ruleIndex\": 1,\n          \"level\": \"warning\""))
         #expect(SARIFFormatter.uri("/abs/p a.yaml") == "file:///abs/p%20a.yaml")
+    }
+
+    @Test("every rule's helpUri points at an anchor that exists in the documentation, under one base")
+    func helpURIsResolve() throws {
+        let repository = URL(fileURLWithPath: #filePath)
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        var pages: [String: String] = [:]
+        let rules = LoaderRule.allCases.map { LintCatalog.loaderRule(id: $0.id) } + LintCatalog.rules
+        #expect(rules.count > 30)
+        for rule in rules {
+            let uri = SARIFFormatter.helpURI(for: rule)
+            #expect(uri.hasPrefix(SARIFFormatter.documentationBaseURI), "\(uri)")
+            #expect(SARIFFormatter.documentationBaseURI.hasPrefix("https://"))
+            let relative = uri.dropFirst(SARIFFormatter.documentationBaseURI.count)
+            let parts = relative.split(separator: "#", omittingEmptySubsequences: false)
+            try #require(parts.count == 2, "\(uri)")
+            let page = String(parts[0])
+            let anchor = String(parts[1])
+            #expect(anchor == rule.id.lowercased())
+            if pages[page] == nil {
+                pages[page] = try String(contentsOf: repository.appendingPathComponent("docs/" + page), encoding: .utf8)
+            }
+            // The anchor sits in the rule's own table row.
+            let row = "| <a id=\"\(anchor)\"></a>\(rule.id) |"
+            #expect(pages[page]!.contains(row), "docs/\(page) has no row \(row) for \(rule.id)")
+        }
+        #expect(Set(pages.keys) == ["cli.md", "policy-files.md"])
+    }
+
+    @Test("sarif rules carry their helpUri, between the descriptions and the help text")
+    func sarifHelpURI() {
+        let text = SARIFFormatter.render(LintReport(files: ["policy.yaml"], findings: [finding]))
+        let base = SARIFFormatter.documentationBaseURI
+        #expect(base == "https://github.com/swift-retry-policy/swift-retry-policy/blob/\(RetryPolicyVersion.current)/docs/")
+        #expect(text.contains("\"helpUri\": \"\(base)cli.md#rp107\",\n              \"help\": {"), "\(text)")
+        let loader = SARIFFormatter.render(LintReport(files: ["policy.yaml"], findings: [
+            LintFinding(id: "RP010", severity: .error, location: at(1), message: "unknown key"),
+        ]))
+        #expect(loader.contains("\"helpUri\": \"\(base)policy-files.md#rp010\""))
     }
 
     @Test("json values render deterministically and escape control characters")

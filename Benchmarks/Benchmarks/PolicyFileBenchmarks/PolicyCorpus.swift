@@ -5,28 +5,101 @@ import RetryPolicyCore
 /// 8-14 rules, backoff, Retry-After, timeouts, endpoints, budgets, custom
 /// error kinds), varied by a seeded generator so that every run measures
 /// the same files.
+///
+/// They are laid out the way a repository of policies is: 100 team
+/// folders of 10 files each, a `base.yaml` with the team's timeout budgets
+/// and default that 8 service policies extend, the services in iOS/Android
+/// pairs that declare `parity` with each other (most pairs decide alike,
+/// every fourth differs in one rule), and a `stack.yaml` naming three of
+/// the services as layers. Linting one file therefore loads its partners
+/// too, as `retry-policy lint` does.
 enum PolicyCorpus {
     static let size = 1000
+    static let teams = 100
+    static let servicesPerTeam = 8
 
     /// Writes the corpus into a new temporary directory and returns the
-    /// file paths.
-    static func write() -> [String] {
+    /// directory and the file paths.
+    static func write() -> (directory: String, paths: [String]) {
         let directory = NSTemporaryDirectory() + "retry-policy-corpus-\(getpid())"
         try? FileManager.default.removeItem(atPath: directory)
-        try! FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         var generator = SplitMix64(seed: 1000)
-        return (0..<size).map { index in
-            let path = "\(directory)/service-\(index).yaml"
-            try! text(index: index, using: &generator).write(toFile: path, atomically: false, encoding: .utf8)
-            return path
+        var paths: [String] = []
+        func store(_ text: String, _ path: String) {
+            try! text.write(toFile: path, atomically: false, encoding: .utf8)
+            paths.append(path)
         }
+        for team in 0..<teams {
+            let folder = "\(directory)/team-\(team)"
+            try! FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            store(base(team: team, using: &generator), "\(folder)/base.yaml")
+            for pair in 0..<(servicesPerTeam / 2) {
+                let index = team * servicesPerTeam + pair * 2
+                // Both platforms of a pair draw the same choices.
+                let seed = generator.next()
+                var ios = SplitMix64(seed: seed)
+                var android = SplitMix64(seed: seed)
+                let differs = pair == 3
+                store(
+                    text(index: index, platform: "ios", partner: "service-\(index + 1).yaml", using: &ios),
+                    "\(folder)/service-\(index).yaml")
+                store(
+                    text(index: index + 1, platform: "android", partner: "service-\(index).yaml", differs: differs, using: &android),
+                    "\(folder)/service-\(index + 1).yaml")
+            }
+            let first = team * servicesPerTeam
+            store("""
+                # The layers one request of team \(team) passes through; each retries
+                # on its own, so the attempts multiply.
+                version: 1
+                name: team-\(team)-path
+                stack:
+                  - {name: app, policy: service-\(first).yaml}
+                  - {name: api-client, policy: service-\(first + 2).yaml}
+                  - {name: gateway, policy: service-\(first + 4).yaml}
+                max_amplification: 50
+
+                """, "\(folder)/stack.yaml")
+        }
+        precondition(paths.count == size)
+        return (directory, paths)
+    }
+
+    /// The team's shared budgets, extended by every service of the team.
+    static func base(team: Int, using generator: inout SplitMix64) -> String {
+        """
+        # Timeout budgets and the default of team \(team)'s services, which
+        # extend this file and override what they need.
+        version: 1
+        name: team-\(team)-base
+        description: Team \(team) timeout budgets (\(pick(["10s", "20s", "60s"], &generator)) unless overridden)
+
+        timeouts:
+          per_attempt: 10s
+          total: \(pick(["20s", "60s", "2m"], &generator))
+
+        endpoints:
+          search:
+            per_attempt: 5s
+            total: 15s
+          upload-\(team % 7):
+            per_attempt: 30s
+            total: 2m
+
+        default:             # 1xx and 3xx the client did not handle
+          error: internal_error
+          action: stop
+
+        """
     }
 
     static func pick<T>(_ options: [T], _ generator: inout SplitMix64) -> T {
         options[Int.random(in: 0..<options.count, using: &generator)]
     }
 
-    static func text(index: Int, using generator: inout SplitMix64) -> String {
+    static func text(
+        index: Int, platform: String, partner: String, differs: Bool = false, using generator: inout SplitMix64
+    ) -> String {
         let attempts = Int.random(in: 1...5, using: &generator)
         let jitter = pick(["full", "equal", "decorrelated"], &generator)
         let initial = pick(["100ms", "250ms", "500ms", "1s"], &generator)
@@ -34,6 +107,7 @@ enum PolicyCorpus {
         let cap = pick(["5s", "30s", "60s", "2m"], &generator)
         let aboveCap = pick(["stop", "clamp", "ignore"], &generator)
         let total = pick(["20s", "60s", "2m"], &generator)
+        let onTimeout = pick(["retry", "stop"], &generator)
         var text = """
             # Retry policy of service \(index), generated for the load benchmark.
             #
@@ -42,6 +116,8 @@ enum PolicyCorpus {
             # server's Retry-After is believed up to a cap.
             version: 1
             name: service-\(index)
+            extends: base.yaml
+            platform: \(platform)
             description: Service \(index) - retry transient failures, \(attempts) attempts, \(initial) to \(maximum) \(jitter) jitter
 
             attempts: \(attempts)
@@ -61,16 +137,7 @@ enum PolicyCorpus {
               cooldown: \(pick(["off", "wait", "reject"], &generator))
 
             timeouts:
-              per_attempt: 10s
               total: \(total)
-
-            endpoints:
-              search:
-                per_attempt: 5s
-                total: 15s
-              upload-\(index % 7):
-                per_attempt: 30s
-                total: 2m
 
             idempotency:
               methods: [GET, HEAD, PUT, DELETE, OPTIONS]
@@ -110,7 +177,7 @@ enum PolicyCorpus {
                 action: stop
               - transport: timeout
                 error: timeout
-                action: \(pick(["retry", "stop"], &generator))
+                action: \(differs ? (onTimeout == "retry" ? "stop" : "retry") : onTimeout)
               - transport: [connection_lost, offline]
                 error: network_error
                 action: retry
@@ -124,12 +191,10 @@ enum PolicyCorpus {
                 error: network_error
                 action: stop
 
-            default:             # 1xx and 3xx the client did not handle
-              error: internal_error
-              action: stop
-
             errors:
               client_error: {}
+
+            parity: [\(partner)]
 
             """
         return text

@@ -42,6 +42,20 @@ public struct PolicyComparison: Hashable, Sendable {
     public var methods: [HTTPMethod]
 
     public var isIdentical: Bool { differences.isEmpty }
+
+    /// The same comparison seen from the other side: what
+    /// `PolicyDiff.compare(right, left, methods: methods)` returns (the
+    /// walk visits the same inputs in the same order, so only the sides of
+    /// every difference swap).
+    public var mirrored: PolicyComparison {
+        var result = self
+        for index in result.differences.indices {
+            let left = result.differences[index].left
+            result.differences[index].left = result.differences[index].right
+            result.differences[index].right = left
+        }
+        return result
+    }
 }
 
 /// Compares what two policies decide for every status 100-599 and every
@@ -60,12 +74,143 @@ public enum PolicyDiff {
         let lastAttempt = min(max(left.attempts, right.attempts, 1), attemptLimit)
         let methods = methods ?? distinguishedMethods(of: [left, right])
 
-        struct GroupKey: Hashable {
-            var left: DecisionOutline.Signature
-            var right: DecisionOutline.Signature
-            var isTransport: Bool
+        // Without headers, a clock or a budget, what a decision's signature
+        // depends on besides the attempt number is only: which rule (or
+        // default, or implicit outcome) decides the input for the method,
+        // whether the method may be retried, and whether the input is a
+        // cancellation. Inputs and methods that agree on these for both
+        // policies form a class; each class is decided once per attempt,
+        // by its first member, instead of once per member (about 30
+        // classes instead of 5,400 input/method pairs). The walk below
+        // still visits every (input, attempt, method) in the same order,
+        // so grouping and counting are unchanged.
+        // `compareExhaustively` decides every triple and is held equal to
+        // this by tests.
+        let leftCompiled = leftDecider.compiledPolicy
+        let rightCompiled = rightDecider.compiledPolicy
+        // Methods the two policies treat alike (same first-match tables,
+        // same retryability) share one kind; usually there are two kinds,
+        // idempotent and not, for nine methods.
+        struct MethodKind: Hashable {
+            var leftTable: Int
+            var rightTable: Int
+            var leftAllowsRetry: Bool
+            var rightAllowsRetry: Bool
         }
-        // group -> input -> attempt -> methods
+        var kinds: [MethodKind] = []
+        var kindOfMethod: [Int] = []
+        for method in methods {
+            let kind = MethodKind(
+                leftTable: leftCompiled.methodSlot(method), rightTable: rightCompiled.methodSlot(method),
+                leftAllowsRetry: left.idempotency.allowsRetry(method: method, markedIdempotent: false),
+                rightAllowsRetry: right.idempotency.allowsRetry(method: method, markedIdempotent: false))
+            if let index = kinds.firstIndex(of: kind) {
+                kindOfMethod.append(index)
+            } else {
+                kindOfMethod.append(kinds.count)
+                kinds.append(kind)
+            }
+        }
+        let attemptCount = lastAttempt
+
+        var classIndex: [InputClass: Int] = [:]
+        // Per class: its first member; per class and attempt: whether the
+        // two sides differ (0 not decided yet, 1 alike, 2 different), and
+        // the signatures only where they differ.
+        var representatives: [(input: PolicyInput, method: HTTPMethod)] = []
+        var verdicts: [UInt8] = []
+        var differingSignatures: [Int: (left: DecisionOutline.Signature, right: DecisionOutline.Signature)] = [:]
+        var classOfKind = [Int](repeating: 0, count: kinds.count)
+        var classOfMethod = [Int](repeating: 0, count: methods.count)
+
+        var groups: [GroupKey: [PolicyInput: [Int: Set<HTTPMethod>]]] = [:]
+        var groupOrder: [GroupKey] = []
+        var differing = 0
+        for input in PolicyInput.all {
+            let slot = Self.inputSlot(input)
+            let cancelled = input == .transport(.cancelled)
+            for (kindIndex, kind) in kinds.enumerated() {
+                let key = InputClass(
+                    left: Self.source(leftCompiled, input: input, slot: slot, table: kind.leftTable),
+                    right: Self.source(rightCompiled, input: input, slot: slot, table: kind.rightTable),
+                    leftAllowsRetry: kind.leftAllowsRetry, rightAllowsRetry: kind.rightAllowsRetry, cancelled: cancelled)
+                if let known = classIndex[key] {
+                    classOfKind[kindIndex] = known
+                } else {
+                    classOfKind[kindIndex] = representatives.count
+                    classIndex[key] = representatives.count
+                    representatives.append((input, methods[kindOfMethod.firstIndex(of: kindIndex)!]))
+                    verdicts.append(contentsOf: repeatElement(0, count: attemptCount))
+                }
+            }
+            for index in methods.indices { classOfMethod[index] = classOfKind[kindOfMethod[index]] }
+            for attempt in 1...lastAttempt {
+                for index in methods.indices {
+                    let cell = classOfMethod[index] &* attemptCount &+ (attempt &- 1)
+                    if verdicts[cell] == 0 {
+                        let member = representatives[classOfMethod[index]]
+                        let decisionInput = DecisionInput(outcome: member.input.outcome, attempt: attempt, method: member.method)
+                        let a = leftDecider.outline(decisionInput).signature
+                        let b = rightDecider.outline(decisionInput).signature
+                        if a == b {
+                            verdicts[cell] = 1
+                        } else {
+                            verdicts[cell] = 2
+                            differingSignatures[cell] = (a, b)
+                        }
+                    }
+                    guard verdicts[cell] == 2, let pair = differingSignatures[cell] else { continue }
+                    differing += 1
+                    let method = methods[index]
+                    let key = GroupKey(left: pair.left, right: pair.right, isTransport: { if case .transport = input { true } else { false } }())
+                    if groups[key] == nil { groupOrder.append(key) }
+                    groups[key, default: [:]][input, default: [:]][attempt, default: []].insert(method)
+                }
+            }
+        }
+        let compared = PolicyInput.all.count * lastAttempt * methods.count
+        return summarise(
+            groups: groups, order: groupOrder, compared: compared, differing: differing,
+            lastAttempt: lastAttempt, methods: methods)
+    }
+
+    /// What decides an input for a method, as far as a signature can tell.
+    struct InputClass: Hashable {
+        var left: CompiledPolicy.Resolution.Source
+        var right: CompiledPolicy.Resolution.Source
+        var leftAllowsRetry: Bool
+        var rightAllowsRetry: Bool
+        var cancelled: Bool
+    }
+
+    struct GroupKey: Hashable {
+        var left: DecisionOutline.Signature
+        var right: DecisionOutline.Signature
+        var isTransport: Bool
+    }
+
+    static func inputSlot(_ input: PolicyInput) -> Int {
+        switch input {
+        case .status(let code): CompiledPolicy.inputSlot(status: code)!
+        case .transport(let failure): CompiledPolicy.inputSlot(transport: failure)
+        }
+    }
+
+    /// `CompiledPolicy.resolution(for:method:)`'s source, without building
+    /// the rest of the resolution.
+    static func source(_ compiled: CompiledPolicy, input: PolicyInput, slot: Int, table: Int) -> CompiledPolicy.Resolution.Source {
+        if let index = compiled.firstMatch(inputSlot: slot, methodSlot: table) { return .rule(index) }
+        if input.isImplicitSuccess { return .implicitSuccess }
+        return compiled.policy.defaultRule == nil ? .implicitStop : .defaultRule
+    }
+
+    /// The comparison computed by deciding every (input, attempt, method)
+    /// with both policies: the definition `compare` must agree with.
+    static func compareExhaustively(_ left: Policy, _ right: Policy, methods: [HTTPMethod]? = nil) -> PolicyComparison {
+        let leftDecider = RetryDecider(policy: left.withoutBudget)
+        let rightDecider = RetryDecider(policy: right.withoutBudget)
+        let lastAttempt = min(max(left.attempts, right.attempts, 1), attemptLimit)
+        let methods = methods ?? distinguishedMethods(of: [left, right])
         var groups: [GroupKey: [PolicyInput: [Int: Set<HTTPMethod>]]] = [:]
         var groupOrder: [GroupKey] = []
         var compared = 0
@@ -85,7 +230,16 @@ public enum PolicyDiff {
                 }
             }
         }
+        return summarise(
+            groups: groups, order: groupOrder, compared: compared, differing: differing,
+            lastAttempt: lastAttempt, methods: methods)
+    }
 
+    /// The differing inputs grouped into ranges for people to read.
+    static func summarise(
+        groups: [GroupKey: [PolicyInput: [Int: Set<HTTPMethod>]]], order groupOrder: [GroupKey],
+        compared: Int, differing: Int, lastAttempt: Int, methods: [HTTPMethod]
+    ) -> PolicyComparison {
         var differences: [PolicyDifference] = []
         let allMethods = Set(methods)
         for key in groupOrder {

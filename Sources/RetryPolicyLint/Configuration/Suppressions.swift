@@ -31,6 +31,9 @@ public struct Suppressions: Sendable {
     /// Finds every suppression comment in `source`.
     public init(source: String, file: String) {
         entries = []
+        // Most files have no suppression at all: skip splitting them into
+        // lines when the directive's text appears nowhere.
+        guard Self.mentionsDirective(source) else { return }
         let lines = SourceLines.split(source)
         var pendingOwnLine: [(id: String, location: SourceLocation)] = []
         for (offset, rawLine) in lines.enumerated() {
@@ -62,6 +65,27 @@ public struct Suppressions: Sendable {
 
     /// `(directive, ids, column of '#')` for a comment such as
     /// `# retry-policy: disable=RP105,RP106`.
+    /// Whether `source` contains `retry-policy:` anywhere, which every
+    /// directive does.
+    static func mentionsDirective(_ source: String) -> Bool {
+        let needle: [UInt8] = Array("retry-policy:".utf8)
+        var text = source
+        return text.withUTF8 { bytes in
+            guard bytes.count >= needle.count else { return false }
+            var start = 0
+            let last = bytes.count - needle.count
+            while start <= last {
+                if bytes[start] == needle[0] {
+                    var matched = 1
+                    while matched < needle.count && bytes[start + matched] == needle[matched] { matched += 1 }
+                    if matched == needle.count { return true }
+                }
+                start += 1
+            }
+            return false
+        }
+    }
+
     static func directive(in line: Substring) -> (String, [String], Int)? {
         var inSingle = false
         var inDouble = false

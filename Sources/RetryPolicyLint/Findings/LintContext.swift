@@ -11,11 +11,20 @@ public struct LintContext: Sendable {
     public var parityPolicies: [String: Policy]
     /// Where the `parity` key is written, when the caller knows it.
     public var parityLocation: SourceLocation?
+    /// `PolicyDiff.compare(policy, parityPolicies[reference])` for the
+    /// references whose comparison the caller already has (a run that
+    /// compared the pair from the other side); the rest are compared by
+    /// the check.
+    public var parityComparisons: [String: PolicyComparison]
 
-    public init(file: String, parityPolicies: [String: Policy] = [:], parityLocation: SourceLocation? = nil) {
+    public init(
+        file: String, parityPolicies: [String: Policy] = [:], parityLocation: SourceLocation? = nil,
+        parityComparisons: [String: PolicyComparison] = [:]
+    ) {
         self.file = file
         self.parityPolicies = parityPolicies
         self.parityLocation = parityLocation
+        self.parityComparisons = parityComparisons
     }
 
     /// `location`, else the policy's, else the top of the file.

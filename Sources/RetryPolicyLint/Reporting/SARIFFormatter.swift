@@ -7,6 +7,20 @@ public enum SARIFFormatter {
     public static let schemaURI = "https://json.schemastore.org/sarif-2.1.0.json"
     public static let toolVersion = RetryPolicyVersion.current
 
+    /// Where the rule documentation is published: the `docs/` folder of the
+    /// repository at this version's tag, so a link shows the rules as the
+    /// version that reported them describes them.
+    public static let documentationBaseURI = "https://github.com/swift-retry-policy/swift-retry-policy/blob/\(toolVersion)/docs/"
+
+    /// The documentation of `rule`, for SARIF's `helpUri`: loader rules
+    /// (`RP0xx`) are described in the table of policy-files.md, lint rules
+    /// in the table of cli.md, each row carrying the rule's id, lower-cased,
+    /// as its anchor (`cli.md#rp101`).
+    public static func helpURI(for rule: LintRule) -> String {
+        let page = rule.id.hasPrefix("RP0") ? "policy-files.md" : "cli.md"
+        return documentationBaseURI + page + "#" + rule.id.lowercased()
+    }
+
     public static func render(_ report: LintReport) -> String {
         let rules = report.referencedRules
         let ruleIndex = Dictionary(uniqueKeysWithValues: rules.enumerated().map { ($0.element.id, $0.offset) })
@@ -16,6 +30,7 @@ public enum SARIFFormatter {
                 ("name", .string(rule.name)),
                 ("shortDescription", .object([("text", .string(rule.summary))])),
                 ("fullDescription", .object([("text", .string(rule.explanation))])),
+                ("helpUri", .string(helpURI(for: rule))),
                 ("help", .object([("text", .string(rule.explanation))])),
                 ("defaultConfiguration", .object([("level", .string(level(rule.defaultSeverity)))])),
             ])

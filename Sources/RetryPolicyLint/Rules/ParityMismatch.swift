@@ -21,7 +21,7 @@ enum ParityMismatch: PolicyCheck {
         var findings: [LintFinding] = []
         for reference in policy.parity {
             guard let other = context.parityPolicies[reference] else { continue }
-            let comparison = PolicyDiff.compare(policy, other)
+            let comparison = context.parityComparisons[reference] ?? PolicyDiff.compare(policy, other)
             guard !comparison.isIdentical else { continue }
             let shown = comparison.differences.prefix(shownDifferences).map { difference in
                 "\(difference.inputText): \(difference.left) here, \(difference.right) there"

@@ -13,11 +13,14 @@ import RetryPolicyCore
 struct ExtendsResolver {
     let limits: YAMLLimits
     let root: PolicyRoot
+    /// Parsed extended files shared between the loads of one run.
+    let cache: PolicyLoadCache?
     var diagnostics: [Diagnostic] = []
 
-    init(limits: YAMLLimits, root: PolicyRoot) {
+    init(limits: YAMLLimits, root: PolicyRoot, cache: PolicyLoadCache? = nil) {
         self.limits = limits
         self.root = root
+        self.cache = cache
     }
 
     /// One spelling for one file, to recognise it reached by two paths.
@@ -48,9 +51,9 @@ struct ExtendsResolver {
                 .limitExceeded, at: at, "extends: expected at most \(limits.maxExtendsDepth) levels of extends, found more"))
             return root
         }
-        let bytes: [UInt8]
-        switch PolicyFileReader.read(basePath, root: self.root, limits: limits, purpose: .referenced, reportedAt: at) {
-        case .success(let read): bytes = read
+        let file: PolicyRoot.ReadFile
+        switch PolicyFileReader.readLocated(basePath, root: self.root, limits: limits, purpose: .referenced, reportedAt: at) {
+        case .success(let read): file = read
         case .failure(let error):
             diagnostics += error.diagnostics.map { diagnostic in
                 var moved = diagnostic
@@ -65,7 +68,7 @@ struct ExtendsResolver {
         }
         let baseRoot: YAMLNode?
         do {
-            baseRoot = try YAMLParser.parse(bytes: bytes, path: basePath, limits: limits)
+            baseRoot = try parse(file, path: basePath)
         } catch {
             // Not YAML: say where, never what (the file may be anything).
             let first = error.diagnostics.first
@@ -95,6 +98,20 @@ struct ExtendsResolver {
         }
         let resolvedBase = resolve(baseRoot, path: basePath, chain: chain + [(basePath, canonical)])
         return Self.merge(base: resolvedBase ?? baseRoot, override: root)
+    }
+
+    /// The tree of an extended file, parsed once per run with a cache.
+    private func parse(_ file: PolicyRoot.ReadFile, path: String) throws(PolicyLoadError) -> YAMLNode? {
+        let limits = self.limits
+        guard let cache else { return try YAMLParser.parse(bytes: file.bytes, path: path, limits: limits) }
+        let key = PolicyLoadCache.Key(canonicalPath: file.canonicalPath, spelling: path, limits: limits)
+        return try cache.tree(key, bytes: file.bytes) {
+            do throws(PolicyLoadError) {
+                return .success(try YAMLParser.parse(bytes: file.bytes, path: path, limits: limits))
+            } catch {
+                return .failure(error)
+            }
+        }.get()
     }
 
     /// What a node is, without quoting it: the extended file may be

@@ -20,6 +20,15 @@ enum PolicyFileReader {
         _ path: String, root: PolicyRoot, limits: YAMLLimits, purpose: Purpose = .named,
         reportedAt location: SourceLocation? = nil
     ) -> Result<[UInt8], PolicyLoadError> {
+        readLocated(path, root: root, limits: limits, purpose: purpose, reportedAt: location).map(\.bytes)
+    }
+
+    /// ``read(_:root:limits:purpose:reportedAt:)``, with the canonical path
+    /// the file was read from.
+    static func readLocated(
+        _ path: String, root: PolicyRoot, limits: YAMLLimits, purpose: Purpose = .named,
+        reportedAt location: SourceLocation? = nil
+    ) -> Result<PolicyRoot.ReadFile, PolicyLoadError> {
         let at = location ?? SourceLocation(file: path, line: 1, column: 1)
         switch locate(path, root: root, purpose: purpose) {
         case .failure(let problem):
@@ -27,7 +36,7 @@ enum PolicyFileReader {
         case .success(let located):
             switch root.fileSystem.contents(ofFileAt: located.canonicalPath, limit: limits.maxBytes) {
             case .success(let bytes):
-                return .success(bytes)
+                return .success(PolicyRoot.ReadFile(canonicalPath: located.canonicalPath, bytes: bytes))
             case .failure(.tooLarge):
                 return .failure(PolicyLoadError(Diagnostic(
                     .limitExceeded, at: at,

@@ -12,15 +12,21 @@ public struct PolicyLoader: Sendable {
     /// Where files may be read from: the file loaded and every file it
     /// extends must lie inside (see ``PolicyRoot``).
     public let root: PolicyRoot
+    /// What this run has loaded already (see ``PolicyLoadCache``); `nil`
+    /// loads every file afresh.
+    public let cache: PolicyLoadCache?
 
     /// - Parameters:
     ///   - limits: the size and nesting limits a file must keep to.
     ///   - root: by default every file but special file systems
     ///     and `.git` folders; a tool that loads files it did not choose (a
     ///     linter in CI, a policy store) passes the directory it trusts.
-    public init(limits: YAMLLimits = .default, root: PolicyRoot = .wholeFileSystem()) {
+    ///   - cache: shares parsed files between the loads of one run (a
+    ///     lint of many files naming the same bases and partners).
+    public init(limits: YAMLLimits = .default, root: PolicyRoot = .wholeFileSystem(), cache: PolicyLoadCache? = nil) {
         self.limits = limits
         self.root = root
+        self.cache = cache
     }
 
     /// Loads a policy file; a stack file is an error here.
@@ -65,7 +71,7 @@ public struct PolicyLoader: Sendable {
         } catch {
             throw PolicyLoadError(diagnostics: Self.ordered(error.diagnostics, mainFile: path, unlisted: error.unlisted, firstUnlisted: error.firstUnlisted))
         }
-        var resolver = ExtendsResolver(limits: limits, root: self.root)
+        var resolver = ExtendsResolver(limits: limits, root: self.root, cache: cache)
         let merged = resolver.resolve(root, path: path, chain: [(path, resolver.canonical(path))])
         var decoder = PolicyDecoder()
         let document = decoder.decodeDocument(merged, path: path)
@@ -78,7 +84,7 @@ public struct PolicyLoader: Sendable {
         return document
     }
 
-    private func policy(from document: PolicyDocument, path: String) throws(PolicyLoadError) -> Policy {
+    func policy(from document: PolicyDocument, path: String) throws(PolicyLoadError) -> Policy {
         switch document {
         case .policy(let policy): return policy
         case .stack(let stack):
