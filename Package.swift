@@ -10,10 +10,15 @@ let package = Package(
         .library(name: "RetryPolicyLint", targets: ["RetryPolicyLint"]),
         .library(name: "RetryPolicyInterop", targets: ["RetryPolicyInterop"]),
         .library(name: "RetryPolicyExecutor", targets: ["RetryPolicyExecutor"]),
+        .library(name: "RetryPolicyStore", targets: ["RetryPolicyStore"]),
         .library(name: "RetryPolicyAsyncHTTPClient", targets: ["RetryPolicyAsyncHTTPClient"]),
         .library(name: "RetryPolicyURLSession", targets: ["RetryPolicyURLSession"]),
         .library(name: "RetryPolicyPostgres", targets: ["RetryPolicyPostgres"]),
         .executable(name: "retry-policy", targets: ["RetryPolicyCLI"]),
+        // `retry-policy request`, which `retry-policy` runs: HTTP and the PostgreSQL store
+        // live here, so that the lint commands build without NIO, AsyncHTTPClient,
+        // BoringSSL and PostgresNIO.
+        .executable(name: "retry-policy-request", targets: ["RetryPolicyRequestCLI"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
@@ -51,9 +56,20 @@ let package = Package(
         // resilience4j, AWS shared config).
         .target(name: "RetryPolicyInterop", dependencies: ["RetryPolicyCore", "RetryPolicyYAML"]),
 
-        // Runs operations under a decider; policy store; telemetry.
+        // Runs operations under a decider; telemetry. No YAML: the executor and the
+        // HTTP adapters above it never link libyaml.
         .target(
             name: "RetryPolicyExecutor",
+            dependencies: [
+                "RetryPolicyCore",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+            ]
+        ),
+
+        // A directory of policy files served to every request, reloaded on change.
+        .target(
+            name: "RetryPolicyStore",
             dependencies: [
                 "RetryPolicyCore",
                 "RetryPolicyYAML",
@@ -91,7 +107,8 @@ let package = Package(
             ]
         ),
 
-        // The command-line tool: a thin layer over the modules above.
+        // The command-line tool: a thin layer over the modules above. No networking:
+        // `retry-policy request` runs `retry-policy-request`.
         .executableTarget(
             name: "RetryPolicyCLI",
             dependencies: [
@@ -99,11 +116,25 @@ let package = Package(
                 "RetryPolicyYAML",
                 "RetryPolicyLint",
                 "RetryPolicyInterop",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+
+        // `retry-policy-request`: an HTTP request under a policy, optionally with the
+        // budget and cooldown shared through PostgreSQL.
+        .executableTarget(
+            name: "RetryPolicyRequestCLI",
+            dependencies: [
+                "RetryPolicyCore",
+                "RetryPolicyYAML",
                 "RetryPolicyExecutor",
                 "RetryPolicyAsyncHTTPClient",
                 "RetryPolicyPostgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
 
@@ -152,6 +183,7 @@ let package = Package(
                 "RetryPolicyCore",
                 "RetryPolicyTestSupport",
                 "RetryPolicyExecutor",
+                "RetryPolicyStore",
                 // The simulator, which the executor must agree with.
                 "RetryPolicyLint",
                 .product(name: "PropertyBased", package: "swift-property-based"),
@@ -165,6 +197,7 @@ let package = Package(
                 "RetryPolicyCore",
                 "RetryPolicyTestSupport",
                 "RetryPolicyExecutor",
+                "RetryPolicyStore",
                 "RetryPolicyAsyncHTTPClient",
                 "RetryPolicyURLSession",
                 "PostgresTestServer",

@@ -29,6 +29,15 @@ struct RetryPolicyCommand: AsyncParsableCommand {
     /// statuses; swift-argument-parser's own usage failure (EX_USAGE, 64)
     /// becomes 2.
     static func main() async {
+        // `request` is a separate executable (see `RequestDispatch`).
+        if let forwarded = RequestDispatch.forwardedArguments(Array(CommandLine.arguments.dropFirst())) {
+            do {
+                try RequestDispatch.run(forwarded)
+            } catch {
+                StandardError.write("error: \(error.message)\n")
+            }
+            Foundation.exit(ExitStatus.usage)
+        }
         let status: Int32
         do {
             var command = try parseAsRoot()

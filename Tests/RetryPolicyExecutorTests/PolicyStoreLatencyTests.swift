@@ -4,6 +4,7 @@ import Glibc
 import Logging
 import RetryPolicyCore
 import RetryPolicyExecutor
+import RetryPolicyStore
 import Synchronization
 import Testing
 

@@ -2,6 +2,7 @@ import CoreMetrics
 import Foundation
 import RetryPolicyCore
 import RetryPolicyExecutor
+import RetryPolicyStore
 import Synchronization
 import Testing
 

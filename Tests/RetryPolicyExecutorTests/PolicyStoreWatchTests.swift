@@ -3,6 +3,7 @@ import Foundation
 import Glibc
 import RetryPolicyCore
 import RetryPolicyExecutor
+import RetryPolicyStore
 import Synchronization
 import Testing
 

@@ -7,6 +7,7 @@ import RetryPolicyAsyncHTTPClient
 import RetryPolicyCore
 import RetryPolicyTestSupport
 import RetryPolicyExecutor
+import RetryPolicyStore
 import RetryPolicyURLSession
 import Testing
 
@@ -144,29 +145,6 @@ struct DocumentationExamples {
         let response = try await service.movie(id: 550)
         #expect(String(buffer: response.body) == "{\"id\":550}")
         #expect(server.received == ["/3/movie/550", "/3/movie/550"])
-    }
-
-    @Test("the library half of `retry-policy request` sends method, headers and body and reports a timeline")
-    func requestFunction() async throws {
-        let server = try await ScriptedHTTPServer.start([.respond(status: 503), .respond(status: 201, body: "created")])
-        defer { Task { try await server.shutdown() } }
-        var policy = TestPolicies.tmdb(jitter: .none)
-        policy.backoff = Backoff(initial: .milliseconds(10), max: .milliseconds(10), jitter: .none)
-        let log = EventLog()
-        let request = PolicyRequest(
-            url: server.url + "/items", method: "PUT", headers: [PolicyRequest.header("Content-Type: application/json")!],
-            body: Array("{}".utf8))
-        let response = try await RetryingHTTPClient.perform(request, policy: policy, seed: 1, observer: log.observer)
-        #expect(response.statusCode == 201)
-        #expect(String(buffer: response.body) == "created")
-        #expect(server.requestCount == 2)
-        let lines = log.events.map(\.description)
-        #expect(lines.count == 6)
-        #expect(lines[1].contains("attempt 1: HTTP 503") && lines[1].contains("-> retry after 10ms"))
-        #expect(lines[2] == "waiting 10ms (backoff)")
-        #expect(lines[5].contains("succeeded after 2 attempts"))
-        #expect(RequestExitStatus.code(for: .status5xx) == 13)
-        #expect(Set(RequestExitStatus.table.map(\.code)).count == SDKError.Kind.standard.count)
     }
 
     @Test("the testing example: a manual clock makes a one-second backoff instant and exact")

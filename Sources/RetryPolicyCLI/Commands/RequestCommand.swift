@@ -1,142 +1,108 @@
 import ArgumentParser
 import Foundation
-import Logging
-import RetryPolicyAsyncHTTPClient
-import RetryPolicyCore
-import RetryPolicyExecutor
-import RetryPolicyPostgres
 
-struct RequestCommand: AsyncParsableCommand {
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// `retry-policy request`: runs the `retry-policy-request` executable, the
+/// way `git foo` runs `git-foo`. Sending HTTP needs NIO, AsyncHTTPClient and
+/// BoringSSL, and `--state` needs PostgresNIO; keeping them in a second
+/// executable lets `swift build --product retry-policy` (the lint, test and
+/// analysis commands CI needs) compile and link none of them.
+///
+/// `RetryPolicyCommand.main` hands `request ...` and `help request` over
+/// before parsing, so the help, the options and the exit statuses are those
+/// of `retry-policy-request`; this command exists for the subcommand list of
+/// `retry-policy --help` and for when the executable is missing.
+struct RequestCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "request",
         abstract: "Perform an HTTP request under a policy, like curl --retry with the policy's rules.",
         discussion: """
-            Examples:
-              retry-policy request https://api.themoviedb.org/3/movie/550 --policy policies/tmdb.yaml
-              retry-policy request https://auction.example.com/v1/auction --policy policies/ios-sdk.yaml \\
-                  --method POST --header 'Content-Type: application/json' --data @auction.json \\
-                  --endpoint main_banner --verbose
-
-            The body of the response the policy accepted goes to standard output; when the request \
-            fails, the body of the last response (if any) still goes there, like curl without -f. \
-            --verbose prints the timeline of attempts, decisions and waits on standard error.
-
-            With --state postgres://USER@HOST:PORT/DB the retry budget and the server-directed \
-            cooldown are shared through PostgreSQL with every process using the same database \
-            and key (--state-key, by default the policy's name): scripts and CI jobs on many \
-            machines spend one budget and respect one cooldown. --init-state creates the tables \
-            first (idempotent). A bad URL, an unreachable server or missing tables exit with 2.
-
-            Exit status: 0 success; 1 the policy file does not load; 2 usage or I/O error; \
-            otherwise the code of the error kind that ended the request: 10 no_fill, \
-            11 network_error, 12 status_429, 13 status_5xx, 14 timeout, 15 internal_error, \
-            16 invalid_placement, 17 unauthorized, 18 not_found, 19 cancelled, 20 decoding_failed, \
-            30 a kind the policy declares itself.
+            Runs the \(RequestDispatch.executableName) executable, found next to retry-policy or \
+            on PATH; `retry-policy request --help` shows its options. Build it with \
+            `swift build -c release --product \(RequestDispatch.executableName)`.
             """)
 
-    @Argument(help: "The URL to request.")
-    var url: String
+    @Argument(parsing: .captureForPassthrough, help: "The URL and options of the request.")
+    var arguments: [String] = []
 
-    @Option(help: "The policy file the request runs under.")
-    var policy: String
+    func run() throws {
+        try RequestDispatch.run(arguments)
+    }
+}
 
-    @Option(help: "The request method.")
-    var method: String = "GET"
+/// Finding and running `retry-policy-request`.
+enum RequestDispatch {
+    static let executableName = "retry-policy-request"
 
-    @Option(name: [.customLong("header"), .customShort("H")], help: ArgumentHelp("A request header, 'Name: value' (repeatable).", valueName: "header"))
-    var headers: [String] = []
-
-    @Option(name: [.customLong("data"), .customShort("d")], help: ArgumentHelp("The request body: text, @FILE, or @- for standard input.", valueName: "data"))
-    var data: String?
-
-    @Option(help: "The endpoint (placement) whose timeout overrides apply.")
-    var endpoint: String?
-
-    @Option(help: "Seed for the backoff jitter, for a reproducible timeline.")
-    var seed: UInt64?
-
-    @Option(help: ArgumentHelp("Share the retry budget and cooldown through PostgreSQL: postgres://USER@HOST:PORT/DB.", valueName: "url"))
-    var state: String?
-
-    @Option(help: ArgumentHelp("The key the shared state is kept under (default: the policy's name), e.g. one per API key.", valueName: "key"))
-    var stateKey: String?
-
-    @Flag(help: "Create the shared-state tables if they are missing (with --state).")
-    var initState = false
-
-    @Flag(name: [.customLong("verbose"), .customShort("v")], help: "Print the timeline of attempts and decisions on standard error.")
-    var verbose = false
-
-    @OptionGroup var rootOptions: RootOptions
-
-    func validate() throws {
-        for header in headers where PolicyRequest.header(header) == nil {
-            throw ValidationError("--header must look like 'Name: value', found '\(header)'")
-        }
-        if state == nil && (stateKey != nil || initState) {
-            throw ValidationError("--state-key and --init-state need --state")
-        }
-        if let stateKey, stateKey.isEmpty { throw ValidationError("--state-key must not be empty") }
+    /// The arguments to hand over when the command line is a request
+    /// (`request ARGS...`, or `help request` for its help), else nil.
+    static func forwardedArguments(_ arguments: [String]) -> [String]? {
+        if arguments.first == "request" { return Array(arguments.dropFirst()) }
+        if arguments.count >= 2, arguments[0] == "help", arguments[1] == "request", locate() != nil { return ["--help"] }
+        return nil
     }
 
-    func run() async throws {
-        let policy = try PolicyFiles.loadPolicy(self.policy, root: rootOptions.policyRoot())
-        let request = PolicyRequest(
-            url: url, method: method, headers: headers.compactMap(PolicyRequest.header), body: try body(),
-            endpoint: endpoint)
-        var observer: RetryObserver?
-        if verbose {
-            observer = { @Sendable (event: RetryEvent) in StandardError.write("* \(event.description)\n") }
+    /// Replaces this process with `retry-policy-request arguments...`, so
+    /// its output, standard input, signals and exit status are the
+    /// request's own. Returns only by throwing: exit status 2 with how to
+    /// build the executable when it is missing.
+    static func run(_ arguments: [String]) throws(CommandFailure) {
+        guard let path = locate() else {
+            throw CommandFailure("""
+                `retry-policy request` needs the \(executableName) executable, which is neither next to \
+                retry-policy nor on PATH; build it with `swift build -c release --product \(executableName)` \
+                and install it next to retry-policy
+                """)
         }
-        var store: PostgresRetryStateStore?
-        var decider: RetryDecider?
-        if let state {
-            let configuration: PostgresStateConfiguration
-            do { configuration = try PostgresStateConfiguration(url: state) } catch { throw CommandFailure("--state: \(error)") }
-            let shared = PostgresRetryStateStore(configuration: configuration, logger: Self.stateLogger(verbose: verbose))
-            do { try await shared.start(createSchema: initState) } catch { throw CommandFailure("--state: \(error)") }
-            store = shared
-            decider = await shared.decider(for: policy, key: stateKey)
-        }
-        let outcome: Result<HTTPResponse, RetryFailure>
-        do {
-            outcome = .success(
-                try await RetryingHTTPClient.perform(request, policy: policy, decider: decider, seed: seed, observer: observer))
-        } catch {
-            outcome = .failure(error)
-        }
-        // Writes the refunds still batched before the process ends.
-        await store?.shutdown()
-        do {
-            let response = try outcome.get()
-            FileHandle.standardOutput.write(Data(response.body.readableBytesView))
-        } catch {
-            if let last = error.lastResponse as? HTTPResponse {
-                FileHandle.standardOutput.write(Data(last.body.readableBytesView))
+        let argv = [path] + arguments
+        var cArguments = argv.map { strdup($0) }
+        cArguments.append(nil)
+        execv(path, cArguments)
+        let reason = String(cString: strerror(errno))
+        for argument in cArguments { free(argument) }
+        throw CommandFailure("cannot run \(path): \(reason)")
+    }
+
+    /// `retry-policy-request` in the directory of the running executable (as
+    /// invoked, then with symbolic links resolved), else the first on PATH.
+    static func locate() -> String? {
+        var directories: [String] = []
+        let invoked = CommandLine.arguments.first ?? ""
+        if invoked.contains("/") { directories.append(directory(of: invoked)) }
+        if let executable = runningExecutable() { directories.append(directory(of: executable)) }
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
+        directories += path.split(separator: ":").map(String.init).filter { !$0.isEmpty }
+        for directory in directories {
+            let candidate = directory + "/" + executableName
+            var status = stat()
+            if stat(candidate, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG, access(candidate, X_OK) == 0 {
+                return candidate
             }
-            StandardError.write("error: \(error.error.message) (\(error.reason.rawValue) after \(error.attempts.count) attempt\(error.attempts.count == 1 ? "" : "s"))\n")
-            throw ExitCodeError(status: RequestExitStatus.code(for: error.error.kind))
         }
+        return nil
     }
 
-    /// Shared-state trouble (fallbacks, reconnections) on standard error:
-    /// warnings always, everything with --verbose.
-    private static func stateLogger(verbose: Bool) -> Logger {
-        var logger = Logger(label: "retry-policy.state") { label in
-            StreamLogHandler.standardError(label: label)
-        }
-        logger.logLevel = verbose ? .debug : .warning
-        return logger
+    private static func directory(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
     }
 
-    private func body() throws(CommandFailure) -> [UInt8]? {
-        guard let data else { return nil }
-        guard data.hasPrefix("@") else { return Array(data.utf8) }
-        let path = String(data.dropFirst())
-        if path == "-" { return Array(FileHandle.standardInput.readDataToEndOfFile()) }
-        guard let contents = FileManager.default.contents(atPath: path) else {
-            throw CommandFailure("\(path): cannot read the request body")
-        }
-        return Array(contents)
+    /// The running executable's real path.
+    private static func runningExecutable() -> String? {
+        #if os(Linux)
+        let candidate = "/proc/self/exe"
+        #else
+        guard let candidate = Bundle.main.executablePath else { return nil }
+        #endif
+        guard let resolved = realpath(candidate, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
     }
 }

@@ -13,34 +13,34 @@ extension LintConfiguration {
         guard let root = try YAMLParser.parse(yaml, path: path) else { return }
         guard case .mapping(let entries, _) = root else {
             throw PolicyLoadError(diagnostics: [Diagnostic(
-                id: "RP011", location: root.location, message: "expected a mapping with a `rules` key, found \(root.kindDescription)")])
+                id: LoaderRule.wrongType.id, location: root.location, message: "expected a mapping with a `rules` key, found \(root.kindDescription)")])
         }
-        var problems: [Diagnostic] = []
+        var reader = FieldReader(maximum: .max)
         let knownIDs = Set(LintCatalog.rules.map(\.id))
         for (key, value) in entries {
             guard key.value == "rules" else {
-                problems.append(Diagnostic(id: "RP010", location: key.location, message: "unknown key '\(key.value)' in \(Self.fileName); expected 'rules'"))
+                reader.report(.unknownKey, at: key.location, "unknown key '\(key.value)' in \(Self.fileName); expected 'rules'")
                 continue
             }
             guard case .mapping(let rules, _) = value else {
-                problems.append(Diagnostic(id: "RP011", location: value.location, message: "expected a mapping of rule id to severity, found \(value.kindDescription)"))
+                reader.report(.wrongType, at: value.location, "expected a mapping of rule id to severity, found \(value.kindDescription)")
                 continue
             }
             for (id, setting) in rules {
                 let ruleID = id.value.uppercased()
                 if LoaderRule(rawValue: ruleID) != nil {
-                    problems.append(Diagnostic(
-                        id: "RP013", location: id.location,
-                        message: "\(ruleID) is a loader check and cannot be turned off or changed: a file the loader rejects is not a policy",
-                        suggestion: "settings apply to the RP1xx rules only"))
+                    reader.report(
+                        .invalidValue, at: id.location,
+                        "\(ruleID) is a loader check and cannot be turned off or changed: a file the loader rejects is not a policy",
+                        suggestion: "settings apply to the RP1xx rules only")
                     continue
                 }
                 guard knownIDs.contains(ruleID) else {
-                    problems.append(Diagnostic(id: "RP013", location: id.location, message: "unknown rule '\(id.value)'", suggestion: "run `retry-policy lint --list-rules`"))
+                    reader.report(.invalidValue, at: id.location, "unknown rule '\(id.value)'", suggestion: "run `retry-policy lint --list-rules`")
                     continue
                 }
                 guard case .scalar(let scalar) = setting else {
-                    problems.append(Diagnostic(id: "RP011", location: setting.location, message: "expected error, warning, note or off, found \(setting.kindDescription)"))
+                    reader.report(.wrongType, at: setting.location, "expected error, warning, note or off, found \(setting.kindDescription)")
                     continue
                 }
                 // `off` is a boolean false to YAML 1.1 readers; accept both spellings.
@@ -50,10 +50,10 @@ extension LintConfiguration {
                 } else if let severity = LintSeverity(rawValue: text) {
                     severities[ruleID] = .some(severity)
                 } else {
-                    problems.append(Diagnostic(id: "RP013", location: scalar.location, message: "expected error, warning, note or off for \(ruleID), found '\(scalar.value)'"))
+                    reader.report(.invalidValue, at: scalar.location, "expected error, warning, note or off for \(ruleID), found '\(scalar.value)'")
                 }
             }
         }
-        if !problems.isEmpty { throw PolicyLoadError(diagnostics: problems) }
+        if reader.hasProblems { throw PolicyLoadError(diagnostics: reader.diagnostics) }
     }
 }

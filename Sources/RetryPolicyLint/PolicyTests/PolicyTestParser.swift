@@ -9,7 +9,7 @@ extension PolicyTestSuite {
         var reader = TestFileReader(path: path)
         guard let root = try YAMLParser.parse(yaml, path: path) else {
             throw PolicyLoadError(diagnostics: [Diagnostic(
-                id: "RP007", location: SourceLocation(file: path, line: 1, column: 1),
+                id: LoaderRule.documentCount.id, location: SourceLocation(file: path, line: 1, column: 1),
                 message: "the test file is empty; expected `cases:` and/or `sequences:`")])
         }
         let suite = reader.suite(root)
@@ -18,32 +18,35 @@ extension PolicyTestSuite {
     }
 }
 
-/// Walks the YAML tree of a test file, collecting every problem.
+/// Walks the YAML tree of a test file, collecting every problem through the
+/// loader's ``FieldReader`` (all of them: a test file has no problem limit)
+/// in the wording of test files.
 struct TestFileReader {
     var path: String
-    var problems: [Diagnostic] = []
+    var reader = FieldReader(maximum: .max)
+    var problems: [Diagnostic] { reader.diagnostics }
 
     init(path: String) { self.path = path }
 
-    mutating func problem(_ id: String, _ location: SourceLocation, _ message: String, suggestion: String? = nil) {
-        problems.append(Diagnostic(id: id, location: location, message: message, suggestion: suggestion))
+    mutating func problem(_ rule: LoaderRule, _ location: SourceLocation, _ message: String, suggestion: String? = nil) {
+        reader.report(rule, at: location, message, suggestion: suggestion)
     }
 
     mutating func mapping(_ node: YAMLNode, _ what: String, allowed: [String]) -> [(key: YAMLScalar, value: YAMLNode)]? {
         guard case .mapping(let entries, _) = node else {
-            problem("RP011", node.location, "expected \(what) (a mapping), found \(node.kindDescription)")
+            problem(.wrongType, node.location, "expected \(what) (a mapping), found \(node.kindDescription)")
             return nil
         }
         for (key, _) in entries where !allowed.contains(key.value) {
             let suggestion = Suggestion.didYouMean(key.value, among: allowed)
-            problem("RP010", key.location, "unknown key '\(key.value)' in \(what); expected one of \(allowed.joined(separator: ", "))", suggestion: suggestion)
+            problem(.unknownKey, key.location, "unknown key '\(key.value)' in \(what); expected one of \(allowed.joined(separator: ", "))", suggestion: suggestion)
         }
         return entries
     }
 
     mutating func string(_ node: YAMLNode, _ what: String) -> String? {
         guard case .scalar(let scalar) = node else {
-            problem("RP011", node.location, "expected \(what), found \(node.kindDescription)")
+            problem(.wrongType, node.location, "expected \(what), found \(node.kindDescription)")
             return nil
         }
         return scalar.value
@@ -51,11 +54,11 @@ struct TestFileReader {
 
     mutating func integer(_ node: YAMLNode, _ what: String, in range: ClosedRange<Int>) -> Int? {
         guard case .scalar(let scalar) = node, case .integer(let value) = scalar.resolved else {
-            problem("RP011", node.location, "expected \(what) (an integer), found \(node.kindDescription)")
+            problem(.wrongType, node.location, "expected \(what) (an integer), found \(node.kindDescription)")
             return nil
         }
         guard range.contains(value) else {
-            problem("RP019", node.location, "\(what) must be within \(range.lowerBound)-\(range.upperBound), found \(value)")
+            problem(.outOfRange, node.location, "\(what) must be within \(range.lowerBound)-\(range.upperBound), found \(value)")
             return nil
         }
         return value
@@ -63,7 +66,7 @@ struct TestFileReader {
 
     mutating func bool(_ node: YAMLNode, _ what: String) -> Bool? {
         guard case .scalar(let scalar) = node, case .bool(let value) = scalar.resolved else {
-            problem("RP011", node.location, "expected \(what) (true or false), found \(node.kindDescription)")
+            problem(.wrongType, node.location, "expected \(what) (true or false), found \(node.kindDescription)")
             return nil
         }
         return value
@@ -74,7 +77,7 @@ struct TestFileReader {
         switch DurationText.parse(text) {
         case .success(let duration): return duration
         case .failure(let error):
-            problem("RP014", node.location, "expected \(what) as a duration such as 250ms or 1.5s, found \(error)")
+            problem(.invalidDuration, node.location, "expected \(what) as a duration such as 250ms or 1.5s, found \(error)")
             return nil
         }
     }
@@ -82,7 +85,7 @@ struct TestFileReader {
     mutating func choice<T: RawRepresentable>(_ node: YAMLNode, _ what: String, _ type: T.Type, all: [T]) -> T? where T.RawValue == String {
         guard let text = string(node, what) else { return nil }
         if let value = T(rawValue: text) { return value }
-        problem("RP013", node.location, "expected \(what) to be one of \(all.map(\.rawValue).joined(separator: ", ")), found '\(text)'")
+        problem(.invalidValue, node.location, "expected \(what) to be one of \(all.map(\.rawValue).joined(separator: ", ")), found '\(text)'")
         return nil
     }
 
@@ -99,13 +102,13 @@ struct TestFileReader {
                 referenceLocation = value.location
             case "cases":
                 guard case .sequence(let items, _) = value else {
-                    problem("RP011", value.location, "expected a list of cases, found \(value.kindDescription)")
+                    problem(.wrongType, value.location, "expected a list of cases, found \(value.kindDescription)")
                     continue
                 }
                 for item in items { if let parsed = decisionCase(item) { cases.append(parsed) } }
             case "sequences":
                 guard case .sequence(let items, _) = value else {
-                    problem("RP011", value.location, "expected a list of sequences, found \(value.kindDescription)")
+                    problem(.wrongType, value.location, "expected a list of sequences, found \(value.kindDescription)")
                     continue
                 }
                 for item in items { if let parsed = sequenceCase(item) { sequences.append(parsed) } }
@@ -113,7 +116,7 @@ struct TestFileReader {
             }
         }
         if cases.isEmpty && sequences.isEmpty && problems.isEmpty {
-            problem("RP012", root.location, "the test file has no cases; add `cases:` or `sequences:`")
+            problem(.missingKey, root.location, "the test file has no cases; add `cases:` or `sequences:`")
         }
         return PolicyTestSuite(path: path, policyReference: reference, policyLocation: referenceLocation, cases: cases, sequences: sequences)
     }
@@ -139,20 +142,20 @@ struct TestFileReader {
         if let value = fields["status"] { status = integer(value, "status", in: 100...599) }
         if let value = fields["transport"] { transport = choice(value, "transport", TransportFailure.self, all: TransportFailure.allCases) }
         if (fields["status"] == nil) == (fields["transport"] == nil) {
-            problem("RP023", node.location, "case '\(name)' needs exactly one of `status` or `transport`")
+            problem(.incompleteRule, node.location, "case '\(name)' needs exactly one of `status` or `transport`")
             return nil
         }
         var headers = ResponseHeaders()
         if let value = fields["retry_after"] {
             if case .scalar(let scalar) = value { headers.append(name: "Retry-After", value: scalar.value) }
-            else { problem("RP011", value.location, "expected a Retry-After value such as \"2\", found \(value.kindDescription)") }
+            else { problem(.wrongType, value.location, "expected a Retry-After value such as \"2\", found \(value.kindDescription)") }
         }
         if let value = fields["headers"], case .mapping(let pairs, _) = value {
             for (headerName, headerValue) in pairs {
                 if let text = string(headerValue, "a header value") { headers.append(name: headerName.value, value: text) }
             }
         } else if let value = fields["headers"] {
-            problem("RP011", value.location, "expected headers as a mapping of name to value, found \(value.kindDescription)")
+            problem(.wrongType, value.location, "expected headers as a mapping of name to value, found \(value.kindDescription)")
         }
         var input = DecisionInput(outcome: status.map { .response(status: $0, headers: headers) } ?? .transport(transport ?? .unknown))
         if let value = fields["attempt"], let attempt = integer(value, "attempt", in: 1...1000) { input.attempt = attempt }
@@ -162,7 +165,7 @@ struct TestFileReader {
         if let value = fields["endpoint"] { input.endpoint = string(value, "endpoint") }
         if let value = fields["previous_delay"], let delay = duration(value, "previous_delay") { input.previousDelay = delay }
         guard let expectNode = fields["expect"] else {
-            problem("RP012", node.location, "case '\(name)' has no `expect`; a case without expectations cannot fail")
+            problem(.missingKey, node.location, "case '\(name)' has no `expect`; a case without expectations cannot fail")
             return nil
         }
         guard let expect = decisionExpectation(expectNode) else { return nil }
@@ -195,7 +198,7 @@ struct TestFileReader {
             }
         }
         if expect.action == nil && expect.error == nil && expect.reason == nil && expect.delayMin == nil && expect.delayMax == nil && expect.ruleLine == nil {
-            problem("RP012", node.location, "the expectation checks nothing; give at least one of action, error, reason, delay, rule")
+            problem(.missingKey, node.location, "the expectation checks nothing; give at least one of action, error, reason, delay, rule")
             return nil
         }
         return expect
@@ -209,24 +212,24 @@ struct TestFileReader {
         var responses: [ScriptedResponse] = []
         switch fields["responses"] {
         case .sequence(let items, _)? where items.isEmpty:
-            problem("RP019", node.location, "sequence '\(name)' has an empty `responses` list; give at least one response")
+            problem(.outOfRange, node.location, "sequence '\(name)' has an empty `responses` list; give at least one response")
         case .sequence(let items, _)?:
             for item in items {
                 guard let text = string(item, "a response") else { continue }
                 switch ScriptedResponse.parse(text) {
                 case .success(let response): responses.append(response)
-                case .failure(let error): problem("RP013", item.location, error.description)
+                case .failure(let error): problem(.invalidValue, item.location, error.description)
                 }
             }
         case .scalar(let scalar)?:
             switch ScriptedResponse.parseList(scalar.value) {
             case .success(let list): responses = list
-            case .failure(let error): problem("RP013", scalar.location, error.description)
+            case .failure(let error): problem(.invalidValue, scalar.location, error.description)
             }
         case let other?:
-            problem("RP011", other.location, "expected responses as a list such as [503, \"429; Retry-After: 2\", 200], found \(other.kindDescription)")
+            problem(.wrongType, other.location, "expected responses as a list such as [503, \"429; Retry-After: 2\", 200], found \(other.kindDescription)")
         case nil:
-            problem("RP012", node.location, "sequence '\(name)' has no `responses`")
+            problem(.missingKey, node.location, "sequence '\(name)' has no `responses`")
         }
         guard !responses.isEmpty else { return nil }
         var sequence = SequenceCase(name: name, location: node.location, responses: responses, expect: SequenceExpectation())
@@ -236,7 +239,7 @@ struct TestFileReader {
         if let value = fields["latency"], let latency = duration(value, "latency") { sequence.latency = latency }
         if let value = fields["seed"], let seed = integer(value, "seed", in: 0...Int.max) { sequence.seed = UInt64(seed) }
         guard let expectNode = fields["expect"] else {
-            problem("RP012", node.location, "sequence '\(name)' has no `expect`; a sequence without expectations cannot fail")
+            problem(.missingKey, node.location, "sequence '\(name)' has no `expect`; a sequence without expectations cannot fail")
             return nil
         }
         guard let entriesExpect = mapping(expectNode, "a sequence expectation", allowed: ["result", "error", "reason", "attempts", "max_elapsed"]) else { return nil }
@@ -253,7 +256,7 @@ struct TestFileReader {
             }
         }
         if expect.result == nil && expect.error == nil && expect.reason == nil && expect.attempts == nil && expect.maxElapsed == nil {
-            problem("RP012", expectNode.location, "the expectation checks nothing; give at least one of result, error, reason, attempts, max_elapsed")
+            problem(.missingKey, expectNode.location, "the expectation checks nothing; give at least one of result, error, reason, attempts, max_elapsed")
             return nil
         }
         sequence.expect = expect

@@ -7,20 +7,31 @@ import RetryPolicyCore
 /// Every message names the key path, then says what was expected and what
 /// was found: `backoff.initial: expected a duration such as 250ms, 10s or
 /// 1m30s, found the integer 10`.
-struct FieldReader {
-    var diagnostics: [Diagnostic] = []
+///
+/// The one reader of the package's YAML documents: policy files here, policy
+/// test files and `.retry-policy.yaml` settings in `RetryPolicyLint`, which
+/// add their own wording on top of ``report(_:at:_:suggestion:)``. Every
+/// diagnostic carries a ``LoaderRule``, never a raw id.
+package struct FieldReader {
+    package var diagnostics: [Diagnostic] = []
     /// Where every key read so far is written, by key path.
     var keyLocations: [String: SourceLocation] = [:]
-    /// Problems counted but not described once ``limit`` is reached, so a
+    /// Problems counted but not described once ``maximum`` is reached, so a
     /// hostile file with 50,000 bad keys costs a count, not 50,000 messages.
-    var suppressed = 0
+    package var suppressed = 0
     /// The first problem not described, to locate the "more problems" line.
     var firstSuppressed: Diagnostic?
     static let limit = 200
+    /// How many problems are described; ``limit`` for policy files.
+    let maximum: Int
 
-    var isSaturated: Bool { diagnostics.count >= Self.limit }
+    package init(maximum: Int = FieldReader.limit) {
+        self.maximum = maximum
+    }
 
-    mutating func report(_ rule: LoaderRule, at location: SourceLocation, _ message: @autoclosure () -> String, suggestion: @autoclosure () -> String? = nil) {
+    var isSaturated: Bool { diagnostics.count >= maximum }
+
+    package mutating func report(_ rule: LoaderRule, at location: SourceLocation, _ message: @autoclosure () -> String, suggestion: @autoclosure () -> String? = nil) {
         if isSaturated {
             if firstSuppressed == nil { firstSuppressed = Diagnostic(rule, at: location, message()) }
             suppressed += 1
@@ -30,7 +41,7 @@ struct FieldReader {
     }
 
     /// Whether a problem has been counted without being described.
-    var hasProblems: Bool { !diagnostics.isEmpty || suppressed > 0 }
+    package var hasProblems: Bool { !diagnostics.isEmpty || suppressed > 0 }
 
     /// `keyPath: expected X, found Y`.
     mutating func expected(

@@ -21,16 +21,16 @@ import RetryPolicyCore
 /// | 19 | `cancelled` |
 /// | 20 | `decoding_failed` |
 /// | 30 | any kind a policy declares itself (`errors:`) |
-public enum RequestExitStatus {
-    public static let success: Int32 = 0
+enum RequestExitStatus {
+    static let success: Int32 = 0
     /// The same codes as every other `retry-policy` subcommand: 1 when a
     /// policy file is wrong, 2 when the tool was called wrongly.
-    public static let policyInvalid: Int32 = 1
-    public static let usage: Int32 = 2
-    public static let customKind: Int32 = 30
+    static let policyInvalid: Int32 = 1
+    static let usage: Int32 = 2
+    static let customKind: Int32 = 30
 
     /// The code for a request that failed with `kind`.
-    public static func code(for kind: SDKError.Kind) -> Int32 {
+    static func code(for kind: SDKError.Kind) -> Int32 {
         switch kind {
         case .noFill: 10
         case .networkError: 11
@@ -48,7 +48,7 @@ public enum RequestExitStatus {
     }
 
     /// Every standard kind with its code, for documentation and tests.
-    public static var table: [(kind: SDKError.Kind, code: Int32)] {
+    static var table: [(kind: SDKError.Kind, code: Int32)] {
         SDKError.Kind.standard.map { ($0, code(for: $0)) }
     }
 }

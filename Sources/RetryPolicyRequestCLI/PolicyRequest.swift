@@ -1,22 +1,22 @@
 import AsyncHTTPClient
 import NIOCore
 import NIOHTTP1
+import RetryPolicyAsyncHTTPClient
 import RetryPolicyCore
 import RetryPolicyExecutor
 
-/// A request described by plain values (URL, method, headers, body), as a
-/// command line or a configuration file gives it; what `retry-policy
-/// request` sends.
-public struct PolicyRequest: Sendable {
-    public var url: String
-    public var method: String
+/// A request described by plain values (URL, method, headers, body), as the
+/// command line gives it; what `retry-policy request` sends.
+struct PolicyRequest: Sendable {
+    var url: String
+    var method: String
     /// Headers in order; repeated names are kept.
-    public var headers: [(name: String, value: String)]
-    public var body: [UInt8]?
+    var headers: [(name: String, value: String)]
+    var body: [UInt8]?
     /// Selects the policy's per-endpoint timeouts.
-    public var endpoint: String?
+    var endpoint: String?
 
-    public init(
+    init(
         url: String,
         method: String = "GET",
         headers: [(name: String, value: String)] = [],
@@ -31,7 +31,7 @@ public struct PolicyRequest: Sendable {
     }
 
     /// Parses `Name: value` (the `curl -H` form).
-    public static func header(_ text: String) -> (name: String, value: String)? {
+    static func header(_ text: String) -> (name: String, value: String)? {
         guard let colon = text.firstIndex(of: ":") else { return nil }
         let name = text[..<colon].trimmingSpaces
         guard !name.isEmpty else { return nil }
@@ -58,29 +58,28 @@ extension Substring {
 
 extension RetryingHTTPClient {
     /// Sends a ``PolicyRequest`` under the policy.
-    public func perform<G: RandomNumberGenerator>(
+    func perform<G: RandomNumberGenerator>(
         _ request: PolicyRequest,
         using generator: inout G
     ) async throws(RetryFailure) -> HTTPResponse {
         try await execute(request.clientRequest, endpoint: request.endpoint, using: &generator)
     }
 
-    public func perform(_ request: PolicyRequest) async throws(RetryFailure) -> HTTPResponse {
+    func perform(_ request: PolicyRequest) async throws(RetryFailure) -> HTTPResponse {
         var generator = SystemRandomNumberGenerator()
         return try await perform(request, using: &generator)
     }
 }
 
 extension RetryingHTTPClient where C == ContinuousClock {
-    /// Performs one request under `policy`: the library half of
-    /// `retry-policy request`. Uses its own `HTTPClient` with
+    /// Performs one request under `policy`. Uses its own `HTTPClient` with
     /// ``recommendedConfiguration`` (shut down before returning) unless
     /// `client` is given. `observer` receives the timeline (print each
     /// event's `description` for `--verbose`); `seed` makes the jitter
     /// reproducible. `decider`, when given, must be built from `policy`
     /// (for instance over a shared `RetryStateStore`);
     /// otherwise a fresh one is made.
-    public static func perform(
+    static func perform(
         _ request: PolicyRequest,
         policy: Policy,
         decider: RetryDecider? = nil,
