@@ -83,6 +83,19 @@ struct AnalysisTests {
         }
     }
 
+    @Test("simulate: a breaker that opens during a request ends it with circuit_open, without sending the next attempt")
+    func timelineWithBreaker() throws {
+        var policy = cleanPolicy().withBreaker(CircuitBreakerConfiguration(consecutiveFailures: 2, error: .networkError))
+        policy.attempts = 4
+        let timeline = RequestTimeline.simulate(policy: policy, responses: [try ScriptedResponse.parse("503").get()], seed: 1)
+        #expect(timeline.attempts.count == 2)
+        #expect(timeline.result.reason == .circuitOpen)
+        #expect(timeline.result.error == .networkError)
+        let unbroken = RequestTimeline.simulate(
+            policy: policy.withBreaker(nil), responses: [try ScriptedResponse.parse("503").get()], seed: 1)
+        #expect(unbroken.attempts.count == 4)
+    }
+
     @Test("a shared breaker cuts the load during an outage and records its open and half-open periods")
     func stormWithBreaker() throws {
         var policy = cleanPolicy().withBreaker(
