@@ -309,7 +309,9 @@ public struct RequestStateMachine: Sendable {
     /// The circuit breaker lets the attempt through, or ends the request.
     private mutating func admitThrough(_ breaker: CircuitBreaker, at time: RequestTime) -> Action {
         let (admission, transition) = breaker.admit(at: time.wall)
-        breakerTransition = transition
+        // An attempt's result may have changed the breaker just before
+        // this admission, within the same event: keep that change.
+        if let transition { breakerTransition = transition }
         switch admission {
         case .proceed(let ticket):
             breakerTicket = ticket

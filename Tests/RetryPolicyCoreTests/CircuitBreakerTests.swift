@@ -335,6 +335,25 @@ private struct HandClock {
         #expect(decider.breaker?.state == .halfOpen)
     }
 
+    @Test("the opening an attempt's result causes is reported by that event, even when the retry's admission follows at once")
+    func openingSurvivesImmediateAdmission() {
+        let decider = RetryDecider(policy: Self.policy(breaker: CircuitBreakerConfiguration(consecutiveFailures: 2)))
+        let wall = Timestamp(secondsSince1970: 1_735_689_600)
+        var machine = RequestStateMachine(decider: decider)
+        var generator = SplitMix64(seed: 1)
+        _ = machine.start(at: RequestTime(.zero, since: wall))
+        #expect(machine.breakerTransition == nil)
+        _ = machine.attemptFinished(.status(503), at: RequestTime(.zero, since: wall), using: &generator)
+        #expect(machine.breakerTransition == nil)
+        let action = machine.attemptFinished(.status(503), at: RequestTime(.zero, since: wall), using: &generator)
+        guard case .fail(let failure) = action else {
+            Issue.record("expected the zero-delay retry to be rejected")
+            return
+        }
+        #expect(failure.reason == .circuitOpen)
+        #expect(machine.breakerTransition == .opened(until: wall + .seconds(30), breakDuration: .seconds(30), reason: .consecutiveFailures))
+    }
+
     @Test("a policy without a breaker has none, and admission is unchanged")
     func noBreaker() {
         var policy = Self.policy(breaker: CircuitBreakerConfiguration())
