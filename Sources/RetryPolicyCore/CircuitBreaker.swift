@@ -455,10 +455,18 @@ extension RetryStateStore {
 }
 
 extension CompiledPolicy {
-    /// Whether the breaker counts `outcome` (sent with `method`) as a
-    /// failure. A cancelled attempt is never one.
+    /// Whether the policy's breaker counts `outcome` (sent with `method`)
+    /// as a failure. A cancelled attempt is never one.
     public func breakerCountsFailure(_ outcome: AttemptOutcome, method: HTTPMethod) -> Bool {
-        guard let failures = policy.breaker?.failures else { return false }
+        guard let failures = breaker?.configuration.failures ?? policy.breaker?.failures else { return false }
+        return breakerCountsFailure(outcome, method: method, failures: failures)
+    }
+
+    /// Whether `failures` counts `outcome` (sent with `method`) as a
+    /// failure, resolved against this policy's rules.
+    public func breakerCountsFailure(
+        _ outcome: AttemptOutcome, method: HTTPMethod, failures: CircuitBreakerConfiguration.Failures
+    ) -> Bool {
         if case .transport(.cancelled) = outcome { return false }
         let resolution = resolution(for: outcome, method: method)
         if failures.isRetried { return resolution.action == .retry }

@@ -184,7 +184,8 @@ public struct RequestStateMachine: Sendable {
         if let ticket = breakerTicket, let breaker = decider.breaker {
             breakerTicket = nil
             breakerTransition = breaker.record(
-                failure: decider.compiledPolicy.breakerCountsFailure(outcome, method: input.method),
+                failure: decider.compiledPolicy.breakerCountsFailure(
+                    outcome, method: input.method, failures: breaker.configuration.failures),
                 ticket: ticket, at: time.wall)
         }
         if case .success = decision.action, !producedValue {

@@ -354,6 +354,17 @@ private struct HandClock {
         #expect(machine.breakerTransition == .opened(until: wall + .seconds(30), breakDuration: .seconds(30), reason: .consecutiveFailures))
     }
 
+    @Test("a breaker handed to the decider counts failures by its own configuration")
+    func explicitBreakerCountsByItsConfiguration() {
+        var policy = Self.policy(breaker: CircuitBreakerConfiguration())
+        policy.breaker = nil
+        let decider = RetryDecider(
+            policy: policy, breaker: CircuitBreaker(configuration: CircuitBreakerConfiguration(consecutiveFailures: 1)))
+        guard case .fail(let failure) = Self.run(decider, [503], at: Timestamp(secondsSince1970: 0)) else { return }
+        #expect(failure.reason == .circuitOpen)
+        #expect(failure.attempts.count == 1)
+    }
+
     @Test("a policy without a breaker has none, and admission is unchanged")
     func noBreaker() {
         var policy = Self.policy(breaker: CircuitBreakerConfiguration())
