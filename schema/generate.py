@@ -18,7 +18,7 @@ document runs into (the loader must refuse it, with their ids);
 
 The generator is this file's own: it walks the schema (`$ref`, `type`,
 `properties`, `required`, `additionalProperties`, `propertyNames`, `items`,
-`minItems`, `minProperties`, `minimum`/`maximum`, `enum`, `const`,
+`minItems`, `minProperties`, `minimum`/`exclusiveMinimum`/`maximum`, `enum`, `const`,
 `pattern`, and `allOf`/`anyOf`/`oneOf`/`if`), draws strings for `pattern`
 from the regular expression itself, and keeps a value only when
 python-jsonschema, the independent validator, accepts it against the
@@ -304,7 +304,7 @@ class Generator:
         if kind == "number":
             value = self.integer(sub)
             if rng.random() < 0.6:
-                low, high = sub.get("minimum", -1000), sub.get("maximum", 1000)
+                low, high = sub.get("minimum", sub.get("exclusiveMinimum", -1000)), sub.get("maximum", 1000)
                 value = rng.choice([rng.uniform(low, high), round(rng.uniform(low, high), 1), float(value)])
             return value
         if kind == "boolean":
@@ -313,6 +313,8 @@ class Generator:
 
     def integer(self, sub):
         rng = self.rng
+        if "exclusiveMinimum" in sub and "minimum" not in sub:
+            sub = dict(sub, minimum=int(sub["exclusiveMinimum"]) + 1)
         low = sub.get("minimum", -(2**31) if "maximum" not in sub else sub["maximum"] - 1000)
         high = sub.get("maximum", low + 1000)
         if rng.random() < 0.3:
@@ -432,6 +434,9 @@ def positions(schema, document):
 # test can demand a refusal with the right id.
 
 
+DURATION = re.compile(r"(?=[0-9])(?:[0-9.]+h)?(?:[0-9.]+m)?(?:[0-9.]+s)?(?:[0-9.]+ms)?")
+
+
 def duration_nanoseconds(text):
     match = re.fullmatch(r"(?:([0-9.]+)h)?(?:([0-9.]+)m)?(?:([0-9.]+)s)?(?:([0-9.]+)ms)?", text)
     total = Fraction(0)
@@ -459,6 +464,20 @@ def loader_only(kind, document, found):
     if any("\u0000" in text for text in all_strings(document)):
         hits.add("nul-in-text")
     declared = set(document.get("errors") or {}) if kind == "policy" and isinstance(document, dict) else set()
+    breaker = document.get("breaker") if kind == "policy" and isinstance(document, dict) else None
+    if isinstance(breaker, dict):
+        rules = document.get("rules")
+        count = len(rules) if isinstance(rules, list) else 0
+        failures = breaker.get("failures")
+        numbers = failures.get("rules") if isinstance(failures, dict) else None
+        if isinstance(numbers, list) and any(
+                isinstance(number, int) and not isinstance(number, bool) and number > count for number in numbers):
+            hits.add("breaker-rule-number")
+        longest = breaker.get("max_break")
+        shortest = breaker.get("break", "30s")
+        if isinstance(longest, str) and isinstance(shortest, str) and DURATION.fullmatch(longest) \
+                and DURATION.fullmatch(shortest) and duration_nanoseconds(longest) < duration_nanoseconds(shortest):
+            hits.add("breaker-max-break-below-break")
     for position in found:
         names = position.names
         if "duration" in names and isinstance(position.value, str):
@@ -674,7 +693,8 @@ def to_yaml(value, indent=0):
 def check_loader_only_list(kind, listing):
     """The generated checks of the list are exactly those predicted here."""
     predicted = {
-        "policy": {"nul-in-text", "duration-over-100-days", "status-range-reversed", "undeclared-error-kind"},
+        "policy": {"nul-in-text", "duration-over-100-days", "status-range-reversed", "undeclared-error-kind",
+                   "breaker-rule-number", "breaker-max-break-below-break"},
         "tests": {"nul-in-text", "duration-over-100-days"},
         "settings": set(),
     }[kind]

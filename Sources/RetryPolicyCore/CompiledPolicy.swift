@@ -14,6 +14,8 @@ public final class CompiledPolicy: Sendable {
     public let policy: Policy
     public let budget: RetryBudget?
     public let cooldown: CooldownGate
+    /// The shared circuit breaker, when the policy has one.
+    public let breaker: CircuitBreaker?
     /// The Retry-After header names the policy reads, in order.
     @usableFromInline let consultedHeaderNames: [String]
     /// Whether the policy's own timeout budget (no endpoint override) has
@@ -30,13 +32,14 @@ public final class CompiledPolicy: Sendable {
 
     /// A policy compiled for analysis: no budget to spend, its own cooldown.
     public convenience init(policy: Policy) {
-        self.init(policy: policy, budget: nil, cooldown: CooldownGate())
+        self.init(policy: policy, budget: nil, cooldown: CooldownGate(), breaker: nil)
     }
 
-    init(policy: Policy, budget: RetryBudget?, cooldown: CooldownGate) {
+    init(policy: Policy, budget: RetryBudget?, cooldown: CooldownGate, breaker: CircuitBreaker?) {
         self.policy = policy
         self.budget = budget
         self.cooldown = cooldown
+        self.breaker = breaker
         self.consultedHeaderNames = policy.retryAfter.headers.map(\.name)
         self.defaultBudgetHasLimits = policy.timeouts.perAttempt != nil || policy.timeouts.total != nil
         var named: [HTTPMethod] = []

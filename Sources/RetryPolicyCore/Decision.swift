@@ -14,6 +14,9 @@ public enum StopReason: String, Hashable, Sendable, CaseIterable, CustomStringCo
     case retryAfterTooLong = "retry_after_too_long"
     /// The caller cancelled.
     case cancelled
+    /// The policy's circuit breaker is open (or half-open with every probe
+    /// out): the attempt was not sent.
+    case circuitOpen = "circuit_open"
 
     public var description: String { rawValue }
 }

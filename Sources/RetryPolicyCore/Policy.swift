@@ -20,6 +20,8 @@ public struct Policy: Hashable, Sendable {
     /// `nil` means no budget: retries are limited by attempts and deadline
     /// only.
     public var budget: RetryBudgetConfiguration?
+    /// `nil` means no circuit breaker.
+    public var breaker: CircuitBreakerConfiguration? = nil
     /// Evaluated in order; the first match decides.
     public var rules: [Rule]
     /// Decides inputs no rule matches; a 2xx no rule matches is a success

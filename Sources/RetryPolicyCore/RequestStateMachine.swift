@@ -28,7 +28,8 @@ public struct RequestTime: Hashable, Sendable {
 /// credentials, or finish with a success or a ``RetryFailure``. It owns
 /// admission and cooldowns, the decision, the attempt limit, per-attempt
 /// timeouts and the total deadline, budget withdrawals and refunds, the
-/// refresh-once rule and the attempt history; it performs no I/O and reads
+/// refresh-once rule, the circuit breaker's admission and counting, and the
+/// attempt history; it performs no I/O and reads
 /// no clock. The executor drives it with a real clock and the simulator
 /// with a simulated one, so both follow the same rules by construction.
 ///
@@ -92,6 +93,12 @@ public struct RequestStateMachine: Sendable {
     public private(set) var history: [AttemptRecord] = []
     /// Whether the request ended because a cooldown rejected an attempt.
     public private(set) var rejectedByCooldown = false
+    /// Whether the request ended because the circuit breaker rejected an
+    /// attempt.
+    public private(set) var rejectedByBreaker = false
+    /// The change of the policy's circuit breaker the last event caused,
+    /// if any (a driver reports it: event, log line, metric).
+    public private(set) var breakerTransition: CircuitBreakerTransition?
 
     // A driver keeps its machine across every wait of a request (the
     // executor in its retry loop's async frame), so the machine stores
@@ -102,6 +109,8 @@ public struct RequestStateMachine: Sendable {
     private let totalLimit: Duration?
     private var state = State.idle
     private let keepsHistory: Bool
+    /// The breaker's ticket for the attempt in progress.
+    private var breakerTicket: CircuitBreakerStateMachine.Ticket?
 
     /// - Parameters:
     ///   - decider: the policy's shared decider.
@@ -137,9 +146,12 @@ public struct RequestStateMachine: Sendable {
     }
 
     /// The request starts with a first attempt the driver already admitted
-    /// itself (with ``RetryDecider/admit(now:)``) at `time`.
+    /// itself (with ``RetryDecider/admit(now:)``) at `time`. A policy's
+    /// circuit breaker still decides: drivers send a first attempt on their
+    /// own only for policies without one.
     public mutating func startAdmitted(at time: RequestTime) -> Action {
         guard case .idle = state else { preconditionFailure("startAdmitted(at:) begins a request once") }
+        if let breaker = decider.breaker { return admitThrough(breaker, at: time) }
         return beginAttempt(at: time)
     }
 
@@ -168,6 +180,14 @@ public struct RequestStateMachine: Sendable {
         input.elapsed = time.elapsed
         input.now = time.wall
         var decision = decider.decide(input, using: &generator)
+        breakerTransition = nil
+        if let ticket = breakerTicket, let breaker = decider.breaker {
+            breakerTicket = nil
+            breakerTransition = breaker.record(
+                failure: decider.compiledPolicy.breakerCountsFailure(
+                    outcome, method: input.method, failures: breaker.configuration.failures),
+                ticket: ticket, at: time.wall)
+        }
         if case .success = decision.action, !producedValue {
             var error = SDKError(kind: .internalError)
             if case .transport(let transport) = outcome { error.transport = transport }
@@ -212,6 +232,7 @@ public struct RequestStateMachine: Sendable {
 
     /// The wait the machine asked for ended at `time`.
     public mutating func waitFinished(at time: RequestTime) -> Action {
+        breakerTransition = nil
         switch state {
         case .backingOff(let refresh): return afterBackoff(refresh: refresh, at: time)
         case .coolingDown: return admit(at: time)
@@ -223,6 +244,7 @@ public struct RequestStateMachine: Sendable {
     /// `failure` is what it threw, if it failed.
     public mutating func credentialRefreshFinished(at time: RequestTime, failure: (any Error)? = nil) -> Action {
         guard case .refreshing = state else { preconditionFailure("credentialRefreshFinished follows refreshCredentials") }
+        breakerTransition = nil
         guard let failure else { return admit(at: time) }
         state = .finished
         guard let last = history.last else { preconditionFailure("a refresh follows a recorded attempt") }
@@ -238,6 +260,7 @@ public struct RequestStateMachine: Sendable {
     /// cancelling is the caller's choice, not a fault.
     public mutating func cancelled(at time: RequestTime) -> RetryFailure {
         state = .finished
+        releaseBreakerTicket()
         var error = SDKError(kind: .cancelled, transport: .cancelled)
         if decider.matchingRule(for: .transport(.cancelled), method: input.method) != nil {
             var cancelled = input
@@ -266,6 +289,7 @@ public struct RequestStateMachine: Sendable {
     private mutating func admit(at time: RequestTime) -> Action {
         switch decider.admit(now: time.wall) {
         case .proceed:
+            if let breaker = decider.breaker { return admitThrough(breaker, at: time) }
             return beginAttempt(at: time)
         case .reject(let error):
             state = .finished
@@ -283,6 +307,25 @@ public struct RequestStateMachine: Sendable {
         }
     }
 
+    /// The circuit breaker lets the attempt through, or ends the request.
+    private mutating func admitThrough(_ breaker: CircuitBreaker, at time: RequestTime) -> Action {
+        let (admission, transition) = breaker.admit(at: time.wall)
+        // An attempt's result may have changed the breaker just before
+        // this admission, within the same event: keep that change.
+        if let transition { breakerTransition = transition }
+        switch admission {
+        case .proceed(let ticket):
+            breakerTicket = ticket
+            return beginAttempt(at: time)
+        case .reject(let retryAfter):
+            state = .finished
+            rejectedByBreaker = true
+            var error = SDKError(kind: breaker.configuration.error, retryAfter: retryAfter)
+            error.detail = retryAfter == nil ? "circuit half-open, every probe in flight" : "circuit open"
+            return .fail(RetryFailure(error: error, reason: .circuitOpen, attempts: history))
+        }
+    }
+
     /// The next attempt may run for the per-attempt timeout, cut to what is
     /// left of the total deadline; once nothing is left the request fails.
     private mutating func beginAttempt(at time: RequestTime) -> Action {
@@ -293,12 +336,21 @@ public struct RequestStateMachine: Sendable {
                 var error = history.last.map(errorOf) ?? SDKError(kind: .timeout, transport: .timeout)
                 error.detail = error.detail ?? "total deadline of \(total.formattedForHumans) reached"
                 state = .finished
+                releaseBreakerTicket()
                 return .fail(RetryFailure(error: error, reason: .deadlineExceeded, attempts: history))
             }
             limit = limit.map { min($0, remaining) } ?? remaining
         }
         state = .attempting(startedAt: time.elapsed)
         return .startAttempt(number: input.attempt, timeLimit: limit)
+    }
+
+    /// An admitted attempt that will never report a result gives its
+    /// place back (a half-open breaker would otherwise wait for it).
+    private mutating func releaseBreakerTicket() {
+        guard let ticket = breakerTicket, let breaker = decider.breaker else { return }
+        breakerTicket = nil
+        breaker.release(ticket)
     }
 
     private mutating func append(_ record: consuming AttemptRecord) {

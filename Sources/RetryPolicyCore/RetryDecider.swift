@@ -18,20 +18,28 @@ public struct RetryDecider: Sendable {
     @inlinable public var budget: RetryBudget? { compiled.budget }
     /// The shared server-directed cooldown.
     @inlinable public var cooldown: CooldownGate { compiled.cooldown }
+    /// The shared circuit breaker, when the policy has one.
+    @inlinable public var breaker: CircuitBreaker? { compiled.breaker }
 
-    public init(policy: Policy, budget: RetryBudget? = nil, cooldown: CooldownGate = CooldownGate()) {
+    public init(
+        policy: Policy, budget: RetryBudget? = nil, cooldown: CooldownGate = CooldownGate(),
+        breaker: CircuitBreaker? = nil
+    ) {
         compiled = CompiledPolicy(
-            policy: policy, budget: budget ?? policy.budget.map(RetryBudget.init(configuration:)), cooldown: cooldown)
+            policy: policy, budget: budget ?? policy.budget.map(RetryBudget.init(configuration:)), cooldown: cooldown,
+            breaker: breaker ?? policy.breaker.map(CircuitBreaker.init(configuration:)))
     }
 
-    /// A decider whose budget (when the policy has one) and cooldown are
-    /// shared through `store` under `key`, by default the policy's name.
+    /// A decider whose budget and breaker (when the policy has them) and
+    /// cooldown are shared through `store` under `key`, by default the
+    /// policy's name.
     public init(policy: Policy, store: any RetryStateStore, key: String? = nil) {
         let key = key ?? policy.name
         self.init(
             policy: policy,
             budget: policy.budget.map { RetryBudget(configuration: $0, store: store, key: key) },
-            cooldown: CooldownGate(store: store, key: key))
+            cooldown: CooldownGate(store: store, key: key),
+            breaker: policy.breaker.map { CircuitBreaker(configuration: $0, store: store, key: key) })
     }
 
     /// The header names the policy reads, so adapters can pass only those.

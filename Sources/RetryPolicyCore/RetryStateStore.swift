@@ -30,6 +30,19 @@ public protocol RetryStateStore: AnyObject, Sendable {
     /// `gate` has just extended its local cooldown to `until` because of
     /// `error`: share it with everyone on `gate.key`. Must not wait.
     func cooldownRecorded(until: Timestamp, error: SDKError, by gate: CooldownGate)
+
+    /// May a call under `breaker` (shared under `breaker.key`) start at
+    /// `now`? The default keeps the breaker in this process
+    /// (``CircuitBreaker/admitLocally(at:)``). Must not wait.
+    func admit(at now: Timestamp, through breaker: CircuitBreaker)
+        -> (CircuitBreakerStateMachine.Admission, CircuitBreakerTransition?)
+
+    /// A call admitted by `breaker` ended; the default records it in this
+    /// process (``CircuitBreaker/recordLocally(failure:ticket:at:)``).
+    /// Must not wait.
+    func record(
+        failure: Bool, ticket: CircuitBreakerStateMachine.Ticket, at now: Timestamp, in breaker: CircuitBreaker
+    ) -> CircuitBreakerTransition?
 }
 
 /// The default store: state lives in this process only.

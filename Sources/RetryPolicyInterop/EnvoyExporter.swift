@@ -122,6 +122,11 @@ public enum EnvoyExporter {
         if policy.budget != nil {
             warnings.append(budgetWarning(behaviour, target: "Envoy"))
         }
+        if let warning = behaviour.breakerWarning(
+            target: "Envoy", instead: "a cluster's outlier_detection ejects failing hosts; its circuit_breakers cap concurrent requests")
+        {
+            warnings.append(warning)
+        }
         // No total in the policy: no deadline, which Envoy spells 0s (its default is 15s).
         let total = policy.timeouts.total ?? .zero
         let document: InteropValue = .object([
@@ -253,6 +258,11 @@ public enum IstioExporter {
             retries.append(.init("attempts", .int(0)))
         }
         if policy.budget != nil { warnings.append(EnvoyExporter.budgetWarning(behaviour, target: "Istio")) }
+        if let warning = behaviour.breakerWarning(
+            target: "Istio", instead: "a DestinationRule's outlierDetection ejects failing hosts")
+        {
+            warnings.append(warning)
+        }
         var route: [InteropValue.Field] = []
         if let total = policy.timeouts.total { route.append(.init("timeout", .string(ForeignDuration.protoText(total)))) }
         route.append(.init("retries", .object(retries)))

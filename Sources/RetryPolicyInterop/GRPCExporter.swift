@@ -117,6 +117,9 @@ public enum GRPCExporter {
             warnings += budgetWarnings
             if let throttling { document.append(.init("retryThrottling", throttling)) }
         }
+        if let warning = behaviour.breakerWarning(target: "gRPC", instead: "retryThrottling stops retries, not calls") {
+            warnings.append(warning)
+        }
         return ExportResult(format: .grpc, document: .object(document), warnings: warnings)
     }
 

@@ -306,7 +306,7 @@ struct LintCommandTests {
         ])
         let differ = try workspace.run(["lint", "ios.yaml"])
         #expect(differ.status == 1, "\(differ)")
-        #expect(differ.stdout.contains("ios.yaml:35:1: error: decides differently from android.yaml (stops-429) on 27 of 13770 inputs"), "\(differ)")
+        #expect(differ.stdout.contains("ios.yaml:36:1: error: decides differently from android.yaml (stops-429) on 27 of 13770 inputs"), "\(differ)")
         let same = try workspace.run(["lint", "twin.yaml"])
         #expect(same.status == 0, "\(same)")
     }

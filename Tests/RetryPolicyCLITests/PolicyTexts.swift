@@ -37,6 +37,7 @@ enum PolicyTexts {
         default:
           error: network_error
           action: stop
+        breaker: {}
 
         """
 
@@ -58,6 +59,7 @@ enum PolicyTexts {
           - {transport: [timeout, connection_lost], error: timeout, action: retry}
           - {status: 4xx, error: network_error, action: stop}
         default: {error: network_error, action: stop}
+        breaker: {}
 
         """
 
@@ -89,6 +91,7 @@ enum PolicyTexts {
         default:
           error: network_error
           action: stop
+        breaker: {}
 
         """
 }

@@ -218,6 +218,7 @@ struct ExecutorRetryTests {
             case .refreshingCredentials: "refresh"
             case .succeeded(let attempts, _): "succeeded after \(attempts)"
             case .failed(let error, _, _, _): "failed \(error.kind)"
+            case .circuitBreaker(let transition): "breaker \(transition.state)"
             }
         }
         #expect(names == [

@@ -58,10 +58,34 @@ struct ExecutorSimulatorAgreementTests {
         let defaults: [DefaultRule?] = [
             DefaultRule(error: .internalError, action: .stop), DefaultRule(error: .networkError, action: .retry), nil,
         ]
-        return Policy(
+        var policy = Policy(
             name: "generated", attempts: 1 + genes[0] % 5, backoff: backoff, retryAfter: retryAfter,
             timeouts: TimeoutBudget(perAttempt: pick(10, perAttempt), total: pick(11, total)), endpoints: endpoints,
             idempotency: idempotency, budget: pick(15, budgets), rules: rules, defaultRule: pick(19, defaults))
+        policy.breaker = breaker(genes)
+        return policy
+    }
+
+    /// A circuit breaker small enough to open, half-open and close within
+    /// one request's few attempts, or none.
+    static func breaker(_ genes: [Int]) -> CircuitBreakerConfiguration? {
+        func pick<T>(_ index: Int, _ options: [T]) -> T { options[genes[index] % options.count] }
+        guard genes[23] % 3 != 0 else { return nil }
+        let failures: [CircuitBreakerConfiguration.Failures] = [
+            .retried, .init(errors: [.status5xx, .timeout]), .init(statuses: [.range(500...599), .code(429)]),
+            .init(rules: [0]),
+        ]
+        return CircuitBreakerConfiguration(
+            sampling: pick(24, [.count(4), .time(.seconds(1)), .count(2)]),
+            failureRatio: pick(25, [0.5, 1.0, 0.3]),
+            minimumCalls: pick(26, [2, 3, 1]),
+            consecutiveFailures: pick(27, [nil, 1, 2, 3]),
+            breakDuration: pick(28, [Duration.milliseconds(150), .milliseconds(40), .seconds(3)]),
+            breakMultiplier: pick(29, [1.0, 2.0]),
+            maxBreak: .milliseconds(500),
+            halfOpenProbes: pick(30, [1, 2]),
+            failures: pick(31, failures),
+            error: pick(32, [SDKError.Kind.status5xx, .networkError]))
     }
 
     static func request(_ genes: [Int]) -> RetryRequest {
@@ -248,7 +272,7 @@ struct ExecutorSimulatorAgreementTests {
                 story.entries.append(.wait(start: now, duration: duration, reason: cause))
                 await clock.sleepers(atLeast: 1)
                 clock.advanceToNextDeadline()
-            case .refreshingCredentials:
+            case .refreshingCredentials, .circuitBreaker:
                 break
             case .succeeded(let attempts, let elapsed):
                 story.succeeded = true
@@ -269,15 +293,20 @@ struct ExecutorSimulatorAgreementTests {
 
     @Test("the same attempts at the same instants, the same waits and the same end, for any policy and server")
     func executorAndSimulatorAgree() async {
+        // How many generated cases a breaker ended: the property must reach
+        // the breaker's states, not only policies without one.
+        let circuitOpen = Mutex(0)
+        defer { #expect(circuitOpen.withLock { $0 } > 0, "no generated case ended with circuit_open") }
         await propertyCheck(
             count: 2_000,
-            input: Gen.int(in: 0...1_000).array(of: 23), Gen.int(in: 0...100_000).array(of: 1...6), Gen.uint64()
+            input: Gen.int(in: 0...1_000).array(of: 33), Gen.int(in: 0...100_000).array(of: 1...6), Gen.uint64()
         ) { genes, codes, seed in
             let policy = Self.policy(genes)
             let request = Self.request(genes)
             let script = codes.map(Self.step)
             let simulated = Self.simulated(policy, request, script, seed: seed)
             let executed = await Self.executed(policy, request, script, seed: seed)
+            if simulated.reason == .circuitOpen { circuitOpen.withLock { $0 += 1 } }
             #expect(
                 executed == simulated,
                 "\(policy.name): \(request.method) \(script)\nexecutor:\n\(executed)\nsimulator:\n\(simulated)\npolicy: \(policy)")

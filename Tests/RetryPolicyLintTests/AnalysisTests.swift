@@ -105,9 +105,48 @@ struct AnalysisTests {
         if case .success = ScriptedResponse.parseList("503,soon,200") { Issue.record("accepted a stray word") }
     }
 
+    @Test("simulate: a breaker that opens during a request ends it with circuit_open, without sending the next attempt")
+    func timelineWithBreaker() throws {
+        var policy = cleanPolicy().withBreaker(CircuitBreakerConfiguration(consecutiveFailures: 2, error: .networkError))
+        policy.attempts = 4
+        let timeline = RequestTimeline.simulate(policy: policy, responses: [try ScriptedResponse.parse("503").get()], seed: 1)
+        #expect(timeline.attempts.count == 2)
+        #expect(timeline.result.reason == .circuitOpen)
+        #expect(timeline.result.error == .networkError)
+        let unbroken = RequestTimeline.simulate(
+            policy: policy.withBreaker(nil), responses: [try ScriptedResponse.parse("503").get()], seed: 1)
+        #expect(unbroken.attempts.count == 4)
+    }
+
+    @Test("a shared breaker cuts the load during an outage and records its open and half-open periods")
+    func stormWithBreaker() throws {
+        var policy = cleanPolicy().withBreaker(
+            CircuitBreakerConfiguration(minimumCalls: 10, breakDuration: .seconds(5), halfOpenProbes: 2))
+        policy.attempts = 4
+        policy.timeouts = TimeoutBudget()
+        let response = try ScriptedResponse.parse("503").get()
+        let configuration = OutageStorm.Configuration(
+            clients: 200, outage: .seconds(20), outageResponse: response, spread: .seconds(40), shared: true)
+        let broken = OutageStorm.run(policy: policy, configuration: configuration)
+        let plain = OutageStorm.run(policy: policy.withBreaker(nil), configuration: configuration)
+        #expect(broken.outageRequests * 5 < plain.outageRequests, "\(broken.outageRequests) vs \(plain.outageRequests)")
+        #expect((broken.failures[.circuitOpen] ?? 0) > 0)
+        #expect(plain.breakerPeriods.isEmpty)
+        let states = broken.breakerPeriods.map(\.state)
+        #expect(states.first == .open)
+        #expect(states.contains(.halfOpen))
+        // Periods follow each other: each ends where the next starts.
+        for (earlier, later) in zip(broken.breakerPeriods, broken.breakerPeriods.dropFirst()) {
+            #expect(earlier.end != nil && earlier.end! <= later.start)
+        }
+        let svg = broken.svg(title: "breaker")
+        #expect(svg.contains("breaker open from "))
+        #expect(svg.contains("breaker half-open from"))
+    }
+
     @Test("a storm without jitter is synchronised; a shared budget cuts the load")
     func storm() throws {
-        var policy = cleanPolicy()
+        var policy = cleanPolicy().withBreaker(nil)
         policy.attempts = 6
         policy.timeouts = TimeoutBudget()
         policy.backoff.jitter = .none

@@ -306,7 +306,7 @@ struct LintRuleTests {
     func catalog() {
         let rules = LintCatalog.rules
         #expect(Set(rules.map(\.id)).count == rules.count)
-        #expect(rules.map(\.id) == (101...116).map { "RP\($0)" })
+        #expect(rules.map(\.id) == (101...116).map { "RP\($0)" } + ["RP120", "RP121"])
         for rule in rules {
             #expect(!rule.summary.isEmpty && rule.explanation.count > 100, "\(rule.id)")
         }
@@ -330,5 +330,67 @@ struct LintScaleTests {
         #expect(found.last?.message == "4850 more rules can never match because earlier rules cover all their inputs (only the first 50 are listed)")
         #expect(found[0].message == "rule at line 200 can never match: rule at line 100 already matches every input it matches")
         #expect(elapsed < .seconds(20), "lint must not be quadratic in the number of rules: \(elapsed)")
+    }
+}
+
+@Suite("Lint rules: circuit breaker")
+struct BreakerLintRuleTests {
+    @Test("RP120: minimum_calls above a count window with no consecutive rule, at the key")
+    func minimumCallsUnreachable() throws {
+        var policy = cleanPolicy().withBreaker(CircuitBreakerConfiguration(sampling: .count(10), minimumCalls: 20, location: at(30)))
+        policy.keyLocations["breaker.minimum_calls"] = at(33)
+        let found = findings(policy).filter { $0.id == "RP120" }
+        try #require(found.count == 1)
+        #expect(found[0].location.line == 33)
+        #expect(found[0].severity == .warning)
+        #expect(found[0].message == "the breaker can never open: minimum_calls 20 is more than the window of 10 calls holds, and consecutive_failures is not set")
+    }
+
+    @Test("RP120 is silent when the window holds minimum_calls, a consecutive rule exists, or the window is by time")
+    func minimumCallsReachable() {
+        #expect(!ids(cleanPolicy().withBreaker(CircuitBreakerConfiguration(sampling: .count(20), minimumCalls: 20))).contains("RP120"))
+        #expect(!ids(cleanPolicy().withBreaker(CircuitBreakerConfiguration(sampling: .count(10), minimumCalls: 20, consecutiveFailures: 5))).contains("RP120"))
+        #expect(!ids(cleanPolicy().withBreaker(CircuitBreakerConfiguration(sampling: .time(.seconds(1)), minimumCalls: 1000))).contains("RP120"))
+    }
+
+    @Test("RP120: no outcome counts as a failure (a kind no rule reports, or nothing retried)")
+    func noFailures() throws {
+        var policy = cleanPolicy().withBreaker(CircuitBreakerConfiguration(failures: .init(errors: [.noFill]), location: at(30)))
+        policy.keyLocations["breaker.failures"] = at(34)
+        let found = findings(policy).filter { $0.id == "RP120" }
+        try #require(found.count == 1)
+        #expect(found[0].location.line == 34)
+        #expect(found[0].message == "the breaker can never open: no outcome the policy decides counts as a failure under breaker.failures")
+        var stops = cleanPolicy()
+        for index in stops.rules.indices { stops.rules[index].action = .stop }
+        #expect(findings(stops).filter { $0.id == "RP120" }.map(\.message) == [
+            "the breaker can never open: no outcome counts as a failure: by default a failure is an outcome the policy retries, and no rule or default retries",
+        ])
+        #expect(!ids(cleanPolicy().withBreaker(CircuitBreakerConfiguration(failures: .init(errors: [.timeout])))).contains("RP120"))
+    }
+
+    @Test("RP121: 5xx retried with neither breaker nor budget is a note at the rule's status")
+    func noBreakerOrBudget() throws {
+        var policy = cleanPolicy().withBreaker(nil)
+        policy.keyLocations["rules[2].status"] = at(23, column: 13)
+        let found = findings(policy).filter { $0.id == "RP121" }
+        try #require(found.count == 1)
+        #expect(found[0].severity == .note)
+        #expect(found[0].location == at(23, column: 13))
+        #expect(found[0].message == "500 is retried, but the policy has neither a circuit breaker nor a retry budget: during an outage nothing bounds the load its retries add")
+    }
+
+    @Test("RP121 is silent with a breaker, with a budget, when 5xx is not retried, or with one attempt")
+    func noBreakerOrBudgetNegative() {
+        #expect(!ids(cleanPolicy()).contains("RP121"))
+        var budget = cleanPolicy().withBreaker(nil)
+        budget.budget = RetryBudgetConfiguration()
+        #expect(!ids(budget).contains("RP121"))
+        var stops = cleanPolicy().withBreaker(nil)
+        stops.rules[2].action = .stop
+        #expect(!ids(stops).contains("RP121"))
+        var single = cleanPolicy().withBreaker(nil)
+        single.attempts = 1
+        #expect(!ids(single).contains("RP121"))
     }
 }

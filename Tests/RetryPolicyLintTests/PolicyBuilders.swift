@@ -34,4 +34,13 @@ func cleanPolicy() -> Policy {
         ],
         defaultRule: DefaultRule(error: .networkError, action: .stop, location: at(28)),
         location: at(1, column: 1))
+    .withBreaker(CircuitBreakerConfiguration(location: at(30)))
+}
+
+extension Policy {
+    func withBreaker(_ breaker: CircuitBreakerConfiguration?) -> Policy {
+        var copy = self
+        copy.breaker = breaker
+        return copy
+    }
 }

@@ -40,3 +40,27 @@ import Testing
         #expect(policy.rules[0].location == SourceLocation(file: "policy-format.md", line: 49, column: 5))
     }
 }
+
+/// The `breaker` example of docs/policy-format.md loads and means what its
+/// comments say; the defaults it states are the configuration's defaults.
+@Suite struct BreakerFormatDocumentTests {
+    @Test func breakerExampleLoadsWithTheValuesItsCommentsState() throws {
+        let document = try RepositoryFiles.text("docs/policy-format.md")
+        let start = try #require(document.range(of: "```yaml\nbreaker:"))
+        let end = try #require(document.range(of: "```", range: start.upperBound..<document.endIndex))
+        let yaml = "version: 1\nname: breaker\nrules:\n  - {status: 5xx, error: status_5xx, action: retry}\n"
+            + "  - {status: 404, error: not_found, action: stop}\n"
+            + String(document[document.index(start.lowerBound, offsetBy: 8)..<end.lowerBound])
+        let breaker = try #require(try PolicyLoader().loadPolicy(yaml: yaml, path: "policy-format.md").breaker)
+        let defaults = CircuitBreakerConfiguration()
+        #expect(breaker.sampling == defaults.sampling)
+        #expect(breaker.failureRatio == defaults.failureRatio)
+        #expect(breaker.minimumCalls == defaults.minimumCalls)
+        #expect(breaker.breakDuration == defaults.breakDuration)
+        #expect(breaker.halfOpenProbes == defaults.halfOpenProbes)
+        #expect(breaker.error == defaults.error)
+        #expect(defaults.consecutiveFailures == nil && breaker.consecutiveFailures == 10)
+        #expect(breaker.breakDuration(opening: 5) == .seconds(300))
+        #expect(breaker.failures == .init(rules: [1], errors: [.timeout], statuses: [.range(500...599), .code(429)]))
+    }
+}

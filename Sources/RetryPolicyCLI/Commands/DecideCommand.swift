@@ -225,6 +225,7 @@ enum DecisionSentence {
                 }
                 because = "which retries it, but the server asked for \(asked), above the cap \(cap)"
             case .cancelled: because = "and cancelled requests are never retried"
+            case .circuitOpen: because = "which retries it, but the circuit breaker is open"
             }
             // "the default ... decides, which ..." reads oddly; the default is not a rule.
             let joined = outline.ruleIndex == nil ? because.replacingOccurrences(of: "which ", with: "and it ", options: .anchored) : because

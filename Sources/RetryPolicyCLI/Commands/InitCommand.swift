@@ -83,6 +83,10 @@ enum StarterPolicy {
           methods: [GET, HEAD, PUT, DELETE, OPTIONS]   # POST and PATCH are not retried ...
           honor_idempotent_requests: true              # ... unless the request has an idempotency key
 
+        breaker:               # stop sending while the server is down: when half of the
+          failure_ratio: 0.5   # last 100 calls failed (20 at least), attempts fail at once
+          break: 30s           # with circuit_open for 30 s; then 5 probes decide
+
         # The first rule that matches decides.
         rules:
           - status: 429

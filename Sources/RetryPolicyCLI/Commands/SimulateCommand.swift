@@ -103,6 +103,13 @@ struct SimulateCommand: ParsableCommand {
             spread: spread.value, latency: latency,
             window: window.value, shared: sharedBudget, seed: seed)
         let storm = OutageStorm.run(policy: loaded, configuration: configuration)
+        // The same storm without the breaker, to show what it saves.
+        var unbroken: OutageStorm?
+        if loaded.breaker != nil {
+            var without = loaded
+            without.breaker = nil
+            unbroken = OutageStorm.run(policy: without, configuration: configuration)
+        }
         if let svg {
             let title = "\(loaded.name): \(clients) clients, \(configuration.outage.formattedForHumans) outage of \(configuration.outageResponse), jitter \(loaded.backoff.jitter.rawValue)"
             do {
@@ -112,8 +119,8 @@ struct SimulateCommand: ParsableCommand {
             }
         }
         switch format {
-        case .human: StandardOutput.write(StormText.render(storm, policy: loaded))
-        case .json: StandardOutput.write(StormText.json(storm, policy: loaded).rendered() + "\n")
+        case .human: StandardOutput.write(StormText.render(storm, policy: loaded, withoutBreaker: unbroken))
+        case .json: StandardOutput.write(StormText.json(storm, policy: loaded, withoutBreaker: unbroken).rendered() + "\n")
         }
     }
 }
@@ -197,10 +204,10 @@ enum TimelineText {
 enum StormText {
     static let maximumRows = 60
 
-    static func render(_ storm: OutageStorm, policy: Policy) -> String {
+    static func render(_ storm: OutageStorm, policy: Policy, withoutBreaker unbroken: OutageStorm? = nil) -> String {
         let configuration = storm.configuration
         var output = "\(policy.name): \(configuration.clients) clients, outage of \(configuration.outage.formattedForHumans) answering \(configuration.outageResponse), "
-        output += "jitter \(policy.backoff.jitter.rawValue), \(policy.budget == nil ? "no" : configuration.shared ? "one shared" : "per-client") budget, seed \(configuration.seed)\n"
+        output += "jitter \(policy.backoff.jitter.rawValue), \(policy.budget == nil ? "no" : configuration.shared ? "one shared" : "per-client") budget\(policy.breaker == nil ? "" : configuration.shared ? ", one shared breaker" : ", per-client breaker"), seed \(configuration.seed)\n"
         output += "server load: \(storm.totalRequests) requests in total, peak \(storm.peak) per \(configuration.window.formattedForHumans) at \(storm.peakAt.formattedForHumans)"
         output += " (\(formatRatio(storm.totalRequests, configuration.clients)) requests per client)\n"
         output += "largest retry burst: \(storm.retryBurst == 1 ? "1 retry" : "\(storm.retryBurst) retries") within \(OutageStorm.burstWindow.formattedForHumans)\n"
@@ -212,6 +219,17 @@ enum StormText {
         }
         if storm.rejectedByCooldown > 0 { outcome += ", \(storm.rejectedByCooldown) refused by cooldown without a request" }
         output += outcome + "; the last finished at \(storm.finishedAt.formattedForHumans)\n"
+        if let unbroken {
+            var line = "breaker: \(storm.outageRequests) requests during the outage, \(unbroken.outageRequests) without the breaker"
+            if !storm.breakerPeriods.isEmpty {
+                let opened = storm.breakerPeriods.filter { $0.state == .open }
+                let openTime = opened.reduce(Duration.zero) { $0 + (($1.end ?? storm.finishedAt) - $1.start) }
+                line += "; opened \(opened.count == 1 ? "once" : "\(opened.count) times"), open \(openTime.formattedForHumans) in total"
+            } else if !storm.configuration.shared {
+                line += " (one breaker per client)"
+            }
+            output += line + "\n"
+        }
         output += "requests per \(configuration.window.formattedForHumans):\n"
         let width = 40
         let labels = storm.load.indices.map { (configuration.window * $0).formattedForHumans }
@@ -227,8 +245,22 @@ enum StormText {
         return output
     }
 
-    static func json(_ storm: OutageStorm, policy: Policy) -> JSONValue {
+    static func json(_ storm: OutageStorm, policy: Policy, withoutBreaker unbroken: OutageStorm? = nil) -> JSONValue {
         let configuration = storm.configuration
+        var breaker: [(String, JSONValue)] = []
+        if let unbroken {
+            breaker = [("breaker", .object([
+                ("outage_requests", .int(storm.outageRequests)),
+                ("outage_requests_without_breaker", .int(unbroken.outageRequests)),
+                ("periods", .array(storm.breakerPeriods.map { period in
+                    .object([
+                        ("state", .string(period.state.rawValue)),
+                        ("start_ms", DecisionJSON.milliseconds(period.start)),
+                        ("end_ms", period.end.map(DecisionJSON.milliseconds) ?? .null),
+                    ])
+                })),
+            ]))]
+        }
         return .object([
             ("policy", .string(policy.name)),
             ("clients", .int(configuration.clients)),
@@ -246,7 +278,7 @@ enum StormText {
             ("rejected_by_cooldown", .int(storm.rejectedByCooldown)),
             ("finished_at_ms", DecisionJSON.milliseconds(storm.finishedAt)),
             ("load", .array(storm.load.map(JSONValue.int))),
-        ])
+        ] + breaker)
     }
 
     static func formatRatio(_ total: Int, _ clients: Int) -> String {

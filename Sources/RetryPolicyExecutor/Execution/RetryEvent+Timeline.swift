@@ -39,6 +39,8 @@ extension RetryEvent: CustomStringConvertible {
             return "[\(elapsed.formattedForHumans)] succeeded after \(attempts) attempt\(attempts == 1 ? "" : "s")"
         case .failed(let error, let reason, let attempts, let elapsed):
             return "[\(elapsed.formattedForHumans)] failed after \(attempts) attempt\(attempts == 1 ? "" : "s"): \(error.message) (\(reason.rawValue))"
+        case .circuitBreaker(let transition):
+            return transition.description
         }
     }
 }

@@ -20,6 +20,10 @@ public enum RetryEvent: Hashable, Sendable {
     case succeeded(attempts: Int, elapsed: Duration)
     /// The request failed; the failure carries its history.
     case failed(error: SDKError, reason: StopReason, attempts: Int, elapsed: Duration)
+    /// The policy's circuit breaker changed state because of this request
+    /// (an attempt's result opened or closed it, or an admission found the
+    /// break over).
+    case circuitBreaker(CircuitBreakerTransition)
 }
 
 /// Receives ``RetryEvent``s synchronously, on the task running the

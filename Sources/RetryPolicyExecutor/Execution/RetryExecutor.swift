@@ -293,7 +293,7 @@ extension RetryExecutor {
                     throw cancellation(&machine, request: request, start: start)
                 }
                 now = clock.now
-                action = waitFinished(&machine, at: now, start: start)
+                action = waitFinished(&machine, at: now, start: start, request: request)
             case .refreshCredentials:
                 var failure: (any Error)?
                 if let refresh = self.refreshCredentials {
@@ -306,7 +306,7 @@ extension RetryExecutor {
                     }
                 }
                 now = clock.now
-                action = credentialRefreshFinished(&machine, at: now, start: start, failure: failure)
+                action = credentialRefreshFinished(&machine, at: now, start: start, failure: failure, request: request)
             case .succeed:
                 if let value = lastValue {
                     if !setup.isUnobserved {
@@ -394,7 +394,11 @@ extension RetryExecutor {
         guard let first else {
             // No attempt starts after cancellation.
             if Task.isCancelled { throw cancellation(&machine, request: request, start: start) }
-            return machine.start(at: time(start, since: start))
+            let action = machine.start(at: time(start, since: start))
+            if !setup.isUnobserved, let transition = machine.breakerTransition {
+                reportBreaker(transition, request: request)
+            }
+            return action
         }
         let started = machine.startAdmitted(at: time(start, since: start))
         guard case .startAttempt = started else { return started }
@@ -439,24 +443,32 @@ extension RetryExecutor {
         if !setup.isUnobserved, let record = machine.history.last {
             observer?(.attemptFinished(record))
             telemetry?.attemptFinished(record, policy: decider.policy.name, endpoint: request.endpoint)
+            if let transition = machine.breakerTransition { reportBreaker(transition, request: request) }
         }
         return action
     }
 
     /// Tells the machine a wait ended at `now`.
     @inlinable @inline(never)
-    func waitFinished(_ machine: inout RequestStateMachine, at now: C.Instant, start: C.Instant)
+    func waitFinished(
+        _ machine: inout RequestStateMachine, at now: C.Instant, start: C.Instant, request: RetryRequest
+    )
         -> RequestStateMachine.Action
     {
-        machine.waitFinished(at: time(now, since: start))
+        let action = machine.waitFinished(at: time(now, since: start))
+        if let transition = machine.breakerTransition { reportBreaker(transition, request: request) }
+        return action
     }
 
     /// Tells the machine a credential refresh ended at `now`.
     @inlinable @inline(never)
     func credentialRefreshFinished(
-        _ machine: inout RequestStateMachine, at now: C.Instant, start: C.Instant, failure: (any Error)?
+        _ machine: inout RequestStateMachine, at now: C.Instant, start: C.Instant, failure: (any Error)?,
+        request: RetryRequest
     ) -> RequestStateMachine.Action {
-        machine.credentialRefreshFinished(at: time(now, since: start), failure: failure)
+        let action = machine.credentialRefreshFinished(at: time(now, since: start), failure: failure)
+        if let transition = machine.breakerTransition { reportBreaker(transition, request: request) }
+        return action
     }
 
     /// The failure the machine decided, carrying the last value returned.
@@ -489,6 +501,15 @@ extension RetryExecutor {
     @inlinable @inline(never)
     func reportAttemptStarted(number: Int, at startedAt: Duration) {
         observer?(.attemptStarted(number: number, at: startedAt))
+    }
+
+    /// A change of the circuit breaker this request caused: an event, a
+    /// log line and a metric.
+    @inlinable @inline(never)
+    func reportBreaker(_ transition: CircuitBreakerTransition, request: RetryRequest) {
+        guard !setup.isUnobserved else { return }
+        observer?(.circuitBreaker(transition))
+        telemetry?.breakerChanged(transition, policy: decider.policy.name, endpoint: request.endpoint)
     }
 
     @inlinable @inline(never)

@@ -17,6 +17,8 @@ import RetryPolicyCore
 /// | `retry_policy_waits` | timer | policy, endpoint, cause (`backoff`/`server`/`cooldown`) |
 /// | `retry_policy_requests` | counter | policy, endpoint, result (`success`/`failure`), error, reason |
 /// | `retry_policy_request_duration` | timer | policy, endpoint, result |
+/// | `retry_policy_breaker_transitions` | counter | policy, state (`open`/`half_open`/`closed`), reason |
+/// | `retry_policy_breaker_open` | gauge | policy (1 while open or half-open, 0 once closed) |
 ///
 /// An executor without telemetry pays nothing; one whose factory is the
 /// no-op factory (nothing bootstrapped) skips creating metric objects.
@@ -138,6 +140,34 @@ public struct RetryTelemetry: Sendable {
                 "retry.duration": "\(elapsed.formattedForHumans)",
                 "retry.message": "\(failure.error.message)",
             ])
+    }
+
+    @usableFromInline
+    func breakerChanged(_ transition: CircuitBreakerTransition, policy: String, endpoint: String?) {
+        var reason = "none"
+        var level = Logger.Level.info
+        var metadata: Logger.Metadata = [
+            "retry.policy": "\(policy)",
+            "retry.endpoint": "\(endpoint ?? "none")",
+            "retry.breaker.state": "\(transition.state)",
+        ]
+        if case .opened(let until, let length, let why) = transition {
+            reason = why.rawValue
+            level = .warning
+            metadata["retry.breaker.reason"] = "\(why.rawValue)"
+            metadata["retry.breaker.break"] = "\(length.formattedForHumans)"
+            metadata["retry.breaker.until"] = "\(until)"
+        }
+        if let factory {
+            Counter(
+                label: labelPrefix + "_breaker_transitions",
+                dimensions: [("policy", policy), ("state", transition.state), ("reason", reason)],
+                factory: factory
+            ).increment()
+            Gauge(label: labelPrefix + "_breaker_open", dimensions: [("policy", policy)], factory: factory)
+                .record(transition == .closed ? 0 : 1)
+        }
+        logger.log(level: level, "circuit breaker \(transition.state)", metadata: metadata)
     }
 
     static func decisionName(_ decision: Decision) -> String {

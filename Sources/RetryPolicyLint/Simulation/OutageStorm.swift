@@ -56,6 +56,24 @@ public struct OutageStorm: Sendable {
     /// break up, which per-second counts hide.
     public var retryBurst: Int
 
+    /// Requests that reached the server before the outage ended.
+    public var outageRequests: Int = 0
+    /// When a shared circuit breaker was open or half-open (one decider for
+    /// every client); empty otherwise.
+    public var breakerPeriods: [BreakerPeriod] = []
+
+    /// A stretch of time a shared breaker spent open or half-open; `end`
+    /// is `nil` when the storm ended first.
+    public struct BreakerPeriod: Hashable, Sendable {
+        public enum State: String, Hashable, Sendable {
+            case open
+            case halfOpen = "half_open"
+        }
+        public var state: State
+        public var start: Duration
+        public var end: Duration?
+    }
+
     /// The window of ``retryBurst``.
     public static let burstWindow: Duration = .milliseconds(10)
 
@@ -74,7 +92,7 @@ public struct OutageStorm: Sendable {
         // Separate clients need separate state only when the policy has
         // state (a budget or cooldowns); otherwise one decider is the same
         // and keeps a million-client storm small in memory.
-        let stateful = policy.budget != nil || policy.retryAfter.cooldown != .off
+        let stateful = policy.budget != nil || policy.breaker != nil || policy.retryAfter.cooldown != .off
         let shared = configuration.shared || !stateful
         var generator = SplitMix64(seed: configuration.seed)
         var queue = MinHeap<Event>()
@@ -97,6 +115,17 @@ public struct OutageStorm: Sendable {
         var failures: [StopReason: Int] = [:]
         var rejected = 0
         var finishedAt = Duration.zero
+        var periods: [BreakerPeriod] = []
+        // The shared breaker's changes, as the machines report them.
+        func note(_ transition: CircuitBreakerTransition?, at time: Duration) {
+            guard shared, let transition else { return }
+            if !periods.isEmpty, periods[periods.count - 1].end == nil { periods[periods.count - 1].end = time }
+            switch transition {
+            case .opened: periods.append(BreakerPeriod(state: .open, start: time, end: nil))
+            case .halfOpened: periods.append(BreakerPeriod(state: .halfOpen, start: time, end: nil))
+            case .closed: break
+            }
+        }
         let origin = RequestTimeline.origin
         let outageResponse = configuration.outageResponse
         let recovered = ScriptedResponse(outcome: .status(200))
@@ -110,13 +139,16 @@ public struct OutageStorm: Sendable {
                 var machine = RequestStateMachine(
                     decider: shared ? sharedDecider : RetryDecider(policy: policy), keepsHistory: false)
                 action = machine.start(at: RequestTime(elapsed: .zero, wall: origin + event.time))
+                note(machine.breakerTransition, at: event.time)
                 machines[client] = machine
             } else if let outcome = inFlight[client] {
                 inFlight[client] = nil
                 action = machines[client]!.attemptFinished(
                     outcome, at: time, producedValue: outcome.isResponse, using: &generator)
+                note(machines[client]!.breakerTransition, at: event.time)
             } else {
                 action = machines[client]!.waitFinished(at: time)
+                note(machines[client]!.breakerTransition, at: event.time)
             }
             var settled = false
             while !settled {
@@ -133,6 +165,7 @@ public struct OutageStorm: Sendable {
                     queue.push(Event(time: event.time + delay, client: client))
                 case .refreshCredentials:
                     action = machines[client]!.credentialRefreshFinished(at: time)
+                    note(machines[client]!.breakerTransition, at: event.time)
                     settled = false
                 case .succeed:
                     succeeded += 1
@@ -176,7 +209,8 @@ public struct OutageStorm: Sendable {
         return OutageStorm(
             configuration: configuration, load: load, totalRequests: requestStarts.count, peak: peak,
             peakAt: .nanoseconds(Int64(peakSlot) * windowNanos), succeeded: succeeded, failures: failures,
-            rejectedByCooldown: rejected, finishedAt: finishedAt, retryBurst: burst)
+            rejectedByCooldown: rejected, finishedAt: finishedAt, retryBurst: burst,
+            outageRequests: requestStarts.lazy.filter { $0 < configuration.outage }.count, breakerPeriods: periods)
     }
 
     /// An SVG bar chart of the load per window, with the end of the outage
@@ -205,6 +239,19 @@ public struct OutageStorm: Sendable {
             <text x="\(Int(left))" y="24" font-size="14">\(JUnitFormatter.escape(title))</text>
 
             """
+        // Shared breaker periods behind the bars: open in grey, half-open
+        // in yellow.
+        let periodNanos = Double(max(window.nanosecondsSaturated, 1))
+        let plotEnd = window * bars.count
+        for period in breakerPeriods {
+            let end = min(period.end ?? plotEnd, plotEnd)
+            guard end > period.start else { continue }
+            let x = left + Double(period.start.nanosecondsSaturated) / periodNanos * barWidth
+            let span = Double((end - period.start).nanosecondsSaturated) / periodNanos * barWidth
+            let fill = period.state == .open ? "#cccccc" : "#f0e68c"
+            let label = period.state == .open ? "breaker open" : "breaker half-open"
+            svg += "<rect x=\(quoted(x)) y=\(quoted(top)) width=\(quoted(max(span, 0.5))) height=\(quoted(plotHeight)) fill=\"\(fill)\" fill-opacity=\"0.6\"><title>\(label) from \(period.start.formattedForHumans) to \(end.formattedForHumans)</title></rect>\n"
+        }
         for (index, count) in bars.enumerated() where count > 0 {
             let x = left + Double(index) * barWidth
             let barHeight = Double(count) * scale

@@ -125,6 +125,9 @@ struct PolicyDecoder {
             }
         }
         if let node = fields["default"] { policy.defaultRule = defaultRule(node, known: known) }
+        if let node = fields["breaker"] {
+            policy.breaker = breaker(node, ruleCount: fields["rules"].map(Self.itemCount) ?? 0, known: known)
+        }
         if let node = fields["parity"], let items = reader.list(node, at: "parity", what: "a list of policy file paths") {
             policy.parity = items.compactMap { reader.string($0, at: "parity", what: "a policy file path") }
         }
@@ -229,6 +232,11 @@ struct PolicyDecoder {
             }
         }
         return result
+    }
+
+    /// How many items a list holds (0 for anything else).
+    static func itemCount(_ node: YAMLNode) -> Int {
+        if case .sequence(let items, _) = node { items.count } else { 0 }
     }
 
     private mutating func budget(_ node: YAMLNode) -> RetryBudgetConfiguration? {
