@@ -49,5 +49,37 @@ let package = Package(
             path: "Benchmarks/ExecutorBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
+        // Decision + admission with the PostgreSQL store attached against
+        // the in-memory store. Needs a server: `Scripts/fleet.py` starts one
+        // and passes its URL in RETRY_POLICY_BENCH_POSTGRES_URL; without it
+        // the benchmarks are skipped with a note.
+        .executableTarget(
+            name: "FleetBenchmarks",
+            dependencies: [
+                "FleetWorkloads",
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "RetryPolicyCore", package: "swift-retry-policy"),
+                .product(name: "RetryPolicyPostgres", package: "swift-retry-policy"),
+            ],
+            path: "Benchmarks/FleetBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        // The fleet policy and clock shared by the benchmarks and the probe.
+        .target(
+            name: "FleetWorkloads",
+            dependencies: [.product(name: "RetryPolicyCore", package: "swift-retry-policy")]
+        ),
+        // Separate OS processes for `Scripts/fleet.py`: a request load
+        // (round trips per 1,000 requests) and cooldown propagation
+        // (one sender, several observers).
+        .executableTarget(
+            name: "fleet-probe",
+            dependencies: [
+                "FleetWorkloads",
+                .product(name: "RetryPolicyCore", package: "swift-retry-policy"),
+                .product(name: "RetryPolicyPostgres", package: "swift-retry-policy"),
+            ],
+            path: "Sources/FleetProbe"
+        ),
     ]
 )

@@ -19,6 +19,8 @@ WORK = {
     "executor.success-in-one-task": "1,000 executed requests in one task",
     "executor.retry-3-attempts-in-one-task": "1,000 executed requests in one task",
     "corpus": "lint 1,000 policy files (extends, parity, stacks)",
+    "fleet.first-try-success": "1,000 first-try successes (admit + settle)",
+    "fleet.retry": "1 request: 503, retry granted, 200",
 }
 
 
@@ -59,9 +61,10 @@ def main(paths):
             name = element["benchmark"].split(".", 3)[-1]  # package.benchmark.<target>.<name>
             secondary = element["secondaryMetrics"]
             wall = secondary["Time (wall clock)"]["scorePercentiles"]["50.0"]
+            wall_p99 = secondary["Time (wall clock)"]["scorePercentiles"].get("99.0")
             mallocs = secondary.get("Malloc (total)", {}).get("scorePercentiles", {}).get("50.0")
             cpu = secondary.get("Time (total CPU)", {}).get("scorePercentiles", {}).get("50.0")
-            results[name] = {"wall_us": wall, "cpu_us": cpu, "mallocs": mallocs,
+            results[name] = {"wall_us": wall, "wall_p99_us": wall_p99, "cpu_us": cpu, "mallocs": mallocs,
                              "iterations": element["measurementIterations"]}
 
     rows = []
@@ -118,6 +121,42 @@ def main(paths):
     failed = [row[0] for row in rows if row[-1] == "NO"]
     if failed:
         print(f"targets missed: {', '.join(failed)}")
+    fleet_table(results)
+
+
+def fleet_table(results):
+    """Median and p99 of the fleet pairs (PostgreSQL store against the
+    in-memory store), which the table above shows only as medians."""
+    stems = sorted({name.rsplit(".", 1)[0] for name in results if name.startswith("fleet.")})
+    rows = []
+    for stem in stems:
+        engine, baseline = results.get(stem + ".engine"), results.get(stem + ".baseline")
+        if not engine or not baseline:
+            continue
+        def ratio(key):
+            if engine[key] is None or not baseline[key]:
+                return "-"
+            return f"{engine[key] / baseline[key]:.2f}x"
+        rows.append((stem, work(stem), us(engine["wall_us"]), us(engine["wall_p99_us"]), us(baseline["wall_us"]),
+                     us(baseline["wall_p99_us"]), ratio("wall_us"), ratio("wall_p99_us"), fmt(engine["mallocs"]),
+                     fmt(baseline["mallocs"]), engine["iterations"], baseline["iterations"]))
+    if not rows:
+        return
+    header = ("benchmark", "one iteration", "postgres p50 us", "postgres p99 us", "in-memory p50 us",
+              "in-memory p99 us", "ratio p50", "ratio p99", "postgres mallocs", "in-memory mallocs",
+              "postgres iterations", "in-memory iterations")
+    widths = [max(len(str(row[i])) for row in rows + [header]) for i in range(len(header))]
+    print()
+    print("| " + " | ".join(h.ljust(w) for h, w in zip(header, widths)) + " |")
+    print("|" + "|".join("-" * (w + 2) for w in widths) + "|")
+    for row in rows:
+        print("| " + " | ".join(str(c).ljust(w) for c, w in zip(row, widths)) + " |")
+
+
+def us(value):
+    if value is None:
+        return "-"
+    return f"{value:.1f}" if value >= 10 else f"{value:.3f}"
 
 
 def fmt(value):
