@@ -487,6 +487,10 @@ def loader_only(kind, document, found):
             low, high = position.value.split("-")
             if int(low) > int(high):
                 hits.add("status-range-reversed")
+        if kind == "policy" and list(position.path) == ["budget", "token_ratio"] and isinstance(position.value, (int, float)):
+            thousandths = Fraction(repr(position.value)) * 1000
+            if thousandths.denominator != 1 or thousandths <= 0:
+                hits.add("token-ratio-three-decimals")
         if kind == "policy" and "errorKind" in names and isinstance(position.value, str):
             if position.value not in STANDARD_KINDS and position.value not in declared:
                 hits.add("undeclared-error-kind")
@@ -694,7 +698,8 @@ def check_loader_only_list(kind, listing):
     """The generated checks of the list are exactly those predicted here."""
     predicted = {
         "policy": {"nul-in-text", "duration-over-100-days", "status-range-reversed", "undeclared-error-kind",
-                   "breaker-rule-number", "breaker-max-break-below-break"},
+                   "breaker-rule-number", "breaker-max-break-below-break",
+                   "token-ratio-three-decimals"},
         "tests": {"nul-in-text", "duration-over-100-days"},
         "settings": set(),
     }[kind]

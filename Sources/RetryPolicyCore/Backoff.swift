@@ -1,8 +1,19 @@
 /// How long to wait before retry *k* when the server gave no delay.
 ///
-/// `base(k) = min(initial × multiplier^(k-1), max)`, then jitter spreads the
-/// delay so that clients that failed together do not retry together.
+/// Exponential (the default): `base(k) = min(initial × multiplier^(k-1), max)`;
+/// linear: `base(k) = min(initial + step × (k-1), max)`. Jitter then spreads
+/// the delay so that clients that failed together do not retry together.
 public struct Backoff: Hashable, Sendable {
+    /// How the base delay grows from one retry to the next.
+    public enum Shape: String, Hashable, Sendable, CaseIterable, CustomStringConvertible {
+        /// `initial × multiplier^(k-1)`; multiplier 1 is a constant delay.
+        case exponential
+        /// `initial + step × (k-1)`; step 0 is a constant delay.
+        case linear
+
+        public var description: String { rawValue }
+    }
+
     /// How the base delay is randomised.
     public enum Jitter: String, Hashable, Sendable, CaseIterable, CustomStringConvertible {
         /// Exactly the base delay. Synchronises clients; lint warns.
@@ -21,6 +32,10 @@ public struct Backoff: Hashable, Sendable {
     public var max: Duration
     public var multiplier: Double
     public var jitter: Jitter
+    /// Exponential unless the policy asks for linear growth.
+    public var shape: Shape
+    /// What a linear backoff adds per retry (unused by exponential).
+    public var step: Duration
     public var location: SourceLocation?
 
     public init(
@@ -28,13 +43,24 @@ public struct Backoff: Hashable, Sendable {
         max: Duration,
         multiplier: Double = 2,
         jitter: Jitter = .full,
+        shape: Shape = .exponential,
+        step: Duration = .zero,
         location: SourceLocation? = nil
     ) {
         self.initial = initial
         self.max = max
         self.multiplier = multiplier
         self.jitter = jitter
+        self.shape = shape
+        self.step = step
         self.location = location
+    }
+
+    /// A linear backoff: `min(initial + step × (k-1), max)` before retry `k`.
+    public static func linear(
+        initial: Duration, step: Duration, max: Duration, jitter: Jitter = .full, location: SourceLocation? = nil
+    ) -> Backoff {
+        Backoff(initial: initial, max: max, multiplier: 1, jitter: jitter, shape: .linear, step: step, location: location)
     }
 
     /// No waiting at all.
@@ -48,8 +74,13 @@ public struct Backoff: Hashable, Sendable {
         let maxNanos = Double(max.nanosecondsSaturated)
         let exponent = Double(Swift.max(k, 1) - 1)
         var value = initialNanos
-        if multiplier != 1 && exponent > 0 {
-            value = initialNanos * pow(multiplier, exponent)
+        switch shape {
+        case .exponential:
+            if multiplier != 1 && exponent > 0 {
+                value = initialNanos * pow(multiplier, exponent)
+            }
+        case .linear:
+            value = initialNanos + Double(step.nanosecondsSaturated) * exponent
         }
         if !(value <= maxNanos) { value = maxNanos }  // also catches NaN and +inf
         if value < 0 { value = 0 }

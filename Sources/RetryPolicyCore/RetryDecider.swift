@@ -178,6 +178,12 @@ public struct RetryDecider: Sendable {
 
         if case .transport(.cancelled) = input.outcome { return stop(.cancelled) }
         guard action == .retry else { return stop(.notRetryable) }
+        // gRPC throttling counts every retryable failure, the last attempt
+        // included, before anything else decides (gRFC A6).
+        var throttled = false
+        if let budget, budget.configuration.style == .grpc {
+            throttled = budget.drain(budget.configuration.retryCost) <= budget.configuration.threshold
+        }
         guard input.attempt < policy.attempts else { return stop(.attemptsExhausted) }
         if refreshCredentials && input.credentialRefreshes >= 1 { return stop(.notRetryable) }
         guard policy.idempotency.allowsRetry(method: input.method, markedIdempotent: input.markedIdempotent) else {
@@ -207,9 +213,14 @@ public struct RetryDecider: Sendable {
 
         var cost = 0
         if let budget {
-            let isTimeout = input.outcome == .transport(.timeout)
-            cost = isTimeout ? budget.configuration.timeoutRetryCost : budget.configuration.retryCost
-            guard budget.withdraw(cost) else { return stop(.budgetExhausted) }
+            switch budget.configuration.style {
+            case .tokenBucket:
+                cost = budget.configuration.cost(for: kind, isTimeout: input.outcome == .transport(.timeout))
+                guard budget.withdraw(cost) else { return stop(.budgetExhausted) }
+            case .grpc:
+                if throttled { return stop(.budgetExhausted) }
+                cost = budget.configuration.retryCost
+            }
         }
 
         return Decision(
@@ -230,10 +241,16 @@ public struct RetryDecider: Sendable {
     }
 
     /// A success returns what the last retry cost, or the configured
-    /// refund when it followed no retry.
+    /// refund when it followed no retry; under gRPC throttling every
+    /// success returns the token ratio.
     private func refundSuccess(lastRetryCost: Int) {
         guard let budget else { return }
-        budget.deposit(lastRetryCost > 0 ? lastRetryCost : budget.configuration.successRefund)
+        let configuration = budget.configuration
+        if configuration.style == .grpc || lastRetryCost <= 0 {
+            budget.deposit(configuration.successRefund)
+        } else {
+            budget.deposit(lastRetryCost)
+        }
     }
 
     /// A honoured server delay (already cut to the cap) starts a cooldown

@@ -23,6 +23,14 @@ public protocol RetryStateStore: AnyObject, Sendable {
     /// sharing the key.
     func withdraw(_ cost: Int, from budget: RetryBudget) -> Bool
 
+    /// Takes `cost` (> 0) tokens from the bucket `budget` shares, or all
+    /// that are left when fewer remain, and returns how many remain. Atomic
+    /// across everyone sharing the key. gRPC-style throttling
+    /// (``RetryBudgetConfiguration/Style/grpc``) records every retryable
+    /// failure this way; it runs when a retry is considered and may wait,
+    /// but only for a short, bounded time.
+    func drain(_ cost: Int, from budget: RetryBudget) -> Int
+
     /// Returns `amount` (> 0) tokens to the bucket `budget` shares, never
     /// beyond capacity. Must not wait; may be applied later in batches.
     func deposit(_ amount: Int, to budget: RetryBudget)
@@ -58,6 +66,10 @@ public final class InMemoryRetryStateStore: RetryStateStore {
 
     public func withdraw(_ cost: Int, from budget: RetryBudget) -> Bool {
         budget.withdrawLocally(cost)
+    }
+
+    public func drain(_ cost: Int, from budget: RetryBudget) -> Int {
+        budget.drainLocally(cost)
     }
 
     public func deposit(_ amount: Int, to budget: RetryBudget) {

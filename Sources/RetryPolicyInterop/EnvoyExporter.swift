@@ -164,6 +164,11 @@ public enum EnvoyExporter {
         }) {
             warnings.append(warning)
         }
+        if let warning = behaviour.linearBackoffWarning(target: target, retries: retries, targetBound: {
+            EnvoyConditions.bound(base: base, max: maximum, retry: $0)
+        }) {
+            warnings.append(warning)
+        }
         return (.object([
             .init("base_interval", .string(ForeignDuration.protoText(base))),
             .init("max_interval", .string(ForeignDuration.protoText(maximum))),
@@ -242,9 +247,15 @@ public enum IstioExporter {
                 retries.append(.init("perTryTimeout", .string(ForeignDuration.protoText(perAttempt))))
             }
             retries.append(.init("retryOn", .string((conditions + codes.map { "\($0)" }).joined(separator: ","))))
-            if let warning = behaviour.backoffWarning(target: "Istio", retries: policy.attempts - 1, targetBound: {
-                EnvoyConditions.bound(base: backoffBase, max: backoffMax, retry: $0)
-            }) {
+            let istioWarnings = [
+                behaviour.backoffWarning(target: "Istio", retries: policy.attempts - 1, targetBound: {
+                    EnvoyConditions.bound(base: backoffBase, max: backoffMax, retry: $0)
+                }),
+                behaviour.linearBackoffWarning(target: "Istio", retries: policy.attempts - 1, targetBound: {
+                    EnvoyConditions.bound(base: backoffBase, max: backoffMax, retry: $0)
+                }),
+            ]
+            for warning in istioWarnings.compactMap({ $0 }) {
                 warnings.append(InteropWarning(
                     feature: warning.feature, location: warning.location,
                     message: warning.message + " (Istio sets no backoff: Envoy's 25ms base, 250ms max)"))

@@ -99,6 +99,11 @@ public enum GRPCExporter {
                 }) {
                     warnings.append(warning)
                 }
+                if let warning = behaviour.linearBackoffWarning(target: "gRPC", retries: attempts - 1, targetBound: {
+                    exported.bounds(forRetry: $0, previousDelay: nil).upperBound
+                }) {
+                    warnings.append(warning)
+                }
                 let retryPolicy: [InteropValue.Field] = [
                     .init("maxAttempts", .int(attempts)),
                     .init("initialBackoff", .string(ForeignDuration.protoText(initial))),
@@ -167,6 +172,13 @@ public enum GRPCExporter {
     static func throttling(_ budget: RetryBudgetConfiguration, behaviour: PolicyBehaviour) -> (InteropValue?, [InteropWarning]) {
         var warnings: [InteropWarning] = []
         let at = behaviour.location("budget")
+        if budget.style == .grpc {
+            // The same rule, numbers in thousandths: exact.
+            return (.object([
+                .init("maxTokens", .int(budget.maxTokens)),
+                .init("tokenRatio", .number(ratioText(thousandths: budget.successRefund))),
+            ]), warnings)
+        }
         guard budget.retryCost > 0 else {
             warnings.append(InteropWarning(feature: "budget", location: at, message: "a budget whose retries cost nothing has no gRPC throttling equivalent; not exported"))
             return (nil, warnings)
@@ -197,12 +209,19 @@ public enum GRPCExporter {
                 message: "gRPC requires tokenRatio greater than zero; exported as 0.001"))
             thousandths = 1
         }
-        let ratio = thousandths % 1000 == 0 ? "\(thousandths / 1000)" : {
-            var fraction = "\(thousandths % 1000)"
-            while fraction.count < 3 { fraction = "0" + fraction }
-            while fraction.hasSuffix("0") { fraction.removeLast() }
-            return "\(thousandths / 1000).\(fraction)"
-        }()
-        return (.object([.init("maxTokens", .int(maxTokens)), .init("tokenRatio", .number(ratio))]), warnings)
+        if budget.throttlingRetryCost != budget.retryCost {
+            warnings.append(InteropWarning(feature: "budget.throttling_retry_cost", location: behaviour.location("budget.throttling_retry_cost", "budget.preset", "budget"),
+                message: "gRPC charges every failure the same; throttling_retry_cost \(budget.throttlingRetryCost) differs from retry_cost \(budget.retryCost)"))
+        }
+        return (.object([.init("maxTokens", .int(maxTokens)), .init("tokenRatio", .number(ratioText(thousandths: thousandths)))]), warnings)
+    }
+
+    /// A token ratio in thousandths as gRPC writes it (`0.1`, `1`, `0.125`).
+    static func ratioText(thousandths: Int) -> String {
+        if thousandths % 1000 == 0 { return "\(thousandths / 1000)" }
+        var fraction = "\(thousandths % 1000)"
+        while fraction.count < 3 { fraction = "0" + fraction }
+        while fraction.hasSuffix("0") { fraction.removeLast() }
+        return "\(thousandths / 1000).\(fraction)"
     }
 }

@@ -167,9 +167,16 @@ public struct ImportedPolicy: Sendable {
         lines.append("  methods: [\(HTTPMethod.standard.map(\.rawValue).joined(separator: ", "))]")
         comments("backoff")
         lines.append("backoff:")
-        lines.append("  initial: \(backoff.initial.formattedForHumans)")
-        lines.append("  max: \(backoff.max.formattedForHumans)")
-        lines.append("  multiplier: \(Self.number(backoff.multiplier))")
+        if backoff.shape == .linear {
+            lines.append("  shape: linear")
+            lines.append("  initial: \(backoff.initial.formattedForHumans)")
+            lines.append("  step: \(backoff.step.formattedForHumans)")
+            lines.append("  max: \(backoff.max.formattedForHumans)")
+        } else {
+            lines.append("  initial: \(backoff.initial.formattedForHumans)")
+            lines.append("  max: \(backoff.max.formattedForHumans)")
+            lines.append("  multiplier: \(Self.number(backoff.multiplier))")
+        }
         lines.append("  jitter: \(backoff.jitter)")
         comments("retry_after")
         lines.append("retry_after:")
@@ -194,10 +201,22 @@ public struct ImportedPolicy: Sendable {
         comments("budget")
         if let budget {
             lines.append("budget:")
-            lines.append("  capacity: \(budget.capacity)")
-            lines.append("  retry_cost: \(budget.retryCost)")
-            lines.append("  timeout_retry_cost: \(budget.timeoutRetryCost)")
-            lines.append("  success_refund: \(budget.successRefund)")
+            if budget.style == .grpc {
+                lines.append("  preset: grpc")
+                lines.append("  max_tokens: \(budget.maxTokens)")
+                lines.append("  token_ratio: \(GRPCExporter.ratioText(thousandths: budget.successRefund))")
+            } else {
+                lines.append("  capacity: \(budget.capacity)")
+                lines.append("  retry_cost: \(budget.retryCost)")
+                lines.append("  timeout_retry_cost: \(budget.timeoutRetryCost)")
+                if budget.throttlingRetryCost != budget.retryCost {
+                    lines.append("  throttling_retry_cost: \(budget.throttlingRetryCost)")
+                }
+                if budget.throttlingErrors != [.status429] {
+                    lines.append("  throttling_errors: [\(budget.throttlingErrors.map(\.rawValue).sorted().joined(separator: ", "))]")
+                }
+                lines.append("  success_refund: \(budget.successRefund)")
+            }
         }
         comments("rules")
         lines.append("rules:")

@@ -216,17 +216,20 @@ enum GRPCImporter {
                         imported.warn("tokenRatio", at: value.location, "gRPC keeps three decimals of tokenRatio; \(ratio) is used as \(Double(thousandths!) / 1000)")
                     }
                     if thousandths! == 0 { thousandths = 1 }
+                    if thousandths! > 1_000_000 {
+                        imported.warn("tokenRatio", at: value.location, "the policy format allows token_ratio up to 1000; \(ratio) imported as 1000")
+                        thousandths = 1_000_000
+                    }
                 }
             }
         } else {
             reader.error(.missingField, node, "retryThrottling: tokenRatio is required")
         }
         if let maxTokens, let thousandths {
-            imported.budget = RetryBudgetConfiguration(capacity: max(maxTokens * 500, 1), retryCost: 1000, timeoutRetryCost: 1000, successRefund: thousandths)
-            imported.comment("budget", "retryThrottling {maxTokens: \(maxTokens), tokenRatio: \(Double(thousandths) / 1000)} in thousandths of a token:")
-            imported.comment("budget", "gRPC allows retries while more than maxTokens/2 tokens remain, so the budget holds")
-            imported.comment("budget", "maxTokens/2 retries of 1000; a success refunds tokenRatio x 1000. gRPC charges")
-            imported.comment("budget", "every failed attempt, the policy every retry (docs/interop.md).")
+            imported.budget = .grpc(maxTokens: max(min(maxTokens, 1000), 1), tokenRatioThousandths: thousandths)
+            imported.comment("budget", "retryThrottling {maxTokens: \(maxTokens), tokenRatio: \(GRPCExporter.ratioText(thousandths: thousandths))}: the same rule")
+            imported.comment("budget", "(every retryable failure costs a token, every success returns tokenRatio,")
+            imported.comment("budget", "retries only while more than maxTokens/2 remain).")
         }
     }
 }

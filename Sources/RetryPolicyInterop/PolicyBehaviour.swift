@@ -111,6 +111,7 @@ struct PolicyBehaviour {
                 feature: "backoff.jitter", location: location("backoff.jitter", "backoff"),
                 message: "\(target) waits a random time between 0 and the backoff (full jitter); the policy uses jitter \(policy.backoff.jitter)")
         }
+        if policy.backoff.shape == .linear { return nil }  // linearBackoffWarning says it
         for k in 1...retries {
             let mine = backoffBounds(forRetry: k).upperBound
             let theirs = targetBound(k)
@@ -118,6 +119,24 @@ struct PolicyBehaviour {
                 return InteropWarning(
                     feature: "backoff", location: location("backoff.multiplier", "backoff.initial", "backoff"),
                     message: "\(target) waits up to \(theirs.formattedForHumans) before retry \(k), the policy up to \(mine.formattedForHumans)")
+            }
+        }
+        return nil
+    }
+
+    /// A warning when the policy's backoff is linear and the target's
+    /// exponential backoff does not wait the same before some retry:
+    /// located at `backoff.shape`, so a linear policy is never exported as
+    /// if the target could express it.
+    func linearBackoffWarning(target: String, retries: Int, targetBound: (Int) -> Duration) -> InteropWarning? {
+        guard retries >= 1, policy.backoff.shape == .linear else { return nil }
+        for k in 1...retries {
+            let mine = backoffBounds(forRetry: k).upperBound
+            let theirs = targetBound(k)
+            if mine != theirs {
+                return InteropWarning(
+                    feature: "backoff.shape", location: location("backoff.shape", "backoff"),
+                    message: "\(target) has no linear backoff: it waits up to \(theirs.formattedForHumans) before retry \(k), the policy (linear, step \(policy.backoff.step.formattedForHumans)) up to \(mine.formattedForHumans)")
             }
         }
         return nil

@@ -233,6 +233,39 @@ public final class PostgresRetryStateStore: RetryStateStore {
         }
     }
 
+    /// One conditional statement, like a withdrawal: the row's tokens drop
+    /// by `cost` but never below zero, and the new count decides. gRPC-style
+    /// throttling counts tokens in thousandths, so the integer column holds
+    /// fractional refunds exactly.
+    public func drain(_ cost: Int, from budget: RetryBudget) -> Int {
+        guard let key = budget.key else { return budget.drainLocally(cost) }
+        guard let connection = liveConnection() else { return drainFallBack(cost, from: budget, reason: "disconnected") }
+        let capacity = Swift.max(budget.configuration.capacity, 0)
+        let query: PostgresQuery = """
+            INSERT INTO retry_policy_budget AS b (key, capacity, tokens) VALUES (\(key), \(capacity), GREATEST(\(capacity) - \(cost), 0))
+            ON CONFLICT (key) DO UPDATE SET tokens = GREATEST(b.tokens - \(cost), 0), updated_at = now()
+            RETURNING b.tokens
+            """
+        counters.add(\.roundTrips)
+        roundTripCounter.increment()
+        let future = connection.query(query, logger: logger)
+        switch BoundedWait.wait(for: future, timeout: configuration.withdrawTimeout) {
+        case .value(let result):
+            if let row = result.rows.first, let tokens = try? row.decode(Int.self) {
+                counters.add(\.sharedWithdrawals)
+                budget.synchronize(available: tokens)
+                return tokens
+            }
+            return drainFallBack(cost, from: budget, reason: "no row returned")
+        case .failure(let error):
+            return drainFallBack(cost, from: budget, reason: "\(String(reflecting: error))")
+        case .timedOut:
+            // The failure is recorded whether or not the statement lands
+            // later; nothing to give back.
+            return drainFallBack(cost, from: budget, reason: "timed out after \(configuration.withdrawTimeout)")
+        }
+    }
+
     public func deposit(_ amount: Int, to budget: RetryBudget) {
         budget.depositLocally(amount)
         guard let key = budget.key else { return }
@@ -259,6 +292,20 @@ public final class PostgresRetryStateStore: RetryStateStore {
         switch configuration.failureMode {
         case .open: return budget.withdrawLocally(cost)
         case .closed: return false
+        }
+    }
+
+    /// Failing open records the failure locally; failing closed throttles
+    /// (no tokens).
+    private func drainFallBack(_ cost: Int, from budget: RetryBudget, reason: String) -> Int {
+        counters.add(\.fallbacks)
+        fallbackCounter.increment()
+        logger.warning(
+            "shared state: retry budget unreachable, deciding on local state",
+            metadata: ["key": "\(budget.key ?? "")", "reason": "\(reason)", "mode": "\(configuration.failureMode.rawValue)"])
+        switch configuration.failureMode {
+        case .open: return budget.drainLocally(cost)
+        case .closed: return 0
         }
     }
 

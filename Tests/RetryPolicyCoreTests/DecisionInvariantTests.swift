@@ -22,11 +22,11 @@ import Testing
         var random = SplitMix64(seed: seed)
         func pick<T>(_ values: [T]) -> T { values[Int.random(in: 0..<values.count, using: &random)] }
         let initial = Duration.milliseconds(Int.random(in: 0...2000, using: &random))
-        let backoff = Backoff(
-            initial: initial,
-            max: initial + .milliseconds(Int.random(in: 0...30_000, using: &random)),
-            multiplier: pick([1, 1.5, 2, 3, 10]),
-            jitter: pick(Backoff.Jitter.allCases))
+        let maximum = initial + .milliseconds(Int.random(in: 0...30_000, using: &random))
+        let backoff = pick([true, false])
+            ? Backoff(initial: initial, max: maximum, multiplier: pick([1, 1.5, 2, 3, 10]), jitter: pick(Backoff.Jitter.allCases))
+            : .linear(initial: initial, step: .milliseconds(Int.random(in: 0...5000, using: &random)), max: maximum,
+                      jitter: pick(Backoff.Jitter.allCases))
         let retryAfter = RetryAfterPolicy(
             honor: pick([true, false]),
             cap: pick([nil, .seconds(1), .seconds(30), .seconds(300)]),
@@ -44,7 +44,11 @@ import Testing
             backoff: backoff,
             retryAfter: retryAfter,
             timeouts: TimeoutBudget(perAttempt: .seconds(2), total: pick([nil, .seconds(5), .seconds(60)])),
-            budget: pick([nil, RetryBudgetConfiguration(capacity: Int.random(in: 0...50, using: &random))]),
+            budget: pick([
+                nil, RetryBudgetConfiguration(capacity: Int.random(in: 0...50, using: &random)),
+                RetryBudgetConfiguration(capacity: Int.random(in: 0...50, using: &random), retryCost: 14, timeoutRetryCost: 14, throttlingRetryCost: 5),
+                .grpc(maxTokens: Int.random(in: 1...10, using: &random), tokenRatioThousandths: Int.random(in: 1...2000, using: &random)),
+            ]),
             rules: rules,
             defaultRule: DefaultRule(error: .networkError, action: pick([.retry, .stop])))
     }

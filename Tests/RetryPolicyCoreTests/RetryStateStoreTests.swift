@@ -7,6 +7,7 @@ import Testing
 final class RecordingStateStore: RetryStateStore {
     struct Calls: Equatable {
         var withdrawals: [Int] = []
+        var drains: [Int] = []
         var deposits: [Int] = []
         var cooldowns: [Timestamp] = []
         var keys: Set<String> = []
@@ -33,6 +34,19 @@ final class RecordingStateStore: RetryStateStore {
         guard let left else { return false }
         budget.synchronize(available: left)
         return true
+    }
+
+    func drain(_ cost: Int, from budget: RetryBudget) -> Int {
+        calls.withLock {
+            $0.drains.append(cost)
+            $0.keys.insert(budget.key ?? "")
+        }
+        let left = shared.withLock { tokens in
+            tokens = max(tokens - cost, 0)
+            return tokens
+        }
+        budget.synchronize(available: left)
+        return left
     }
 
     func deposit(_ amount: Int, to budget: RetryBudget) {

@@ -21,9 +21,12 @@ struct ExecutorSimulatorAgreementTests {
     static func policy(_ genes: [Int]) -> Policy {
         func pick<T>(_ index: Int, _ options: [T]) -> T { options[genes[index] % options.count] }
         let initial = pick(1, [100, 1, 50, 250, 1000])
-        let backoff = Backoff(
-            initial: .milliseconds(initial), max: .milliseconds(initial * pick(2, [1, 2, 4, 10])),
-            multiplier: pick(3, [1.0, 2.0, 1.5]), jitter: pick(4, [Backoff.Jitter.none, .full, .equal, .decorrelated]))
+        let jitter = pick(4, [Backoff.Jitter.none, .full, .equal, .decorrelated])
+        let maximum = Duration.milliseconds(initial * pick(2, [1, 2, 4, 10]))
+        // Gene 3: an exponential multiplier, or a linear step.
+        let backoff = genes[3] % 5 < 3
+            ? Backoff(initial: .milliseconds(initial), max: maximum, multiplier: pick(3, [1.0, 2.0, 1.5]), jitter: jitter)
+            : .linear(initial: .milliseconds(initial), step: .milliseconds(genes[3] % 5 == 3 ? initial / 2 : 0), max: maximum, jitter: jitter)
         let retryAfter = RetryAfterPolicy(
             honor: pick(5, [true, false]), cap: pick(6, [Duration.seconds(2), nil, .seconds(5), .milliseconds(500)]),
             aboveCap: pick(7, RetryAfterPolicy.AboveCap.allCases), combine: pick(8, RetryAfterPolicy.Combine.allCases),
@@ -35,7 +38,9 @@ struct ExecutorSimulatorAgreementTests {
         let budgets: [RetryBudgetConfiguration?] = [
             nil, RetryBudgetConfiguration(capacity: 20, retryCost: 5, timeoutRetryCost: 10, successRefund: 1), nil,
             RetryBudgetConfiguration(capacity: 5, retryCost: 5, timeoutRetryCost: 5, successRefund: 0), nil,
-            RetryBudgetConfiguration(capacity: 0),
+            RetryBudgetConfiguration(capacity: 0), .awsStandard2026,
+            RetryBudgetConfiguration(capacity: 19, retryCost: 14, timeoutRetryCost: 14, throttlingRetryCost: 5, successRefund: 1),
+            .grpc(maxTokens: 3, tokenRatioThousandths: 500), .grpc(maxTokens: 10, tokenRatioThousandths: 100),
         ]
         let idempotency = pick(16, [
             Idempotency(), Idempotency(retryableMethods: [.get, .post]), Idempotency(honorIdempotentRequests: false),

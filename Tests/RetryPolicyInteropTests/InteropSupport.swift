@@ -47,10 +47,9 @@ func expressiblePolicy(seed: Int, format: InteropFormat) throws -> Policy {
         policy.retryAfter = RetryAfterPolicy(honor: true, headers: [.init(name: "grpc-retry-pushback-ms", format: .milliseconds)])
         if chance() { policy.timeouts.total = .milliseconds(Int.random(in: 1...60000, using: &random)) }
         if chance() {
-            let cost = pick([1, 2, 4, 5, 8, 10])
-            let maxTokens = 2 * Int.random(in: 1...500, using: &random)
-            policy.budget = RetryBudgetConfiguration(capacity: maxTokens / 2 * cost, retryCost: cost, timeoutRetryCost: cost,
-                                                     successRefund: Int.random(in: 1...3, using: &random))
+            // gRPC throttling itself: exactly expressible.
+            policy.budget = .grpc(maxTokens: Int.random(in: 1...1000, using: &random),
+                                  tokenRatioThousandths: Int.random(in: 1...3000, using: &random))
         }
     case .envoy, .istio:
         var statuses: Set<Int> = []

@@ -17,6 +17,12 @@ struct RoundTripPropertyTests {
                 let comparison = PolicyDiff.compare(policy, reloaded)
                 #expect(comparison.isIdentical, "seed \(seed) \(format): \(comparison.differences.prefix(3))\n\(export.text)")
                 #expect(reloaded.timeouts.total == policy.timeouts.total || format == .envoy && policy.timeouts.total == nil)
+                if let budget = policy.budget {
+                    // gRPC throttling survives the trip exactly.
+                    #expect(reloaded.budget?.style == budget.style)
+                    #expect(reloaded.budget?.capacity == budget.capacity)
+                    #expect(reloaded.budget?.successRefund == budget.successRefund)
+                }
             } catch {
                 Issue.record("seed \(seed): \(error)")
             }
@@ -33,6 +39,11 @@ struct RoundTripPropertyTests {
         ("POST not retried", [.grpc, .envoy, .istio], "idempotency", { $0.attempts = max($0.attempts, 2); $0.idempotency.retryableMethods.remove(.post) }),
         ("budget", [.envoy, .istio], "budget", { $0.budget = RetryBudgetConfiguration() }),
         ("timeout retries cost more", [.grpc], "budget.timeout_retry_cost", { $0.budget = RetryBudgetConfiguration(capacity: 100, retryCost: 5, timeoutRetryCost: 10) }),
+        ("throttling retries cost less", [.grpc], "budget.throttling_retry_cost", { $0.budget = .awsStandard2026 }),
+        ("linear backoff", [.grpc, .envoy, .istio], "backoff.shape", {
+            $0.attempts = max($0.attempts, 3)
+            $0.backoff = .linear(initial: .milliseconds(100), step: .milliseconds(300), max: .seconds(10), jitter: .full)
+        }),
         ("HTTP-date Retry-After", [.envoy], "retry_after.headers", { $0.retryAfter = RetryAfterPolicy(honor: true, cap: .seconds(30), aboveCap: .ignore) }),
         ("Retry-After header", [.grpc], "retry_after.headers", { $0.retryAfter = RetryAfterPolicy(honor: true) }),
         ("server delays", [.istio], "retry_after", { $0.retryAfter = RetryAfterPolicy(honor: true) }),

@@ -306,7 +306,7 @@ struct LintRuleTests {
     func catalog() {
         let rules = LintCatalog.rules
         #expect(Set(rules.map(\.id)).count == rules.count)
-        #expect(rules.map(\.id) == (101...116).map { "RP\($0)" } + ["RP120", "RP121"])
+        #expect(rules.map(\.id) == (101...119).map { "RP\($0)" } + ["RP120", "RP121"])
         for rule in rules {
             #expect(!rule.summary.isEmpty && rule.explanation.count > 100, "\(rule.id)")
         }
@@ -392,5 +392,96 @@ struct BreakerLintRuleTests {
         var single = cleanPolicy().withBreaker(nil)
         single.attempts = 1
         #expect(!ids(single).contains("RP121"))
+    }
+}
+
+@Suite("Budget lint rules")
+struct BudgetLintRuleTests {
+    func budgeted(_ budget: RetryBudgetConfiguration, keys: [String: Int] = [:]) -> Policy {
+        var policy = cleanPolicy()
+        var budget = budget
+        budget.location = at(40)
+        policy.budget = budget
+        for (key, line) in keys { policy.keyLocations[key] = at(line) }
+        return policy
+    }
+
+    @Test("RP117 reports a capacity below every retry cost, at budget.capacity")
+    func neverAllowsRetry() throws {
+        let policy = budgeted(RetryBudgetConfiguration(capacity: 4, retryCost: 5, timeoutRetryCost: 10, throttlingRetryCost: 5),
+                              keys: ["budget.capacity": 41])
+        let found = findings(policy).filter { $0.id == "RP117" }
+        try #require(found.count == 1)
+        #expect(found[0].location.line == 41)
+        #expect(found[0].message == "capacity 4 is below every retry cost (retry_cost 5, timeout_retry_cost 10, throttling_retry_cost 5): the budget never allows a retry")
+        #expect(found[0].suggestion == "raise capacity to at least 10 or lower the cost")
+    }
+
+    @Test("RP117 names the kinds that never retry when only some costs exceed capacity")
+    func someNeverRetry() throws {
+        let policy = budgeted(RetryBudgetConfiguration(capacity: 12, retryCost: 14, timeoutRetryCost: 14, throttlingRetryCost: 5))
+        let found = findings(policy).filter { $0.id == "RP117" }
+        try #require(found.count == 1)
+        #expect(found[0].location.line == 40)
+        #expect(found[0].message == "capacity 12 is below retry_cost 14, timeout_retry_cost 14: retries and retries after timeouts never happen")
+    }
+
+    @Test("RP117 is silent for the presets and for budgets that allow a retry")
+    func allowsRetry() {
+        #expect(!ids(budgeted(.awsStandard)).contains("RP117"))
+        #expect(!ids(budgeted(.awsStandard2026)).contains("RP117"))
+        #expect(!ids(budgeted(RetryBudgetConfiguration(capacity: 10, retryCost: 10, timeoutRetryCost: 10))).contains("RP117"))
+        #expect(!ids(budgeted(.grpc(maxTokens: 1, tokenRatioThousandths: 1))).contains("RP117"))
+    }
+
+    @Test("RP118 reports gRPC throttling whose threshold the first failure already reaches, at max_tokens")
+    func grpcThreshold() throws {
+        for maxTokens in [1, 2] {
+            let found = findings(budgeted(.grpc(maxTokens: maxTokens, tokenRatioThousandths: 100), keys: ["budget.max_tokens": 42]))
+                .filter { $0.id == "RP118" }
+            try #require(found.count == 1)
+            #expect(found[0].location.line == 42)
+        }
+        let two = findings(budgeted(.grpc(maxTokens: 2, tokenRatioThousandths: 100))).first { $0.id == "RP118" }
+        #expect(two?.message == "max_tokens 2: the first failure leaves 1 of 2 tokens, not more than half, so no request is ever retried")
+        #expect(!ids(budgeted(.grpc(maxTokens: 3, tokenRatioThousandths: 100))).contains("RP118"))
+        #expect(!ids(budgeted(RetryBudgetConfiguration(capacity: 1, retryCost: 0, timeoutRetryCost: 0))).contains("RP118"))
+    }
+
+    @Test("RP119 reports throttling kinds no retrying rule reports, and is silent when the kind is retried")
+    func throttlingKinds() throws {
+        var custom = RetryBudgetConfiguration.awsStandard2026
+        custom.throttlingErrors = [SDKError.Kind(rawValue: "rate_limited")]
+        let found = findings(budgeted(custom, keys: ["budget.throttling_errors": 43])).filter { $0.id == "RP119" }
+        try #require(found.count == 1)
+        #expect(found[0].location.line == 43)
+        #expect(found[0].message == "budget.throttling_errors names rate_limited, which no retrying rule reports: throttling_retry_cost 5 never applies to it")
+        #expect(!ids(budgeted(.awsStandard2026)).contains("RP119"))
+        // Equal costs: which kinds throttle makes no difference.
+        #expect(!ids(budgeted(RetryBudgetConfiguration(throttlingErrors: [SDKError.Kind(rawValue: "rate_limited")]))).contains("RP119"))
+    }
+
+    @Test("RP114 states gRPC throttling and throttling costs in numbers")
+    func budgetNumbers() {
+        let grpc = findings(budgeted(.grpc(maxTokens: 10, tokenRatioThousandths: 100))).first { $0.id == "RP114" }
+        #expect(grpc?.message == "gRPC throttling (max_tokens 10) allows 4 consecutive failed retries from full: every retryable failure costs one token and retries stop at half; from empty, 61 successes (token_ratio 0.1) allow the next retry")
+        let aws = findings(budgeted(.awsStandard2026)).first { $0.id == "RP114" }
+        #expect(aws?.message == "the budget is empty after 35 consecutive failed retries (capacity 500 / retry_cost 14), or 100 after throttling (status_429; throttling_retry_cost 5); refilling it from empty takes 500 first-try successes")
+    }
+
+    @Test("RP103 computes the worst case of a linear backoff")
+    func linearWorstCase() throws {
+        var policy = cleanPolicy()
+        policy.attempts = 4
+        policy.backoff = .linear(initial: .seconds(1), step: .seconds(2), max: .seconds(10), jitter: .full, location: at(5))
+        policy.timeouts.perAttempt = .seconds(5)
+        policy.timeouts.total = .seconds(22)
+        // Attempts 1-3 take 15s, backoffs 1s + 3s + 5s: attempt 4 would start at 24s.
+        let found = findings(policy).filter { $0.id == "RP103" }
+        try #require(found.count == 1)
+        #expect(found[0].message.contains("attempt 4 of 4 can never start"))
+        #expect(found[0].message.contains("1s + 3s + 5s"))
+        policy.timeouts.total = .seconds(25)
+        #expect(!ids(policy).contains("RP103"))
     }
 }

@@ -175,6 +175,31 @@ struct PostgresStoreTests {
         await store.shutdown()
     }
 
+    @Test("gRPC throttling drains one shared row in thousandths: never below zero, fractional refunds exact")
+    func grpcThrottlingShared() async throws {
+        let database = try TestDatabase()
+        let a = try await database.store(), b = try await database.store()
+        var policy = fleetPolicy()
+        policy.budget = .grpc(maxTokens: 4, tokenRatioThousandths: 250)
+        let one = await a.decider(for: policy, key: "grpc")
+        let two = await b.decider(for: policy, key: "grpc")
+        // 4 -> 3 (> 2): retried; 3 -> 2: throttled, on the other store.
+        #expect(one.decide(DecisionInput(outcome: .status(503))).isRetry)
+        #expect(two.decide(DecisionInput(outcome: .status(503))).stopReason == .budgetExhausted)
+        #expect(try database.query("SELECT tokens FROM retry_policy_budget WHERE key = 'grpc'") == "2000")
+        for _ in 0..<4 { _ = two.decide(DecisionInput(outcome: .status(429))) }
+        #expect(try database.query("SELECT tokens FROM retry_policy_budget WHERE key = 'grpc'") == "0")
+        // Three successes return 0.75 tokens: 750 thousandths in the row.
+        for _ in 0..<3 { _ = one.decide(DecisionInput(outcome: .status(200))) }
+        let flushed = await waitFor(.seconds(2)) {
+            (try? database.query("SELECT tokens FROM retry_policy_budget WHERE key = 'grpc'")) == "750"
+        }
+        #expect(flushed != nil)
+        #expect(a.statistics.fallbacks + b.statistics.fallbacks == 0)
+        await a.shutdown()
+        await b.shutdown()
+    }
+
     @Test("A cooldown reaches every store on the key by notification; a late starter reads it at once")
     func cooldownPropagation() async throws {
         let database = try TestDatabase()

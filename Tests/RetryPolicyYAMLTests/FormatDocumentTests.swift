@@ -37,7 +37,7 @@ import Testing
         #expect(policy.idempotency.isExplicit)
         #expect(policy.errorNames.name(of: "status_429", on: "android") == "MediationError.STATUS_429")
         #expect(policy.parity == ["android-sdk.yaml"])
-        #expect(policy.rules[0].location == SourceLocation(file: "policy-format.md", line: 49, column: 5))
+        #expect(policy.rules[0].location == SourceLocation(file: "policy-format.md", line: 54, column: 5))
     }
 }
 

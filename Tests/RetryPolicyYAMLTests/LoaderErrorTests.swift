@@ -57,6 +57,10 @@ struct LoaderErrorCase: CustomTestStringConvertible, Sendable {
             "invalid/custom-tags.yaml:3:11: error: expected no tag or a core schema tag (!!str, !!int, !!bool, !!null, !!float, !!map, !!seq), found '!custom' [RP005]",
             "invalid/custom-tags.yaml:4:10: error: expected a tag that fits a mapping, found !!seq [RP005]",
         ]),
+        LoaderErrorCase("invalid/key-conflicts.yaml", [
+            "invalid/key-conflicts.yaml:5:3: error: backoff.step: applies only to shape linear, found shape exponential [RP026] (add 'shape: linear', or use 'multiplier' for an exponential backoff)",
+            "invalid/key-conflicts.yaml:10:3: error: budget.retry_cost: does not apply to preset grpc (every failure costs one token, every success returns token_ratio) [RP026] (set max_tokens and token_ratio, or choose preset aws-standard to use retry_cost)",
+        ]),
         LoaderErrorCase("invalid/duplicate-key.yaml", [
             "invalid/duplicate-key.yaml:6:3: error: expected each key once in a mapping, found 'initial' again (first at line 5, column 3) [RP006] (remove one of the two entries)",
             "invalid/duplicate-key.yaml:7:1: error: expected each key once in a mapping, found 'attempts' again (first at line 3, column 1) [RP006] (remove one of the two entries)",

@@ -7,7 +7,8 @@ public enum LintCatalog {
         ShadowedRule.self, UncoveredInputs.self, UnreachableAttempt.self, BackoffMaxBelowInitial.self,
         ShrinkingBackoff.self, UncappedRetryAfter.self, MissingJitter.self, RetriedClientError.self,
         ImplicitIdempotency.self, DeadRetryConfiguration.self, RetriedNotImplemented.self,
-        RateLimitWithoutRetryAfter.self, BudgetInNumbers.self, ParityMismatch.self, BreakerNeverOpens.self,
+        RateLimitWithoutRetryAfter.self, BudgetInNumbers.self, ParityMismatch.self, BudgetNeverAllowsRetry.self,
+        ThrottlingNeverAllowsRetry.self, ThrottlingKindNeverRetried.self, BreakerNeverOpens.self,
         UnboundedServerRetries.self,
     ]
 

@@ -9,17 +9,33 @@ enum BudgetInNumbers: PolicyCheck {
             A retry budget (token bucket) is shared by every request under the policy: retries \
             withdraw tokens, successes refund them. During an outage nothing refunds, so the bucket \
             empties after capacity / retry_cost retries and from then on requests fail fast with \
-            `budget_exhausted` instead of adding load. This note states those numbers so that a \
+            `budget_exhausted` instead of adding load. Retries after timeouts and after throttling \
+            may cost differently; gRPC throttling counts failures and stops retries at half of \
+            max_tokens. This note states those numbers so that a \
             reviewer can check them against real traffic. Turn it off in `.retry-policy.yaml` \
             (`RP114: off`) once known.
             """)
 
     static func check(_ policy: Policy, context: LintContext) -> [LintFinding] {
         guard let budget = policy.budget, policy.retries else { return [] }
+        if budget.style == .grpc {
+            var message = "gRPC throttling (max_tokens \(budget.maxTokens)) allows \(budget.consecutiveRetries) consecutive "
+                + "failed retries from full: every retryable failure costs one token and retries stop at half"
+            if budget.successRefund > 0 {
+                // A retry needs more than threshold + one failure's cost.
+                let refill = (budget.threshold + budget.retryCost) / budget.successRefund + 1
+                message += "; from empty, \(refill) successes (token_ratio \(formatThousandths(budget.successRefund))) allow the next retry"
+            }
+            return [finding(at: context.place(key: "budget", or: budget.location, policy), message)]
+        }
         var message = "the budget is empty after \(budget.consecutiveRetries) consecutive failed retries "
             + "(capacity \(budget.capacity) / retry_cost \(budget.retryCost))"
         if budget.timeoutRetryCost != budget.retryCost {
             message += ", or \(budget.consecutiveTimeoutRetries) after timeouts (timeout_retry_cost \(budget.timeoutRetryCost))"
+        }
+        if budget.throttlingRetryCost != budget.retryCost {
+            let kinds = budget.throttlingErrors.map(\.rawValue).sorted().joined(separator: ", ")
+            message += ", or \(budget.consecutiveThrottlingRetries) after throttling (\(kinds.isEmpty ? "no error kinds" : kinds); throttling_retry_cost \(budget.throttlingRetryCost))"
         }
         if budget.successRefund > 0 {
             let refill = (budget.capacity + budget.successRefund - 1) / budget.successRefund
@@ -28,5 +44,13 @@ enum BudgetInNumbers: PolicyCheck {
             message += "; first-try successes refund nothing, so only successful retries refill it"
         }
         return [finding(at: context.place(key: "budget", or: budget.location, policy), message)]
+    }
+
+    static func formatThousandths(_ value: Int) -> String {
+        if value % 1000 == 0 { return "\(value / 1000)" }
+        var fraction = String(value % 1000)
+        while fraction.count < 3 { fraction = "0" + fraction }
+        while fraction.hasSuffix("0") { fraction.removeLast() }
+        return "\(value / 1000).\(fraction)"
     }
 }

@@ -112,13 +112,13 @@ struct PolicyDecoder {
         if let node = fields["retry_after"], let retryAfter = retryAfter(node) { policy.retryAfter = retryAfter }
         if let node = fields["timeouts"], let timeouts = timeoutBudget(node, at: "timeouts") { policy.timeouts = timeouts }
         if let node = fields["endpoints"] { policy.endpoints = endpoints(node) }
-        if let node = fields["budget"] { policy.budget = budget(node) }
         var known = Set(SDKError.Kind.standard)
         if let node = fields["errors"] {
             let (names, declared) = errorNames(node)
             policy.errorNames = names
             known.formUnion(declared)
         }
+        if let node = fields["budget"] { policy.budget = budget(node, known: known) }
         if let node = fields["rules"], let items = reader.list(node, at: "rules", what: "a list of rules") {
             for (index, item) in items.enumerated() {
                 if let rule = rule(item, at: "rules[\(index)]", known: known) { policy.rules.append(rule) }
@@ -152,10 +152,35 @@ struct PolicyDecoder {
         guard let fields = reader.fields(node, at: "backoff", allowed: PolicyKeys.backoff) else { return nil }
         let initial = fields["initial"].flatMap { reader.duration($0, at: fields.path("initial")) } ?? .zero
         var result = Backoff(initial: initial, max: initial, location: fields.location)
+        if let node = fields["shape"], let shape = reader.choice(node, at: fields.path("shape"), of: Backoff.Shape.self) {
+            result.shape = shape
+        }
         // A max below initial is well-formed; lint reports it (RP104).
         if let node = fields["max"], let max = reader.duration(node, at: fields.path("max")) { result.max = max }
         if let node = fields["multiplier"], let multiplier = reader.number(node, at: fields.path("multiplier"), in: PolicyBounds.multiplier) {
+            if result.shape == .linear {
+                reader.report(
+                    .keyConflict, at: fields.entries["multiplier"]!.key.location,
+                    "backoff.multiplier: applies only to shape exponential, found shape linear",
+                    suggestion: "a linear backoff grows by 'step'; remove 'multiplier'")
+            }
             result.multiplier = multiplier
+        }
+        if let node = fields["step"], let step = reader.duration(node, at: fields.path("step")) {
+            if result.shape != .linear {
+                reader.report(
+                    .keyConflict, at: fields.entries["step"]!.key.location,
+                    "backoff.step: applies only to shape linear, found shape \(result.shape)",
+                    suggestion: "add 'shape: linear', or use 'multiplier' for an exponential backoff")
+            }
+            result.step = step
+        }
+        if result.shape == .linear {
+            result.multiplier = 1
+            if fields["step"] == nil {
+                reader.report(.missingKey, at: fields.location, "missing required key 'step' in 'backoff' (shape linear adds it per retry)",
+                              suggestion: "write step: 0s for a constant delay")
+            }
         }
         if let node = fields["jitter"], let jitter = reader.choice(node, at: fields.path("jitter"), of: Backoff.Jitter.self) {
             result.jitter = jitter
@@ -239,24 +264,97 @@ struct PolicyDecoder {
         if case .sequence(let items, _) = node { items.count } else { 0 }
     }
 
-    private mutating func budget(_ node: YAMLNode) -> RetryBudgetConfiguration? {
+    private mutating func budget(_ node: YAMLNode, known: Set<SDKError.Kind>) -> RetryBudgetConfiguration? {
         guard let fields = reader.fields(node, at: "budget", allowed: PolicyKeys.budget) else { return nil }
-        var result = RetryBudgetConfiguration(location: fields.location)
+        var preset: BudgetPreset?
+        if let node = fields["preset"] {
+            preset = reader.choice(node, at: fields.path("preset"), of: BudgetPreset.self)
+            if preset == nil { return nil }
+        }
+        if preset == .grpc { return grpcBudget(fields) }
+        for key in PolicyKeys.grpcBudget {
+            guard let entry = fields.entries[key] else { continue }
+            reader.report(
+                .keyConflict, at: entry.key.location,
+                "budget.\(key): applies only to preset grpc, found \(preset.map { "preset \($0.rawValue)" } ?? "a token-bucket budget")",
+                suggestion: "write 'preset: grpc' for gRPC retry throttling, or use capacity and the retry costs")
+        }
+        var result: RetryBudgetConfiguration
+        switch preset {
+        case .awsStandard: result = .awsStandard
+        case .awsStandard2026: result = .awsStandard2026
+        case .grpc, nil: result = RetryBudgetConfiguration()
+        }
+        result.location = fields.location
         if let node = fields["capacity"], let value = reader.integer(node, at: fields.path("capacity"), in: PolicyBounds.budgetCapacity) {
             result.capacity = value
         }
         if let node = fields["retry_cost"], let value = reader.integer(node, at: fields.path("retry_cost"), in: PolicyBounds.budgetAmount) {
             result.retryCost = value
+            // Without a preset, throttling costs what any retry costs
+            // unless stated (the format before throttling costs existed).
+            if preset == nil { result.throttlingRetryCost = value }
         }
         if let node = fields["timeout_retry_cost"],
             let value = reader.integer(node, at: fields.path("timeout_retry_cost"), in: PolicyBounds.budgetAmount)
         {
             result.timeoutRetryCost = value
         }
+        if let node = fields["throttling_retry_cost"],
+            let value = reader.integer(node, at: fields.path("throttling_retry_cost"), in: PolicyBounds.budgetAmount)
+        {
+            result.throttlingRetryCost = value
+        }
+        if let node = fields["throttling_errors"],
+            let items = reader.list(node, at: fields.path("throttling_errors"), what: "a list of error kinds")
+        {
+            var kinds: Set<SDKError.Kind> = []
+            for item in items {
+                if let kind = reader.errorKind(item, at: fields.path("throttling_errors"), known: known) { kinds.insert(kind) }
+            }
+            result.throttlingErrors = kinds
+        }
         if let node = fields["success_refund"], let value = reader.integer(node, at: fields.path("success_refund"), in: PolicyBounds.budgetAmount) {
             result.successRefund = value
         }
         return result
+    }
+
+    /// `preset: grpc`: gRPC retry throttling, which has no defaults.
+    private mutating func grpcBudget(_ fields: Fields) -> RetryBudgetConfiguration? {
+        for key in PolicyKeys.tokenBucketBudget {
+            guard let entry = fields.entries[key] else { continue }
+            reader.report(
+                .keyConflict, at: entry.key.location,
+                "budget.\(key): does not apply to preset grpc (every failure costs one token, every success returns token_ratio)",
+                suggestion: "set max_tokens and token_ratio, or choose preset aws-standard to use \(key)")
+        }
+        for key in PolicyKeys.grpcBudget where fields[key] == nil {
+            reader.report(.missingKey, at: fields.location, "missing required key '\(key)' in 'budget' (gRPC throttling has no default)",
+                          suggestion: "gRPC's retryThrottling states maxTokens and tokenRatio, for example max_tokens: 10, token_ratio: 0.1")
+        }
+        let maxTokens = fields["max_tokens"].flatMap { reader.integer($0, at: fields.path("max_tokens"), in: PolicyBounds.grpcMaxTokens) }
+        var thousandths: Int?
+        if let node = fields["token_ratio"], let ratio = reader.number(node, at: fields.path("token_ratio"), in: PolicyBounds.grpcTokenRatio) {
+            // Exact: the nearest double to k/1000 is what three decimals
+            // read as, and nothing else is.
+            let scaled = Int((ratio * 1000).rounded())
+            if scaled > 0, Double(scaled) / 1000 == ratio {
+                thousandths = scaled
+            } else {
+                let rounded = Swift.max(Int((ratio * 1000).rounded(.down)), 1)
+                reader.expected("a number above 0 with at most three decimals (gRPC's precision)", for: fields.path("token_ratio"), found: node,
+                                rule: .invalidValue, suggestion: "write \(rounded / 1000).\(Self.threeDigits(rounded % 1000))")
+            }
+        }
+        guard let maxTokens, let thousandths else { return nil }
+        return .grpc(maxTokens: maxTokens, tokenRatioThousandths: thousandths, location: fields.location)
+    }
+
+    static func threeDigits(_ value: Int) -> String {
+        var text = String(value)
+        while text.count < 3 { text = "0" + text }
+        return text
     }
 
     /// The `errors` section: declared kinds and their per-platform names.

@@ -7,11 +7,19 @@ enum PolicyKeys {
     ]
     static let stack = ["version", "name", "description", "stack", "max_amplification"]
     static let idempotency = ["methods", "honor_idempotent_requests"]
-    static let backoff = ["initial", "max", "multiplier", "jitter"]
+    static let backoff = ["shape", "initial", "step", "max", "multiplier", "jitter"]
     static let retryAfter = ["honor", "cap", "above_cap", "combine", "cooldown", "headers"]
     static let header = ["name", "format"]
     static let timeouts = ["per_attempt", "total"]
-    static let budget = ["capacity", "retry_cost", "timeout_retry_cost", "success_refund"]
+    static let budget = [
+        "preset", "capacity", "retry_cost", "timeout_retry_cost", "throttling_retry_cost", "throttling_errors", "success_refund",
+        "max_tokens", "token_ratio",
+    ]
+    /// The budget keys of the token-bucket style (AWS); the rest are gRPC's.
+    static let tokenBucketBudget = [
+        "capacity", "retry_cost", "timeout_retry_cost", "throttling_retry_cost", "throttling_errors", "success_refund",
+    ]
+    static let grpcBudget = ["max_tokens", "token_ratio"]
     static let rule = ["status", "transport", "methods", "error", "action", "honor_retry_after", "refresh_credentials"]
     static let defaultRule = ["error", "action"]
     static let layer = ["name", "policy"]
@@ -29,4 +37,16 @@ enum PolicyBounds {
     static let budgetCapacity = 1...1_000_000
     static let budgetAmount = 0...1_000_000
     static let amplification = 1...1_000_000
+    /// gRPC's `retryThrottling.maxTokens` (gRFC A6: above 0, at most 1000).
+    static let grpcMaxTokens = 1...1000
+    /// gRPC's `retryThrottling.tokenRatio`: above 0 (checked apart, with
+    /// the three decimals), at most 1000.
+    static let grpcTokenRatio = 0.0...1000.0
+}
+
+/// The named budgets `budget.preset` accepts.
+enum BudgetPreset: String, CaseIterable {
+    case awsStandard = "aws-standard"
+    case awsStandard2026 = "aws-standard-2026"
+    case grpc
 }
