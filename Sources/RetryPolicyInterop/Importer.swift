@@ -210,9 +210,15 @@ enum GRPCImporter {
                 if !(ratio > 0) {
                     reader.error(.invalidValue, value, "retryThrottling.tokenRatio: must be greater than zero, found \(ratio)")
                 } else {
+                    // gRPC reads three decimals of the number as written;
+                    // 2.042 is 2041.9999... thousandths as a Double, so a
+                    // value within rounding error of a thousandth is that
+                    // thousandth, and only a fourth decimal is cut.
                     let scaled = ratio * 1000
-                    thousandths = Int(scaled.rounded(.down))
-                    if scaled != scaled.rounded(.down) {
+                    let nearest = scaled.rounded()
+                    let exact = abs(scaled - nearest) <= 1e-6 * max(1, nearest)
+                    thousandths = Int(exact ? nearest : scaled.rounded(.down))
+                    if !exact {
                         imported.warn("tokenRatio", at: value.location, "gRPC keeps three decimals of tokenRatio; \(ratio) is used as \(Double(thousandths!) / 1000)")
                     }
                     if thousandths! == 0 { thousandths = 1 }

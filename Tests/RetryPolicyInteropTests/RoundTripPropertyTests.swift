@@ -83,3 +83,28 @@ struct RoundTripPropertyTests {
         }
     }
 }
+
+@Suite("gRPC tokenRatio decimals")
+struct GRPCTokenRatioTests {
+    func imported(_ ratio: String) throws -> ImportedPolicy {
+        let json = #"{"methodConfig": [{"name": [{}], "retryPolicy": {"maxAttempts": 3, "initialBackoff": "0.1s", "maxBackoff": "1s", "backoffMultiplier": 2, "retryableStatusCodes": ["UNAVAILABLE"]}}], "retryThrottling": {"maxTokens": 10, "tokenRatio": "# + ratio + "}}"
+        return try Importer.importPolicy(bytes: Array(json.utf8), path: "config.json", from: .grpc)
+    }
+
+    @Test("three decimals are read as written, even where a Double is a hair below them")
+    func threeDecimals() throws {
+        // 2.042 * 1000 is 2041.9999999999998 as a Double; 0.001, 0.1 and 0.57 likewise miss by a hair.
+        for (text, thousandths) in [("2.042", 2042), ("0.001", 1), ("0.1", 100), ("0.57", 570), ("1", 1000)] {
+            let policy = try imported(text)
+            #expect(policy.budget?.successRefund == thousandths, "\(text)")
+            #expect(policy.warnings.isEmpty, "\(text): \(policy.warnings)")
+        }
+    }
+
+    @Test("a fourth decimal is cut, with a warning, as gRPC cuts it")
+    func fourthDecimal() throws {
+        let policy = try imported("0.1239")
+        #expect(policy.budget?.successRefund == 123)
+        #expect(policy.warnings.map(\.description).contains { $0.contains("three decimals") })
+    }
+}
