@@ -116,6 +116,18 @@ let package = Package(
                 "RetryPolicyYAML",
                 "RetryPolicyLint",
                 "RetryPolicyInterop",
+                "RetryPolicyCommandSupport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+
+        // What both executables share: exit statuses, `--root`, reading and
+        // loading policy files, the parse-run-exit `main`.
+        .target(
+            name: "RetryPolicyCommandSupport",
+            dependencies: [
+                "RetryPolicyCore",
+                "RetryPolicyYAML",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -127,6 +139,7 @@ let package = Package(
             dependencies: [
                 "RetryPolicyCore",
                 "RetryPolicyYAML",
+                "RetryPolicyCommandSupport",
                 "RetryPolicyExecutor",
                 "RetryPolicyAsyncHTTPClient",
                 "RetryPolicyPostgres",

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import RetryPolicyCore
+import RetryPolicyCommandSupport
 
 /// `retry-policy`: lint, test, explain and compare retry policy files.
 @main
@@ -25,9 +26,8 @@ struct RetryPolicyCommand: AsyncParsableCommand {
         ]
     )
 
-    /// Runs the command and maps every way out to the documented exit
-    /// statuses; swift-argument-parser's own usage failure (EX_USAGE, 64)
-    /// becomes 2.
+    /// Runs the command; every way out is one of the documented exit
+    /// statuses (``CommandMain``).
     static func main() async {
         // `request` is a separate executable (see `RequestDispatch`).
         if let forwarded = RequestDispatch.forwardedArguments(Array(CommandLine.arguments.dropFirst())) {
@@ -38,31 +38,7 @@ struct RetryPolicyCommand: AsyncParsableCommand {
             }
             Foundation.exit(ExitStatus.usage)
         }
-        let status: Int32
-        do {
-            var command = try parseAsRoot()
-            if var asyncCommand = command as? AsyncParsableCommand {
-                try await asyncCommand.run()
-            } else {
-                try command.run()
-            }
-            status = ExitStatus.clean
-        } catch let failure as CommandFailure {
-            StandardError.write("error: \(failure.message)\n")
-            status = ExitStatus.usage
-        } catch let exit as ExitCodeError {
-            status = exit.status
-        } catch {
-            let code = exitCode(for: error)
-            let message = fullMessage(for: error)
-            if code == .success {
-                if !message.isEmpty { StandardOutput.write(message + "\n") }
-                status = ExitStatus.clean
-            } else {
-                if !message.isEmpty { StandardError.write(message + "\n") }
-                status = code == .validationFailure || code.rawValue == 64 ? ExitStatus.usage : code.rawValue
-            }
-        }
+        let status = await CommandMain.run(Self.self)
         Foundation.exit(status)
     }
 }

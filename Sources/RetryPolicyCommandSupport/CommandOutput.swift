@@ -4,37 +4,45 @@ import Foundation
 /// a missing file, an unreadable configuration, a malformed argument. Exits
 /// with status 2, the documented "usage or I/O error" code, so CI can tell
 /// "the policy is wrong" (1) from "the tool was called wrongly" (2).
-struct CommandFailure: Error, CustomStringConvertible {
-    var message: String
-    var description: String { message }
+package struct CommandFailure: Error, CustomStringConvertible {
+    package var message: String
+    package var description: String { message }
 
-    init(_ message: String) { self.message = message }
+    package init(_ message: String) { self.message = message }
 }
 
-/// The exit statuses of every subcommand.
-enum ExitStatus {
-    static let clean: Int32 = 0
+/// The exit statuses every command shares (`retry-policy request` adds
+/// codes for the error kinds a request fails with).
+package enum ExitStatus {
+    package static let clean: Int32 = 0
     /// Lint errors (or warnings under --strict), failed policy tests,
     /// policies that differ.
-    static let findings: Int32 = 1
+    package static let findings: Int32 = 1
     /// Usage or I/O error.
-    static let usage: Int32 = 2
+    package static let usage: Int32 = 2
 }
 
 /// Standard error, unbuffered, for diagnostics that must not mix with
 /// machine-readable standard output.
-enum StandardError {
-    static func write(_ text: String) {
+package enum StandardError {
+    package static func write(_ text: String) {
         FileHandle.standardError.write(Data(text.utf8))
     }
 }
 
 /// Writes to standard output without Foundation's buffering surprises.
-enum StandardOutput {
-    static func write(_ text: String) {
+package enum StandardOutput {
+    package static func write(_ text: String) {
         FileHandle.standardOutput.write(Data(text.utf8))
     }
 
     /// Whether standard output is a terminal: colour only then.
-    static var isTerminal: Bool { isatty(STDOUT_FILENO) == 1 }
+    package static var isTerminal: Bool { isatty(STDOUT_FILENO) == 1 }
+}
+
+/// Ends a command with `status` after it has printed its own output.
+package struct ExitCodeError: Error {
+    package var status: Int32
+
+    package init(status: Int32) { self.status = status }
 }

@@ -33,7 +33,7 @@ public struct LintRun: Sendable {
     }
 
     /// The name standard input is reported under when `-` is linted.
-    public static let standardInputName = "<stdin>"
+    public static let standardInputName = PolicyRoot.standardInputName
 
     /// Lints every policy file under `paths`; `-` is standard input, read
     /// through `standardInput` (its references are relative to the working

@@ -4,6 +4,7 @@ import NIOHTTP1
 import RetryPolicyAsyncHTTPClient
 import RetryPolicyCore
 import RetryPolicyExecutor
+import RetryPolicyCommandSupport
 
 /// A request described by plain values (URL, method, headers, body), as the
 /// command line gives it; what `retry-policy request` sends.

@@ -5,6 +5,7 @@ import RetryPolicyAsyncHTTPClient
 import RetryPolicyCore
 import RetryPolicyExecutor
 import RetryPolicyPostgres
+import RetryPolicyCommandSupport
 
 struct RequestCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,3 +1,4 @@
+import RetryPolicyCommandSupport
 import RetryPolicyCore
 
 /// Process exit codes for a request that ran under a policy, so shell
@@ -22,11 +23,11 @@ import RetryPolicyCore
 /// | 20 | `decoding_failed` |
 /// | 30 | any kind a policy declares itself (`errors:`) |
 enum RequestExitStatus {
-    static let success: Int32 = 0
+    static let success = ExitStatus.clean
     /// The same codes as every other `retry-policy` subcommand: 1 when a
     /// policy file is wrong, 2 when the tool was called wrongly.
-    static let policyInvalid: Int32 = 1
-    static let usage: Int32 = 2
+    static let policyInvalid = ExitStatus.findings
+    static let usage = ExitStatus.usage
     static let customKind: Int32 = 30
 
     /// The code for a request that failed with `kind`.

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import RetryPolicyCore
 import RetryPolicyLint
+import RetryPolicyCommandSupport
 
 struct DecideCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -3,6 +3,7 @@ import Foundation
 import RetryPolicyCore
 import RetryPolicyInterop
 import RetryPolicyLint
+import RetryPolicyCommandSupport
 
 struct DiffCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import RetryPolicyCore
 import RetryPolicyInterop
+import RetryPolicyCommandSupport
 
 struct ExportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

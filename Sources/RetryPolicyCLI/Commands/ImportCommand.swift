@@ -3,6 +3,7 @@ import Foundation
 import RetryPolicyCore
 import RetryPolicyInterop
 import RetryPolicyYAML
+import RetryPolicyCommandSupport
 
 struct ImportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import RetryPolicyCore
+import RetryPolicyCommandSupport
 
 struct InitCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -3,6 +3,7 @@ import Foundation
 import RetryPolicyCore
 import RetryPolicyLint
 import RetryPolicyYAML
+import RetryPolicyCommandSupport
 
 struct LintCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

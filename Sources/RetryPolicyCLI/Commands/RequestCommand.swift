@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import RetryPolicyCommandSupport
 
 #if canImport(Glibc)
 import Glibc

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import RetryPolicyCore
 import RetryPolicyLint
+import RetryPolicyCommandSupport
 
 struct TableCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,5 +1,6 @@
 import ArgumentParser
 import RetryPolicyCore
+import RetryPolicyCommandSupport
 
 /// A duration argument (`250ms`, `10s`, `1m30s`), parsed once, by the same
 /// rules as policy files.

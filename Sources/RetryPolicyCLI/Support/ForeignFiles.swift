@@ -2,6 +2,7 @@ import Foundation
 import RetryPolicyCore
 import RetryPolicyInterop
 import RetryPolicyYAML
+import RetryPolicyCommandSupport
 
 /// Reading other layers' configuration files through the root.
 enum ForeignFiles {

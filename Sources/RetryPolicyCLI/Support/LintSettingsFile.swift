@@ -1,6 +1,7 @@
 import Foundation
 import RetryPolicyLint
 import RetryPolicyYAML
+import RetryPolicyCommandSupport
 
 /// Finds and reads `.retry-policy.yaml`, inside the root only.
 enum LintSettingsFile {

@@ -17,6 +17,9 @@ import RetryPolicyCore
 /// let policy = try PolicyLoader(root: root).loadPolicy(atPath: "/srv/app/policies/api.yaml")
 /// ```
 public struct PolicyRoot: Sendable {
+    /// The name diagnostics give a file read from standard input (`-`).
+    public static let standardInputName = "<stdin>"
+
     /// The root, absolute and with every symbolic link resolved.
     public let path: String
     public let fileSystem: any PolicyFileSystem

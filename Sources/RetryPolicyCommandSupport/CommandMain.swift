@@ -1,0 +1,35 @@
+import ArgumentParser
+
+/// The `main` of the `retry-policy` executables: parses the arguments, runs
+/// the command and maps every way out to the documented exit statuses.
+package enum CommandMain {
+    /// The exit status of running `Command` with the process's arguments: a
+    /// ``CommandFailure`` is printed and is 2, an ``ExitCodeError`` is its
+    /// status, help and version are 0, and swift-argument-parser's usage
+    /// failure (EX_USAGE, 64) is the documented 2.
+    package static func run<Command: ParsableCommand>(_: Command.Type) async -> Int32 {
+        do {
+            var command = try Command.parseAsRoot()
+            if var asyncCommand = command as? AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+            return ExitStatus.clean
+        } catch let failure as CommandFailure {
+            StandardError.write("error: \(failure.message)\n")
+            return ExitStatus.usage
+        } catch let exit as ExitCodeError {
+            return exit.status
+        } catch {
+            let code = Command.exitCode(for: error)
+            let message = Command.fullMessage(for: error)
+            if code == .success {
+                if !message.isEmpty { StandardOutput.write(message + "\n") }
+                return ExitStatus.clean
+            }
+            if !message.isEmpty { StandardError.write(message + "\n") }
+            return code == .validationFailure || code.rawValue == 64 ? ExitStatus.usage : code.rawValue
+        }
+    }
+}
