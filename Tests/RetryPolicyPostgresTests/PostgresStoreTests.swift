@@ -127,7 +127,9 @@ struct PostgresStoreTests {
             guard case .connectionFailed(let url, _) = error else { Issue.record("\(error)"); return }
             #expect(url == "postgres://fleet@127.0.0.1:\(port)/db")
         }
-        #expect(clock.now - start < .seconds(3))
+        // A refused port answers at once; the bound only catches a hang
+        // (a loaded machine has taken 3.6 s to start and fail the process).
+        #expect(clock.now - start < .seconds(10))
     }
 
     @Test("Withdrawals from many stores and threads never spend more than the capacity")
