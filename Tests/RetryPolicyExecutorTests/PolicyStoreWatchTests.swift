@@ -12,8 +12,8 @@ import Testing
 /// generous bound, never on a fixed sleep. The safety re-scan is off unless
 /// a test is about it, so a reload can only have come from an event.
 ///
-/// Serialized: the descriptor test counts the process's inotify
-/// descriptors, which another watch running at the same time would change.
+/// Serialized: the tests share timing-sensitive file-system events, and
+/// one at a time keeps each test's events its own.
 @Suite("PolicyStore.watch: reloads on file-system events", .serialized, .timeLimit(.minutes(1)))
 struct PolicyStoreWatchTests {
     let directory: String
@@ -282,10 +282,14 @@ struct PolicyStoreWatchTests {
         #expect(store.watchMode == .events(rescanEvery: .seconds(30)))
 
         // Events now come from the new directory.
+        // An in-place write raises several events, which may arrive on
+        // either side of a clock step and restart the quiet period: step
+        // until the reload, not once.
         try writeInPlace("b/p.yaml", "name: p\nattempts: 3\n")
         try await log.wait("the quiet period started") { _ in clock.sleeperCount >= 2 }
-        clock.advance(by: .milliseconds(20))
-        try await log.wait("an edit in the new directory") { _ in log.reloads(.fileEvent).contains { $0.changed == ["p"] } }
+        try await advanceUntil("an edit in the new directory", clock, log, step: .milliseconds(20)) {
+            log.reloads(.fileEvent).contains { $0.changed == ["p"] }
+        }
         #expect(store.decider(named: "p")?.policy.attempts == 3)
         await stop(watch, store)
     }
@@ -402,21 +406,29 @@ struct PolicyStoreWatchTests {
         try writeInPlace("p.yaml", "name: p\n")
         let store = PolicyStore(directory: directory, loader: lineLoader)
         let log = StoreEventLog.recording(store)
-        let before = Self.openDescriptors()
+        // Other suites watch their own directories at the same time, so the
+        // watch's descriptors are told apart from theirs: its inotify
+        // descriptor by the directory inode it watches, its wake-up pipe as
+        // a pipe that appeared with it, both ends non-blocking.
+        #expect(Self.inotifyDescriptors(watching: directory) == 0)
+        let pipesBefore = Self.wakeUpPipes()
 
         let watch = try await startWatching(store, log: log)
-        let during = Self.openDescriptors()
-        #expect(during.inotify == before.inotify + 1, "the watch holds one inotify descriptor")
-        #expect(during.pipes >= before.pipes + 2, "and a wake-up pipe")
+        #expect(Self.inotifyDescriptors(watching: directory) == 1, "the watch holds one inotify descriptor")
+        let newPipes = Self.wakeUpPipes().subtracting(pipesBefore)
+        #expect(!newPipes.isEmpty, "and a wake-up pipe")
 
         let clock = ContinuousClock()
         let start = clock.now
         watch.cancel()
         await watch.value
         #expect(clock.now - start < .seconds(2), "cancellation is prompt")
-        let after = Self.openDescriptors()
-        #expect(after.inotify == before.inotify)
-        #expect(after.pipes == before.pipes)
+        #expect(Self.inotifyDescriptors(watching: directory) == 0)
+        // A pipe of a watch that another suite started meanwhile may still
+        // be open; the watch's own must not.
+        #expect(
+            newPipes.intersection(Self.wakeUpPipes()).count < newPipes.count,
+            "the wake-up pipe is closed")
         #expect(store.watchMode == .notWatching)
         try await log.wait("the mode change") { $0.last == .watchModeChanged(.notWatching) }
         try? FileManager.default.removeItem(atPath: directory)
@@ -548,19 +560,40 @@ struct PolicyStoreWatchTests {
         try? FileManager.default.removeItem(atPath: directory)
     }
 
-    /// The process's open inotify descriptors and pipes, from /proc/self/fd.
-    static func openDescriptors() -> (inotify: Int, pipes: Int) {
+    /// The process's descriptors, each with its `/proc/self/fd` target
+    /// and `/proc/self/fdinfo` text.
+    static func descriptors() -> [(target: String, info: String)] {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
-        var inotify = 0
-        var pipes = 0
-        for entry in entries {
-            guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + entry) else {
-                continue
-            }
-            if target == "anon_inode:inotify" { inotify += 1 }
-            if target.hasPrefix("pipe:") { pipes += 1 }
+        return entries.compactMap { entry in
+            guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + entry),
+                let info = try? String(contentsOfFile: "/proc/self/fdinfo/" + entry, encoding: .utf8)
+            else { return nil }
+            return (target, info)
         }
-        return (inotify, pipes)
+    }
+
+    /// How many inotify descriptors of this process watch `path`'s inode
+    /// (fdinfo lists each watch as `inotify wd:N ino:HEX sdev:HEX ...`).
+    static func inotifyDescriptors(watching path: String) -> Int {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return 0 }
+        let inode = "ino:" + String(UInt64(status.st_ino), radix: 16) + " "
+        return descriptors().filter { descriptor in
+            descriptor.target == "anon_inode:inotify"
+                && descriptor.info.split(separator: "\n").contains { $0.hasPrefix("inotify ") && $0.contains(inode) }
+        }.count
+    }
+
+    /// The pipes (`pipe:[inode]`) of which this process holds both ends,
+    /// each non-blocking, as a watcher's wake-up pipe is.
+    static func wakeUpPipes() -> Set<String> {
+        var ends: [String: [Bool]] = [:]
+        for descriptor in descriptors() where descriptor.target.hasPrefix("pipe:") {
+            let flags = descriptor.info.split(separator: "\n").first { $0.hasPrefix("flags:") }
+                .flatMap { Int($0.dropFirst("flags:".count).trimmingCharacters(in: .whitespaces), radix: 8) } ?? 0
+            ends[descriptor.target, default: []].append(flags & Int(O_NONBLOCK) != 0)
+        }
+        return Set(ends.filter { $0.value.count >= 2 && $0.value.allSatisfy { $0 } }.keys)
     }
 }
 
