@@ -137,6 +137,9 @@ public enum CircuitBreakerTransition: Hashable, Sendable, CustomStringConvertibl
         case consecutiveFailures = "consecutive_failures"
         /// A half-open probe failed.
         case probeFailed = "probe_failed"
+        /// Another process sharing the breaker (through a
+        /// ``RetryStateStore``) opened it.
+        case shared = "shared"
     }
 
     /// The breaker opened until `until`, a break of `breakDuration`.
@@ -273,6 +276,54 @@ public struct CircuitBreakerStateMachine: Sendable {
             }
             return nil
         }
+    }
+
+    /// Times the breaker opened since it last closed (0 while closed after
+    /// a close): what the next break's length grows from.
+    public var consecutiveOpenings: Int { openings }
+
+    /// Whether `ticket` is a probe of the current half-open period, so
+    /// that its result still decides the breaker.
+    public func isProbe(_ ticket: Ticket) -> Bool {
+        guard ticket.generation == generation, case .halfOpen = phase else { return false }
+        return true
+    }
+
+    /// Another process sharing the breaker opened it until `until`, its
+    /// `openings`-th opening since the breaker last closed. Only ever
+    /// extends: an open breaker whose break ends at or after `until` stays
+    /// as it is. A closed or half-open breaker opens (its window emptied,
+    /// its probes' results ignored from then on).
+    public mutating func adoptOpening(until: Timestamp, openings shared: Int, at now: Timestamp) -> CircuitBreakerTransition? {
+        openings = max(openings, shared)
+        if case .open(let current) = phase, current >= until { return nil }
+        consecutive = 0
+        window.reset()
+        enter(.open(until: until))
+        return .opened(until: until, breakDuration: until.duration(since: now), reason: .shared)
+    }
+
+    /// Another process sharing the breaker closed it (its probes all
+    /// succeeded): close with an empty window, the break back to its first
+    /// length.
+    public mutating func adoptClosing() -> CircuitBreakerTransition? {
+        if case .closed = phase { return nil }
+        openings = 0
+        consecutive = 0
+        window.reset()
+        enter(.closed)
+        return .closed
+    }
+
+    /// Starts a new half-open period with no probe admitted yet, whatever
+    /// the state: the probes of an earlier period no longer decide. Used
+    /// when the right to probe is granted from outside (a fleet-wide
+    /// permit); ``admit(at:)`` then admits the probe.
+    public mutating func beginProbing() -> CircuitBreakerTransition? {
+        let wasHalfOpen: Bool
+        if case .halfOpen = phase { wasHalfOpen = true } else { wasHalfOpen = false }
+        enter(.halfOpen(admitted: 0, succeeded: 0))
+        return wasHalfOpen ? nil : .halfOpened
     }
 
     /// The call admitted with `ticket` will not report a result (it was
@@ -422,7 +473,41 @@ public final class CircuitBreaker: Sendable {
 
     /// The call admitted with `ticket` will report no result.
     public func release(_ ticket: CircuitBreakerStateMachine.Ticket) {
+        if let store { return store.release(ticket, in: self) }
+        releaseLocally(ticket)
+    }
+
+    /// A release in this process's state only.
+    public func releaseLocally(_ ticket: CircuitBreakerStateMachine.Ticket) {
         machine.withLock { $0.release(ticket) }
+    }
+
+    /// Times opened since the breaker last closed.
+    public var consecutiveOpenings: Int { machine.withLock { $0.consecutiveOpenings } }
+
+    /// Whether `ticket` is a probe of the current half-open period.
+    public func isProbe(_ ticket: CircuitBreakerStateMachine.Ticket) -> Bool { machine.withLock { $0.isProbe(ticket) } }
+
+    /// Applies an opening from elsewhere (see
+    /// ``CircuitBreakerStateMachine/adoptOpening(until:openings:at:)``).
+    public func adoptOpening(until: Timestamp, openings: Int, at now: Timestamp) -> CircuitBreakerTransition? {
+        machine.withLock { $0.adoptOpening(until: until, openings: openings, at: now) }
+    }
+
+    /// Applies a closing from elsewhere.
+    public func adoptClosing() -> CircuitBreakerTransition? { machine.withLock { $0.adoptClosing() } }
+
+    /// Admits a probe whose right to go through was granted from outside
+    /// (a fleet-wide permit): a breaker that is not half-open, or with
+    /// `newPeriod` one whose probes belong to an earlier period, starts a
+    /// new half-open period first; then the probe is admitted in it.
+    public func admitProbe(at now: Timestamp, newPeriod: Bool) -> (CircuitBreakerStateMachine.Admission, CircuitBreakerTransition?) {
+        machine.withLock { machine in
+            var started: CircuitBreakerTransition?
+            if newPeriod || machine.state != .halfOpen { started = machine.beginProbing() }
+            let (admission, transition) = machine.admit(at: now)
+            return (admission, transition ?? started)
+        }
     }
 
     /// Admission against this process's state only.
@@ -451,6 +536,11 @@ extension RetryStateStore {
         failure: Bool, ticket: CircuitBreakerStateMachine.Ticket, at now: Timestamp, in breaker: CircuitBreaker
     ) -> CircuitBreakerTransition? {
         breaker.recordLocally(failure: failure, ticket: ticket, at: now)
+    }
+
+    /// The default: the breaker's state lives in this process.
+    public func release(_ ticket: CircuitBreakerStateMachine.Ticket, in breaker: CircuitBreaker) {
+        breaker.releaseLocally(ticket)
     }
 }
 

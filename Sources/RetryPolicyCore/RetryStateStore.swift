@@ -51,6 +51,11 @@ public protocol RetryStateStore: AnyObject, Sendable {
     func record(
         failure: Bool, ticket: CircuitBreakerStateMachine.Ticket, at now: Timestamp, in breaker: CircuitBreaker
     ) -> CircuitBreakerTransition?
+
+    /// A call admitted by `breaker` will report no result (cancelled, or
+    /// never started); the default releases it in this process
+    /// (``CircuitBreaker/releaseLocally(_:)``). Must not wait.
+    func release(_ ticket: CircuitBreakerStateMachine.Ticket, in breaker: CircuitBreaker)
 }
 
 /// The default store: state lives in this process only.

@@ -53,36 +53,53 @@ public final class PostgresRetryStateStore: RetryStateStore {
         public var fallbacks = 0
         /// Connections made after the first.
         public var reconnections = 0
+        /// Breaker openings written and notified.
+        public var breakerOpeningsPublished = 0
+        /// Openings and closings from elsewhere that changed a local breaker.
+        public var breakerChangesReceived = 0
+        /// Half-open probe permits the database granted.
+        public var probePermitsGranted = 0
+        /// Admissions refused because every probe permit was out.
+        public var probePermitsRefused = 0
     }
 
     public let configuration: PostgresStateConfiguration
     let logger: Logger
 
-    private struct KeyState {
+    struct KeyState {
         var capacity: Int
         var budgets: [RetryBudget] = []
         var gates: [CooldownGate] = []
+        var breakers: [CircuitBreaker] = []
+        /// The latest fleet opening number of the key's breaker seen here
+        /// (0: none yet).
+        var breakerOpening: Int64 = 0
+        /// Per local breaker: the fleet opening number its current
+        /// half-open period's probe permits were granted under.
+        var probing: [ObjectIdentifier: Int64] = [:]
     }
 
-    private struct State {
+    struct State {
         var connection: PostgresConnection?
         var keys: [String: KeyState] = [:]
         /// Refunds not yet written, per key.
         var pendingRefunds: [String: Int] = [:]
         /// Cooldowns that could not be written yet, per key.
         var pendingCooldowns: [String: (until: Timestamp, error: SDKError)] = [:]
+        /// Breaker openings that could not be written yet, per key.
+        var pendingOpenings: [String: (until: Timestamp, openings: Int)] = [:]
         var tasks: [Task<Void, Never>] = []
         var stopped = false
         var ready: [CheckedContinuation<Void, Never>] = []
         var isReady = false
     }
 
-    private let state = Mutex(State())
-    private let counters = Counters()
+    let state = Mutex(State())
+    let counters = Counters()
     private let eventLoopGroup: any EventLoopGroup
-    private let fallbackCounter: Counter
+    let fallbackCounter: Counter
     private let reconnectCounter: Counter
-    private let roundTripCounter: Counter
+    let roundTripCounter: Counter
 
     public init(
         configuration: PostgresStateConfiguration,
@@ -149,6 +166,7 @@ public final class PostgresRetryStateStore: RetryStateStore {
         if let connection, !connection.isClosed {
             await flushRefunds(on: connection)
             await publishPendingCooldowns(on: connection)
+            publishPendingOpenings(on: connection)
         }
         let tasks = state.withLock { state in
             defer { state.tasks = [] }
@@ -190,6 +208,7 @@ public final class PostgresRetryStateStore: RetryStateStore {
                 entry.capacity = Swift.max(entry.capacity, budget.configuration.capacity)
             }
             entry.gates.append(decider.cooldown)
+            if let breaker = decider.breaker, breaker.store === self, breaker.key == key { entry.breakers.append(breaker) }
             state.keys[key] = entry
         }
         if let connection = liveConnection() { await synchronize(keys: [key], on: connection) }
@@ -403,6 +422,10 @@ public final class PostgresRetryStateStore: RetryStateStore {
 
     /// Applies a notification: `UNTIL_NS STATUS KIND KEY`.
     func apply(notification payload: String) {
+        if payload.hasPrefix(Self.breakerNotificationPrefix) {
+            applyBreaker(notification: payload)
+            return
+        }
         let parts = payload.split(separator: " ", maxSplits: 3, omittingEmptySubsequences: false)
         guard parts.count == 4, let until = Int64(parts[0]) else {
             logger.debug("shared state: ignoring a malformed notification", metadata: ["payload": "\(payload)"])
@@ -441,6 +464,7 @@ public final class PostgresRetryStateStore: RetryStateStore {
                     let (until, kind, status) = try row.decode((Int64, String, Int?).self)
                     apply(key: key, until: until, kind: kind, status: status)
                 }
+                try await synchronizeBreaker(key: key, on: connection)
             } catch {
                 logger.warning(
                     "shared state: could not synchronise", metadata: ["key": "\(key)", "error": "\(String(reflecting: error))"])
@@ -450,7 +474,7 @@ public final class PostgresRetryStateStore: RetryStateStore {
 
     // MARK: Connection
 
-    private func liveConnection() -> PostgresConnection? {
+    func liveConnection() -> PostgresConnection? {
         state.withLock { state in
             guard let connection = state.connection, !connection.isClosed else { return nil }
             return connection
@@ -529,6 +553,7 @@ public final class PostgresRetryStateStore: RetryStateStore {
                         }
                         await synchronize(keys: keys, on: connection)
                         await publishPendingCooldowns(on: connection)
+                        publishPendingOpenings(on: connection)
                         markReady()
                         for try await notification in notifications { apply(notification: notification.payload) }
                     }
@@ -606,6 +631,18 @@ public final class PostgresRetryStateStore: RetryStateStore {
                 status integer,
                 updated_at timestamptz NOT NULL DEFAULT now())
             """,
+            """
+            CREATE TABLE IF NOT EXISTS retry_policy_breaker (
+                key text PRIMARY KEY,
+                opening bigint NOT NULL,
+                state text NOT NULL CHECK (state IN ('open', 'closed')),
+                until_ns bigint NOT NULL,
+                openings integer NOT NULL CHECK (openings >= 0),
+                probes integer NOT NULL DEFAULT 0 CHECK (probes >= 0),
+                successes integer NOT NULL DEFAULT 0 CHECK (successes >= 0),
+                probes_until_ns bigint NOT NULL DEFAULT 0,
+                updated_at timestamptz NOT NULL DEFAULT now())
+            """,
             "INSERT INTO retry_policy_schema (id, version) VALUES (1, \(schemaVersion)) ON CONFLICT (id) DO NOTHING",
             "COMMIT",
         ]
@@ -622,14 +659,16 @@ public final class PostgresRetryStateStore: RetryStateStore {
             let query: PostgresQuery = """
                 SELECT to_regclass('retry_policy_schema') IS NOT NULL,
                        to_regclass('retry_policy_budget') IS NOT NULL,
-                       to_regclass('retry_policy_cooldown') IS NOT NULL
+                       to_regclass('retry_policy_cooldown') IS NOT NULL,
+                       to_regclass('retry_policy_breaker') IS NOT NULL
                 """
             let rows = try await run(query, on: connection, logger: logger, timeout: timeout)
             guard let row = rows.first else { throw PostgresStateError.queryFailed("no answer to the schema check") }
-            let (schema, budget, cooldown) = try row.decode((Bool, Bool, Bool).self)
+            let (schema, budget, cooldown, breaker) = try row.decode((Bool, Bool, Bool, Bool).self)
             if !schema { throw PostgresStateError.schemaMissing("retry_policy_schema") }
             if !budget { throw PostgresStateError.schemaMissing("retry_policy_budget") }
             if !cooldown { throw PostgresStateError.schemaMissing("retry_policy_cooldown") }
+            if !breaker { throw PostgresStateError.schemaMissing("retry_policy_breaker") }
             let versionRows = try await run(
                 "SELECT version FROM retry_policy_schema WHERE id = 1", on: connection, logger: logger, timeout: timeout)
             let version = try versionRows.first?.decode(Int.self) ?? 0
@@ -688,7 +727,7 @@ public final class PostgresRetryStateStore: RetryStateStore {
 }
 
 /// The counters behind ``PostgresRetryStateStore/statistics``.
-private final class Counters: Sendable {
+final class Counters: Sendable {
     private let values = Mutex(PostgresRetryStateStore.Statistics())
     private let connectionIDs = Atomic<Int>(0)
 

@@ -29,6 +29,11 @@ public struct PostgresStateConfiguration: Sendable, Hashable {
     public var reconnectDelay: Duration = .milliseconds(50)
     public var maximumReconnectDelay: Duration = .seconds(2)
     public var failureMode: FailureMode = .open
+    /// How long the half-open probe permits of a shared circuit breaker
+    /// stay claimed. Once every permit is out and this has passed since
+    /// the first was claimed without the probes deciding (a process died
+    /// or hangs holding one), the next claim starts a new round of probes.
+    public var probeLease: Duration = .seconds(60)
 
     public init(host: String, port: Int = 5432, username: String, password: String? = nil, database: String) {
         self.host = host

@@ -1,0 +1,368 @@
+import Foundation
+import Logging
+import NIOCore
+import PostgresNIO
+import RetryPolicyCore
+
+/// The circuit breaker shared through PostgreSQL.
+///
+/// Each process keeps its own window of calls (counting every call in the
+/// database would put a round trip on every call); what the fleet shares
+/// is the breaker's *open* state and its half-open probe permits, one row
+/// per key in `retry_policy_breaker`:
+///
+/// - When a local breaker opens (failure ratio, consecutive failures, a
+///   failed probe), the store writes "open until T, opening number n" with
+///   a conditional upsert that only ever extends the break, and notifies.
+///   Every store on the key adopts it (from the notification, or by
+///   re-reading the row after a reconnection); admission then rejects
+///   locally, without a round trip.
+/// - Once the break is over, a call must claim one of the
+///   `half_open_probes` permits with one conditional `UPDATE ... RETURNING`
+///   (waiting at most ``PostgresStateConfiguration/withdrawTimeout``), so
+///   no more probes than that are ever out across the fleet. Each probe's
+///   success is counted in the row; the last one closes the breaker for
+///   everyone (notified). A probe's failure opens it again for everyone,
+///   with the grown break.
+/// - Without the database, every decision falls back to the local breaker.
+extension PostgresRetryStateStore {
+    /// Notifications about breakers share the cooldown channel and start
+    /// with this word: `breaker OPENING STATE UNTIL_NS OPENINGS KEY`.
+    static let breakerNotificationPrefix = "breaker "
+
+    /// A row of `retry_policy_breaker`.
+    struct SharedBreakerState: Sendable {
+        var opening: Int64
+        var isOpen: Bool
+        var until: Timestamp
+        var openings: Int
+    }
+
+    // MARK: RetryStateStore
+
+    public func admit(at now: Timestamp, through breaker: CircuitBreaker)
+        -> (CircuitBreakerStateMachine.Admission, CircuitBreakerTransition?)
+    {
+        guard let key = breaker.key else { return breaker.admitLocally(at: now) }
+        switch breaker.state {
+        case .closed:
+            return breaker.admitLocally(at: now)
+        case .open(let until) where now < until:
+            return breaker.admitLocally(at: now)
+        case .open, .halfOpen:
+            break
+        }
+        // The break is over here: a probe needs a fleet-wide permit.
+        guard let connection = liveConnection() else {
+            return breakerFallBack(breaker, at: now, reason: "disconnected")
+        }
+        let limit = Swift.max(breaker.configuration.halfOpenProbes, 1)
+        let nowNanoseconds = now.nanosecondsSince1970
+        let lease = configuration.probeLease.nanosecondsClamped
+        // A claim takes the next permit while fewer than `limit` are out; if
+        // all are out and the lease has run out, it starts a new round of
+        // probes under a new opening number. The second half of the union
+        // returns the row as it is when nothing was granted.
+        let query: PostgresQuery = """
+            WITH claim AS (
+                UPDATE retry_policy_breaker AS b SET
+                    opening = CASE WHEN b.probes >= \(limit) THEN b.opening + 1 ELSE b.opening END,
+                    probes = CASE WHEN b.probes >= \(limit) THEN 1 ELSE b.probes + 1 END,
+                    successes = CASE WHEN b.probes >= \(limit) THEN 0 ELSE b.successes END,
+                    probes_until_ns = CASE WHEN b.probes = 0 OR b.probes >= \(limit)
+                        THEN \(nowNanoseconds) + \(lease) ELSE b.probes_until_ns END,
+                    updated_at = now()
+                WHERE b.key = \(key) AND b.state = 'open' AND b.until_ns <= \(nowNanoseconds)
+                    AND (b.probes < \(limit) OR b.probes_until_ns <= \(nowNanoseconds))
+                RETURNING b.opening, b.state, b.until_ns, b.openings)
+            SELECT true, opening, state, until_ns, openings FROM claim
+            UNION ALL
+            SELECT false, opening, state, until_ns, openings FROM retry_policy_breaker
+            WHERE key = \(key) AND NOT EXISTS (SELECT 1 FROM claim)
+            """
+        counters.add(\.roundTrips)
+        roundTripCounter.increment()
+        let future = connection.query(query, logger: logger)
+        switch BoundedWait.wait(for: future, timeout: configuration.withdrawTimeout) {
+        case .value(let result):
+            guard let row = result.rows.first,
+                let (granted, opening, state, until, openings) = try? row.decode((Bool, Int64, String, Int64, Int).self)
+            else {
+                // No row: this opening never reached the database (it was
+                // made while disconnected, or its write is still on the way).
+                return breakerFallBack(breaker, at: now, reason: "no shared state for the key yet")
+            }
+            let shared = SharedBreakerState(
+                opening: opening, isOpen: state == "open", until: Timestamp(nanosecondsSince1970: until), openings: openings)
+            if granted {
+                counters.add(\.probePermitsGranted)
+                let newPeriod = notePermit(key: key, breaker: breaker, opening: opening)
+                let (admission, transition) = breaker.admitProbe(at: now, newPeriod: newPeriod)
+                if case .reject = admission { releasePermit(key: key, opening: opening, on: connection) }
+                return (admission, transition)
+            }
+            adopt(shared, key: key, at: now)
+            if shared.isOpen, shared.until <= now, breaker.state != .closed {
+                counters.add(\.probePermitsRefused)
+                return (.reject(retryAfter: nil), nil)
+            }
+            return breaker.admitLocally(at: now)
+        case .failure(let error):
+            return breakerFallBack(breaker, at: now, reason: "\(String(reflecting: error))")
+        case .timedOut:
+            // A permit granted after the wait gave up is given back.
+            future.whenSuccess { [self] result in
+                guard let row = result.rows.first,
+                    let (granted, opening, _, _, _) = try? row.decode((Bool, Int64, String, Int64, Int).self),
+                    granted
+                else { return }
+                releasePermit(key: key, opening: opening, on: connection)
+            }
+            return breakerFallBack(breaker, at: now, reason: "timed out after \(configuration.withdrawTimeout)")
+        }
+    }
+
+    public func record(
+        failure: Bool, ticket: CircuitBreakerStateMachine.Ticket, at now: Timestamp, in breaker: CircuitBreaker
+    ) -> CircuitBreakerTransition? {
+        guard let key = breaker.key else { return breaker.recordLocally(failure: failure, ticket: ticket, at: now) }
+        let probeOpening = breaker.isProbe(ticket) ? permitOpening(key: key, breaker: breaker) : nil
+        let transition = breaker.recordLocally(failure: failure, ticket: ticket, at: now)
+        if case .opened(let until, _, _) = transition {
+            publishOpening(key: key, until: until, openings: breaker.consecutiveOpenings)
+        } else if !failure, let probeOpening {
+            publishProbeSuccess(key: key, opening: probeOpening, limit: Swift.max(breaker.configuration.halfOpenProbes, 1))
+        }
+        return transition
+    }
+
+    public func release(_ ticket: CircuitBreakerStateMachine.Ticket, in breaker: CircuitBreaker) {
+        guard let key = breaker.key else { return breaker.releaseLocally(ticket) }
+        let probeOpening = breaker.isProbe(ticket) ? permitOpening(key: key, breaker: breaker) : nil
+        breaker.releaseLocally(ticket)
+        if let probeOpening, let connection = liveConnection() {
+            releasePermit(key: key, opening: probeOpening, on: connection)
+        }
+    }
+
+    // MARK: Permits
+
+    /// Records that `breaker` holds a permit of `opening`; `true` when
+    /// that starts a new half-open period for it (its earlier probes, if
+    /// any, were of another opening).
+    private func notePermit(key: String, breaker: CircuitBreaker, opening: Int64) -> Bool {
+        state.withLock { state in
+            guard var entry = state.keys[key] else { return false }
+            let id = ObjectIdentifier(breaker)
+            let previous = entry.probing[id]
+            entry.probing[id] = opening
+            entry.breakerOpening = Swift.max(entry.breakerOpening, opening)
+            state.keys[key] = entry
+            return previous != opening
+        }
+    }
+
+    private func permitOpening(key: String, breaker: CircuitBreaker) -> Int64? {
+        state.withLock { $0.keys[key]?.probing[ObjectIdentifier(breaker)] }
+    }
+
+    /// Gives a permit of `opening` back (a probe that will not report).
+    private func releasePermit(key: String, opening: Int64, on connection: PostgresConnection) {
+        let query: PostgresQuery = """
+            UPDATE retry_policy_breaker SET probes = probes - 1, updated_at = now()
+            WHERE key = \(key) AND opening = \(opening) AND state = 'open' AND probes > successes
+            """
+        counters.add(\.roundTrips)
+        roundTripCounter.increment()
+        connection.query(query, logger: logger).whenFailure { [self] error in
+            logger.debug("shared state: probe permit not given back", metadata: ["key": "\(key)", "error": "\(Self.describe(error))"])
+        }
+    }
+
+    /// Counts a probe's success; the last of `limit` closes the breaker
+    /// for everyone on the key.
+    private func publishProbeSuccess(key: String, opening: Int64, limit: Int) {
+        guard let connection = liveConnection() else {
+            logger.debug("shared state: probe success not shared (disconnected)", metadata: ["key": "\(key)"])
+            return
+        }
+        let query: PostgresQuery = """
+            WITH up AS (
+                UPDATE retry_policy_breaker AS b SET
+                    successes = b.successes + 1,
+                    state = CASE WHEN b.successes + 1 >= \(limit) THEN 'closed' ELSE 'open' END,
+                    openings = CASE WHEN b.successes + 1 >= \(limit) THEN 0 ELSE b.openings END,
+                    updated_at = now()
+                WHERE b.key = \(key) AND b.opening = \(opening) AND b.state = 'open' AND b.successes < b.probes
+                RETURNING b.key, b.opening, b.state, b.until_ns, b.openings)
+            SELECT pg_notify(\(Self.notificationChannel),
+                'breaker ' || up.opening || ' ' || up.state || ' ' || up.until_ns || ' ' || up.openings || ' ' || up.key)
+            FROM up WHERE up.state = 'closed'
+            """
+        counters.add(\.roundTrips)
+        roundTripCounter.increment()
+        connection.query(query, logger: logger).whenFailure { [self] error in
+            logger.warning(
+                "shared state: probe success not shared", metadata: ["key": "\(key)", "error": "\(Self.describe(error))"])
+        }
+    }
+
+    // MARK: Openings
+
+    /// Shares an opening until `until`: written only if it extends the
+    /// break (or the breaker was closed), then notified. Kept for the
+    /// reconnection when the database cannot be reached.
+    func publishOpening(key: String, until: Timestamp, openings: Int) {
+        guard let connection = liveConnection() else {
+            keepOpening(key: key, until: until, openings: openings)
+            return
+        }
+        publishOpening(key: key, until: until, openings: openings, on: connection)
+    }
+
+    private func publishOpening(key: String, until: Timestamp, openings: Int, on connection: PostgresConnection) {
+        let query: PostgresQuery = """
+            WITH up AS (
+                INSERT INTO retry_policy_breaker AS b (key, opening, state, until_ns, openings)
+                VALUES (\(key), 1, 'open', \(until.nanosecondsSince1970), \(openings))
+                ON CONFLICT (key) DO UPDATE SET
+                    opening = b.opening + 1, state = 'open', until_ns = EXCLUDED.until_ns,
+                    openings = GREATEST(b.openings, EXCLUDED.openings),
+                    probes = 0, successes = 0, probes_until_ns = 0, updated_at = now()
+                    WHERE b.state = 'closed' OR b.until_ns < EXCLUDED.until_ns
+                RETURNING b.key, b.opening, b.state, b.until_ns, b.openings)
+            SELECT up.opening, pg_notify(\(Self.notificationChannel),
+                'breaker ' || up.opening || ' ' || up.state || ' ' || up.until_ns || ' ' || up.openings || ' ' || up.key)::text
+            FROM up
+            """
+        counters.add(\.roundTrips)
+        roundTripCounter.increment()
+        connection.query(query, logger: logger).whenComplete { [self] result in
+            switch result {
+            case .success(let rows):
+                if let row = rows.rows.first, let (opening, _) = try? row.decode((Int64, String).self) {
+                    counters.add(\.breakerOpeningsPublished)
+                    state.withLock { state in
+                        if var entry = state.keys[key] {
+                            entry.breakerOpening = Swift.max(entry.breakerOpening, opening)
+                            state.keys[key] = entry
+                        }
+                    }
+                } else {
+                    // A longer break is already shared: adopt it.
+                    Task { [self] in try? await synchronizeBreaker(key: key, on: connection) }
+                }
+            case .failure(let failure):
+                keepOpening(key: key, until: until, openings: openings)
+                logger.warning(
+                    "shared state: breaker opening not shared yet, kept for the reconnection",
+                    metadata: ["key": "\(key)", "error": "\(Self.describe(failure))"])
+            }
+        }
+    }
+
+    private func keepOpening(key: String, until: Timestamp, openings: Int) {
+        counters.add(\.fallbacks)
+        fallbackCounter.increment()
+        state.withLock { state in
+            if let kept = state.pendingOpenings[key], kept.until >= until { return }
+            state.pendingOpenings[key] = (until, openings)
+        }
+    }
+
+    /// Writes the openings kept while disconnected whose break is not over.
+    func publishPendingOpenings(on connection: PostgresConnection) {
+        let pending = state.withLock { state in
+            defer { state.pendingOpenings = [:] }
+            return state.pendingOpenings
+        }
+        let now = Self.wallClock()
+        for (key, opening) in pending where opening.until > now {
+            publishOpening(key: key, until: opening.until, openings: opening.openings, on: connection)
+        }
+    }
+
+    // MARK: Adoption
+
+    /// Reads the key's row and adopts it.
+    func synchronizeBreaker(key: String, on connection: PostgresConnection) async throws {
+        guard state.withLock({ !($0.keys[key]?.breakers.isEmpty ?? true) }) else { return }
+        let read: PostgresQuery = "SELECT opening, state, until_ns, openings FROM retry_policy_breaker WHERE key = \(key)"
+        let rows = try await Self.run(read, on: connection, logger: logger, timeout: configuration.connectTimeout)
+        for row in rows {
+            let (opening, state, until, openings) = try row.decode((Int64, String, Int64, Int).self)
+            adopt(
+                SharedBreakerState(
+                    opening: opening, isOpen: state == "open", until: Timestamp(nanosecondsSince1970: until), openings: openings),
+                key: key, at: Self.wallClock())
+        }
+    }
+
+    /// Applies `breaker OPENING STATE UNTIL_NS OPENINGS KEY`.
+    func applyBreaker(notification payload: String) {
+        let parts = payload.dropFirst(Self.breakerNotificationPrefix.count)
+            .split(separator: " ", maxSplits: 4, omittingEmptySubsequences: false)
+        guard parts.count == 5, let opening = Int64(parts[0]), parts[1] == "open" || parts[1] == "closed",
+            let until = Int64(parts[2]), let openings = Int(parts[3])
+        else {
+            logger.debug("shared state: ignoring a malformed notification", metadata: ["payload": "\(payload)"])
+            return
+        }
+        adopt(
+            SharedBreakerState(
+                opening: opening, isOpen: parts[1] == "open", until: Timestamp(nanosecondsSince1970: until), openings: openings),
+            key: String(parts[4]), at: Self.wallClock())
+    }
+
+    /// Applies the fleet's state of `key`'s breaker to the local breakers:
+    /// an opening older than one already seen is ignored; an opening
+    /// extends a local break (never shortens it); a closing closes, unless
+    /// this process opened the breaker while disconnected and has not
+    /// shared that yet.
+    func adopt(_ shared: SharedBreakerState, key: String, at now: Timestamp) {
+        let (breakers, known, keepsOpening) = state.withLock { state -> ([CircuitBreaker], Int64, Bool) in
+            guard var entry = state.keys[key] else { return ([], 0, false) }
+            let known = entry.breakerOpening
+            entry.breakerOpening = Swift.max(known, shared.opening)
+            state.keys[key] = entry
+            return (entry.breakers, known, state.pendingOpenings[key] != nil)
+        }
+        guard shared.opening >= known else { return }
+        for breaker in breakers {
+            let transition: CircuitBreakerTransition?
+            if shared.isOpen {
+                // The same opening again (a re-read) leaves probes in
+                // flight alone.
+                if shared.opening == known, breaker.state == .halfOpen { continue }
+                transition = breaker.adoptOpening(until: shared.until, openings: shared.openings, at: now)
+            } else {
+                if keepsOpening { continue }
+                transition = breaker.adoptClosing()
+            }
+            guard let transition else { continue }
+            counters.add(\.breakerChangesReceived)
+            logger.info(
+                "shared state: circuit breaker changed elsewhere",
+                metadata: ["key": "\(key)", "opening": "\(shared.opening)", "transition": "\(transition)"])
+        }
+    }
+
+    // MARK: Fallback
+
+    private func breakerFallBack(_ breaker: CircuitBreaker, at now: Timestamp, reason: String)
+        -> (CircuitBreakerStateMachine.Admission, CircuitBreakerTransition?)
+    {
+        counters.add(\.fallbacks)
+        fallbackCounter.increment()
+        logger.warning(
+            "shared state: circuit breaker unreachable, deciding on local state",
+            metadata: ["key": "\(breaker.key ?? "")", "reason": "\(reason)"])
+        return breaker.admitLocally(at: now)
+    }
+
+    static func wallClock() -> Timestamp {
+        var spec = timespec()
+        clock_gettime(CLOCK_REALTIME, &spec)
+        return Timestamp(nanosecondsSince1970: Int64(spec.tv_sec) * 1_000_000_000 + Int64(spec.tv_nsec))
+    }
+}
