@@ -482,6 +482,32 @@ public final class CircuitBreaker: Sendable {
         machine.withLock { $0.release(ticket) }
     }
 
+    /// Admission decided in this process when that needs nothing from
+    /// elsewhere: closed, or open with the break still running. `nil` once
+    /// the break is over (open or half-open), when a shared breaker must
+    /// first claim a probe permit. One lock, no state read twice.
+    public func admitWithoutProbe(at now: Timestamp) -> (CircuitBreakerStateMachine.Admission, CircuitBreakerTransition?)? {
+        machine.withLock { machine in
+            switch machine.state {
+            case .closed: return machine.admit(at: now)
+            case .open(let until) where now < until: return machine.admit(at: now)
+            case .open, .halfOpen: return nil
+            }
+        }
+    }
+
+    /// A result recorded in this process's state only, and whether the
+    /// call was a probe of the current half-open period (read under the
+    /// same lock).
+    public func recordLocallyNotingProbe(failure: Bool, ticket: CircuitBreakerStateMachine.Ticket, at now: Timestamp)
+        -> (transition: CircuitBreakerTransition?, wasProbe: Bool)
+    {
+        machine.withLock { machine in
+            let wasProbe = machine.isProbe(ticket)
+            return (machine.record(failure: failure, ticket: ticket, at: now), wasProbe)
+        }
+    }
+
     /// Times opened since the breaker last closed.
     public var consecutiveOpenings: Int { machine.withLock { $0.consecutiveOpenings } }
 

@@ -44,15 +44,9 @@ extension PostgresRetryStateStore {
         -> (CircuitBreakerStateMachine.Admission, CircuitBreakerTransition?)
     {
         guard let key = breaker.key else { return breaker.admitLocally(at: now) }
-        switch breaker.state {
-        case .closed:
-            return breaker.admitLocally(at: now)
-        case .open(let until) where now < until:
-            return breaker.admitLocally(at: now)
-        case .open, .halfOpen:
-            break
-        }
-        // The break is over here: a probe needs a fleet-wide permit.
+        // Closed, or open with the break running: local, no round trip.
+        if let local = breaker.admitWithoutProbe(at: now) { return local }
+        // The break is over: a probe needs a fleet-wide permit.
         guard let connection = liveConnection() else {
             return breakerFallBack(breaker, at: now, reason: "disconnected")
         }
@@ -126,8 +120,8 @@ extension PostgresRetryStateStore {
         failure: Bool, ticket: CircuitBreakerStateMachine.Ticket, at now: Timestamp, in breaker: CircuitBreaker
     ) -> CircuitBreakerTransition? {
         guard let key = breaker.key else { return breaker.recordLocally(failure: failure, ticket: ticket, at: now) }
-        let probeOpening = breaker.isProbe(ticket) ? permitOpening(key: key, breaker: breaker) : nil
-        let transition = breaker.recordLocally(failure: failure, ticket: ticket, at: now)
+        let (transition, wasProbe) = breaker.recordLocallyNotingProbe(failure: failure, ticket: ticket, at: now)
+        let probeOpening = wasProbe ? permitOpening(key: key, breaker: breaker) : nil
         if case .opened(let until, _, _) = transition {
             publishOpening(key: key, until: until, openings: breaker.consecutiveOpenings)
         } else if !failure, let probeOpening {

@@ -128,4 +128,63 @@ struct SharedStateMeasurements {
         await sender.shutdown()
         await receiver.shutdown()
     }
+
+    @Test func breakerPropagation() async throws {
+        let database = try TestDatabase()
+        let sender = try await database.store(), receiver = try await database.store()
+        var opening: [Double] = [], closing: [Double] = [], claims: [Double] = []
+        for round in 1...100 {
+            let key = "breaker-\(round)"
+            let a = try #require(await sender.decider(for: breakerPolicy(probes: 1), key: key).breaker)
+            let b = try #require(await receiver.decider(for: breakerPolicy(probes: 1), key: key).breaker)
+            let t0 = wallNow()
+            var start = ContinuousClock.now
+            a.open(at: t0)
+            while b.state == .closed, ContinuousClock.now - start < .seconds(2) { await Task.yield() }
+            opening.append(Self.nanoseconds(ContinuousClock.now - start) / 1e6)
+            // B claims the only probe permit (one round trip) and succeeds:
+            // A closes.
+            start = ContinuousClock.now
+            let probe = b.ticket(at: t0 + .seconds(11))
+            claims.append(Self.nanoseconds(ContinuousClock.now - start) / 1e6)
+            guard let probe else { continue }
+            start = ContinuousClock.now
+            _ = b.record(failure: false, ticket: probe, at: t0 + .seconds(11))
+            while a.state != .closed, ContinuousClock.now - start < .seconds(2) { await Task.yield() }
+            closing.append(Self.nanoseconds(ContinuousClock.now - start) / 1e6)
+        }
+        func summary(_ samples: [Double]) -> String {
+            let sorted = samples.sorted()
+            return "median \(String(format: "%.2f", sorted[sorted.count / 2])), p99 \(String(format: "%.2f", sorted[sorted.count * 99 / 100])), max \(String(format: "%.2f", sorted.last!))"
+        }
+        print("""
+            MEASURE breaker opening propagation between two connections (ms): \(summary(opening))
+            MEASURE probe permit claim, one round trip (ms): \(summary(claims))
+            MEASURE breaker closing propagation after the last probe (ms): \(summary(closing))
+            """)
+        await sender.shutdown()
+        await receiver.shutdown()
+    }
+
+    @Test func closedBreakerAdmission() async throws {
+        let database = try TestDatabase()
+        let store = try await database.store()
+        let local = CircuitBreaker(configuration: try #require(breakerPolicy().breaker))
+        let shared = try #require(await store.decider(for: breakerPolicy(), key: "admission").breaker)
+        let now = wallNow()
+        func cost(_ breaker: CircuitBreaker) -> Double {
+            Self.perIteration(iterations: 200_000) {
+                if case .proceed(let ticket) = breaker.admit(at: now).0 { _ = breaker.record(failure: false, ticket: ticket, at: now) }
+            }
+        }
+        let before = store.statistics.roundTrips
+        let localCost = cost(local), sharedCost = cost(shared)
+        #expect(store.statistics.roundTrips == before)
+        print("""
+            MEASURE closed breaker admit + record(success): in-memory \(String(format: "%.1f", localCost)) ns, \
+            postgres \(String(format: "%.1f", sharedCost)) ns (x\(String(format: "%.2f", sharedCost / localCost))), \
+            \(store.statistics.roundTrips - before) round trips
+            """)
+        await store.shutdown()
+    }
 }
