@@ -145,4 +145,49 @@ import Testing
             }
         }
     }
+
+    @Test("The live breaker: local admission only while closed or inside the break; a granted probe starts or joins a half-open period")
+    func liveBreakerProbeAdmission() throws {
+        let breaker = CircuitBreaker(configuration: Self.machine(probes: 2).configuration)
+        let closed = try #require(breaker.admitWithoutProbe(at: Self.t0))
+        guard case .proceed(let ticket) = closed.0 else {
+            Issue.record("closed breaker rejected")
+            return
+        }
+        #expect(breaker.recordLocallyNotingProbe(failure: true, ticket: ticket, at: Self.t0) == (nil, false))
+        for _ in 0..<2 {
+            if case .proceed(let ticket) = breaker.admitLocally(at: Self.t0).0 { _ = breaker.recordLocally(failure: true, ticket: ticket, at: Self.t0) }
+        }
+        #expect(breaker.state == .open(until: Self.t0 + .seconds(10)))
+        #expect(breaker.admitWithoutProbe(at: Self.t0 + .seconds(9))?.0 == .reject(retryAfter: .seconds(1)))
+        #expect(breaker.admitWithoutProbe(at: Self.t0 + .seconds(10)) == nil, "the break is over: a probe needs a permit")
+        // A permit granted: the breaker goes half-open and admits the probe.
+        let (first, started) = breaker.admitProbe(at: Self.t0 + .seconds(10), newPeriod: false)
+        #expect(started == .halfOpened)
+        guard case .proceed(let probe) = first else {
+            Issue.record("granted probe rejected")
+            return
+        }
+        #expect(breaker.admitWithoutProbe(at: Self.t0 + .seconds(10)) == nil)
+        // A second permit of the same period joins it; one of a new period
+        // starts over, and the earlier probe no longer decides.
+        let (second, joined) = breaker.admitProbe(at: Self.t0 + .seconds(10), newPeriod: false)
+        #expect(joined == nil)
+        guard case .proceed = second else {
+            Issue.record("second probe rejected")
+            return
+        }
+        #expect(breaker.isProbe(probe))
+        let (third, restarted) = breaker.admitProbe(at: Self.t0 + .seconds(10), newPeriod: true)
+        #expect(restarted == nil)
+        guard case .proceed(let fresh) = third else {
+            Issue.record("probe of a new period rejected")
+            return
+        }
+        #expect(!breaker.isProbe(probe))
+        #expect(breaker.recordLocallyNotingProbe(failure: true, ticket: probe, at: Self.t0 + .seconds(10)) == (nil, false))
+        let result = breaker.recordLocallyNotingProbe(failure: true, ticket: fresh, at: Self.t0 + .seconds(10))
+        #expect(result.wasProbe)
+        #expect(result.transition == .opened(until: Self.t0 + .seconds(30), breakDuration: .seconds(20), reason: .probeFailed))
+    }
 }
