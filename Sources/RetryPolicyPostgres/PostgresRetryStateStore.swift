@@ -23,11 +23,15 @@ import Synchronization
 ///   pushed with `NOTIFY`; every store `LISTEN`s, applies it to its local
 ///   gates, and re-reads all cooldowns after each reconnection. Admission
 ///   reads only the local gate.
+/// - A policy's circuit breaker shares its open state and its half-open
+///   probe permits (see `PostgresBreaker.swift`): an opening anywhere is
+///   adopted everywhere on the key, and at most `half_open_probes` probes
+///   are out across the fleet.
 /// - When the database is down, slow or restarted, the store falls back to
 ///   local state (fail open, or closed for the budget when configured),
 ///   logs and counts it, reconnects with backoff and re-synchronises.
-///   Nothing is locked or leased, so a process killed at any moment
-///   leaves nothing that blocks the others.
+///   Nothing is locked, and probe permits lapse, so a process killed at
+///   any moment leaves nothing that blocks the others for long.
 public final class PostgresRetryStateStore: RetryStateStore {
     /// The version of the tables this store reads and writes.
     public static let schemaVersion = 1
