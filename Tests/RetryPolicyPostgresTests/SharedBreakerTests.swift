@@ -291,6 +291,37 @@ struct SharedBreakerTests {
     }
 }
 
+extension SharedBreakerTests {
+    @Test("A store that missed the notification while disconnected re-reads the opening when it reconnects")
+    func reconnectionRereads() async throws {
+        let database = try TestDatabase()
+        let a = try await database.store()
+        let b = try await database.store()
+        let one = try #require(await a.decider(for: breakerPolicy(), key: "reread").breaker)
+        let two = try #require(await b.decider(for: breakerPolicy(), key: "reread").breaker)
+        // Nobody may connect to the database any more; then B's connection
+        // (the newer of the two) is ended. A keeps its own.
+        _ = try database.server.psql("ALTER DATABASE \(database.name) ALLOW_CONNECTIONS false")
+        _ = try database.server.psql("""
+            SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '\(database.name)'
+            ORDER BY backend_start DESC LIMIT 1
+            """)
+        #expect(await waitFor(.seconds(10)) { !b.isConnected } != nil)
+        #expect(a.isConnected)
+        let t0 = wallNow()
+        one.open(at: t0)
+        #expect(await waitFor(.seconds(10)) { a.statistics.breakerOpeningsPublished == 1 } != nil)
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(two.state == .closed, "B learned the opening without a connection")
+        _ = try database.server.psql("ALTER DATABASE \(database.name) ALLOW_CONNECTIONS true")
+        #expect(await waitFor(.seconds(10)) { b.isConnected } != nil, "B did not reconnect")
+        #expect(await waitFor(.seconds(10)) { two.state == .open(until: t0 + .seconds(10)) } != nil, "B did not re-read the opening")
+        #expect(b.statistics.reconnections >= 1)
+        #expect(two.rejects(at: t0 + .seconds(1)))
+        for store in [a, b] { await store.shutdown() }
+    }
+}
+
 /// Reconnections need a server of their own.
 @Suite(
     "The shared circuit breaker with PostgreSQL restarted",
