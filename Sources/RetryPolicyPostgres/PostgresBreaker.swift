@@ -46,7 +46,13 @@ extension PostgresRetryStateStore {
         guard let key = breaker.key else { return breaker.admitLocally(at: now) }
         // Closed, or open with the break running: local, no round trip.
         if let local = breaker.admitWithoutProbe(at: now) { return local }
-        // The break is over: a probe needs a fleet-wide permit.
+        // The break is over: a probe needs a fleet-wide permit, unless every
+        // permit was out a moment ago.
+        let id = ObjectIdentifier(breaker)
+        if let until = state.withLock({ $0.keys[key]?.claimAgain[id] }), now < until {
+            counters.add(\.probePermitsRefused)
+            return (.reject(retryAfter: nil), nil)
+        }
         guard let connection = liveConnection() else {
             return breakerFallBack(breaker, at: now, reason: "disconnected")
         }
@@ -98,6 +104,8 @@ extension PostgresRetryStateStore {
             adopt(shared, key: key, at: now)
             if shared.isOpen, shared.until <= now, breaker.state != .closed {
                 counters.add(\.probePermitsRefused)
+                let again = now + configuration.probeClaimInterval
+                self.state.withLock { state in state.keys[key]?.claimAgain[id] = again }
                 return (.reject(retryAfter: nil), nil)
             }
             return breaker.admitLocally(at: now)

@@ -81,6 +81,9 @@ public final class PostgresRetryStateStore: RetryStateStore {
         /// Per local breaker: the fleet opening number its current
         /// half-open period's probe permits were granted under.
         var probing: [ObjectIdentifier: Int64] = [:]
+        /// Per local breaker: until when it rejects without asking, after
+        /// finding every permit out.
+        var claimAgain: [ObjectIdentifier: Timestamp] = [:]
     }
 
     struct State {

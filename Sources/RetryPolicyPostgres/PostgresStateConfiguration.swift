@@ -34,6 +34,11 @@ public struct PostgresStateConfiguration: Sendable, Hashable {
     /// the first was claimed without the probes deciding (a process died
     /// or hangs holding one), the next claim starts a new round of probes.
     public var probeLease: Duration = .seconds(60)
+    /// After finding every probe permit out, how long (in the breaker's
+    /// time) a process rejects further calls itself before asking the
+    /// database again; a closing or an opening still arrives at once by
+    /// notification.
+    public var probeClaimInterval: Duration = .milliseconds(100)
 
     public init(host: String, port: Int = 5432, username: String, password: String? = nil, database: String) {
         self.host = host

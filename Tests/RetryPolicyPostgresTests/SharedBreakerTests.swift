@@ -154,11 +154,11 @@ struct SharedBreakerTests {
             let everywhere = await waitFor(.seconds(10)) { breakers.allSatisfy { $0.state == .open(until: t0 + .seconds(10)) } }
             #expect(everywhere != nil)
             let afterBreak = t0 + .seconds(11)
-            func claimAll() async -> [(Int, CircuitBreakerStateMachine.Ticket)] {
+            func claimAll(at now: Timestamp) async -> [(Int, CircuitBreakerStateMachine.Ticket)] {
                 await withTaskGroup(of: (Int, CircuitBreakerStateMachine.Ticket)?.self) { group in
                     for (index, breaker) in breakers.enumerated() {
                         for _ in 0..<perStore {
-                            group.addTask { breaker.ticket(at: afterBreak).map { (index, $0) } }
+                            group.addTask { breaker.ticket(at: now).map { (index, $0) } }
                         }
                     }
                     var granted: [(Int, CircuitBreakerStateMachine.Ticket)] = []
@@ -167,7 +167,7 @@ struct SharedBreakerTests {
                 }
             }
             let claimers = perStore * breakers.count
-            let first = await claimAll()
+            let first = await claimAll(at: afterBreak)
             #expect(first.count == min(limit, claimers), "limit \(limit), \(claimers) claimers")
             #expect((try? database.query("SELECT probes FROM retry_policy_breaker WHERE key = '\(key)'")) == "\(first.count)")
             // Probes that will not report give their permits back; a second
@@ -178,7 +178,8 @@ struct SharedBreakerTests {
                 (try? database.query("SELECT probes FROM retry_policy_breaker WHERE key = '\(key)'")) == "\(first.count - giveBack)"
             }
             #expect(back != nil)
-            let second = await claimAll()
+            // Later than the refused claimers' pause before asking again.
+            let second = await claimAll(at: afterBreak + .seconds(1))
             #expect(second.count == min(limit - first.count + giveBack, claimers))
             #expect((try? database.query("SELECT probes <= \(limit) FROM retry_policy_breaker WHERE key = '\(key)'")) == "t")
         }
@@ -205,6 +206,12 @@ struct SharedBreakerTests {
         // The only permit is out: A rejects, without a break to wait for.
         #expect(one.admit(at: afterBreak).0 == .reject(retryAfter: nil))
         #expect(a.statistics.probePermitsRefused == 1)
+        // For the next 100 ms of its time A rejects without asking again.
+        let asked = a.statistics.roundTrips
+        #expect(one.admit(at: afterBreak + .milliseconds(99)).0 == .reject(retryAfter: nil))
+        #expect(a.statistics.roundTrips == asked)
+        #expect(one.admit(at: afterBreak + .milliseconds(100)).0 == .reject(retryAfter: nil))
+        #expect(a.statistics.roundTrips == asked + 1)
         #expect(two.record(failure: false, ticket: probe, at: afterBreak) == .closed)
         #expect(await waitFor(.seconds(10)) { one.state == .closed } != nil, "A did not close")
         #expect(try database.query("SELECT state, openings FROM retry_policy_breaker WHERE key = 'close'") == "closed|0")
