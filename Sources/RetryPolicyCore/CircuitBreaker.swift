@@ -209,6 +209,9 @@ public struct CircuitBreakerStateMachine: Sendable {
     private var openings = 0
     private var consecutive = 0
     private var window: Window
+    /// A change adopted from elsewhere (a breaker shared through a store)
+    /// and not yet reported: the next admission reports it.
+    private var adopted: CircuitBreakerTransition?
 
     public init(configuration: CircuitBreakerConfiguration) {
         self.configuration = configuration
@@ -232,6 +235,11 @@ public struct CircuitBreakerStateMachine: Sendable {
     /// A call wants to go through at `now`. An open breaker whose break is
     /// over becomes half-open first (the returned transition).
     public mutating func admit(at now: Timestamp) -> (Admission, CircuitBreakerTransition?) {
+        if let adopted {
+            self.adopted = nil
+            let (admission, transition) = admit(at: now)
+            return (admission, transition ?? adopted)
+        }
         switch phase {
         case .closed:
             return (.proceed(Ticket(generation: generation)), nil)
@@ -293,25 +301,31 @@ public struct CircuitBreakerStateMachine: Sendable {
     /// `openings`-th opening since the breaker last closed. Only ever
     /// extends: an open breaker whose break ends at or after `until` stays
     /// as it is. A closed or half-open breaker opens (its window emptied,
-    /// its probes' results ignored from then on).
+    /// its probes' results ignored from then on). The change is returned,
+    /// and reported once more by the next ``admit(at:)`` (so that the call
+    /// that meets it reports it, as calls report changes made here) unless
+    /// a change made here comes first.
     public mutating func adoptOpening(until: Timestamp, openings shared: Int, at now: Timestamp) -> CircuitBreakerTransition? {
         openings = max(openings, shared)
         if case .open(let current) = phase, current >= until { return nil }
         consecutive = 0
         window.reset()
         enter(.open(until: until))
-        return .opened(until: until, breakDuration: until.duration(since: now), reason: .shared)
+        let transition = CircuitBreakerTransition.opened(until: until, breakDuration: until.duration(since: now), reason: .shared)
+        adopted = transition
+        return transition
     }
 
     /// Another process sharing the breaker closed it (its probes all
     /// succeeded): close with an empty window, the break back to its first
-    /// length.
+    /// length. Reported by the next ``admit(at:)`` like an adopted opening.
     public mutating func adoptClosing() -> CircuitBreakerTransition? {
         if case .closed = phase { return nil }
         openings = 0
         consecutive = 0
         window.reset()
         enter(.closed)
+        adopted = .closed
         return .closed
     }
 
@@ -347,6 +361,7 @@ public struct CircuitBreakerStateMachine: Sendable {
     private mutating func enter(_ next: Phase) {
         phase = next
         generation &+= 1
+        adopted = nil
     }
 
     /// The sliding window: a ring of the last calls, or ten time buckets.

@@ -190,4 +190,29 @@ import Testing
         #expect(result.wasProbe)
         #expect(result.transition == .opened(until: Self.t0 + .seconds(30), breakDuration: .seconds(20), reason: .probeFailed))
     }
+
+    @Test("An adopted change is reported once, by the next admission; a change made here first supersedes it")
+    func adoptedChangeReportedByNextAdmission() {
+        var machine = Self.machine()
+        let opened = machine.adoptOpening(until: Self.t0 + .seconds(10), openings: 1, at: Self.t0)
+        #expect(machine.admit(at: Self.t0 + .seconds(1)) == (.reject(retryAfter: .seconds(9)), opened))
+        #expect(machine.admit(at: Self.t0 + .seconds(2)) == (.reject(retryAfter: .seconds(8)), nil))
+        #expect(machine.adoptClosing() == .closed)
+        let (admission, transition) = machine.admit(at: Self.t0 + .seconds(3))
+        guard case .proceed = admission else {
+            Issue.record("closed breaker rejected")
+            return
+        }
+        #expect(transition == .closed)
+        #expect(machine.admit(at: Self.t0 + .seconds(3)).1 == nil)
+        // Adopted opening, then the break ends before any call: the call
+        // reports its own change (half-open), not the stale opening.
+        _ = machine.adoptOpening(until: Self.t0 + .seconds(13), openings: 1, at: Self.t0 + .seconds(3))
+        #expect(machine.admit(at: Self.t0 + .seconds(13)).1 == .halfOpened)
+        // A probe period started from outside supersedes it too.
+        var probing = Self.machine()
+        _ = probing.adoptOpening(until: Self.t0 + .seconds(10), openings: 1, at: Self.t0)
+        #expect(probing.beginProbing() == .halfOpened)
+        #expect(probing.admit(at: Self.t0).1 == nil)
+    }
 }
