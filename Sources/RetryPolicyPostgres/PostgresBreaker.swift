@@ -105,7 +105,12 @@ extension PostgresRetryStateStore {
             if shared.isOpen, shared.until <= now, breaker.state != .closed {
                 counters.add(\.probePermitsRefused)
                 let again = now + configuration.probeClaimInterval
-                self.state.withLock { state in state.keys[key]?.claimAgain[id] = again }
+                self.state.withLock { state in
+                    var entry = state.keys[key] ?? KeyState(capacity: 0)
+                    if !entry.breakers.contains(where: { $0 === breaker }) { entry.breakers.append(breaker) }
+                    entry.claimAgain[id] = again
+                    state.keys[key] = entry
+                }
                 return (.reject(retryAfter: nil), nil)
             }
             return breaker.admitLocally(at: now)
@@ -154,7 +159,9 @@ extension PostgresRetryStateStore {
     /// any, were of another opening).
     private func notePermit(key: String, breaker: CircuitBreaker, opening: Int64) -> Bool {
         state.withLock { state in
-            guard var entry = state.keys[key] else { return false }
+            // A breaker never registered still has its probes counted.
+            var entry = state.keys[key] ?? KeyState(capacity: 0)
+            if !entry.breakers.contains(where: { $0 === breaker }) { entry.breakers.append(breaker) }
             let id = ObjectIdentifier(breaker)
             let previous = entry.probing[id]
             entry.probing[id] = opening

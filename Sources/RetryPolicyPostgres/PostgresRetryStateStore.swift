@@ -215,7 +215,11 @@ public final class PostgresRetryStateStore: RetryStateStore {
                 entry.capacity = Swift.max(entry.capacity, budget.configuration.capacity)
             }
             entry.gates.append(decider.cooldown)
-            if let breaker = decider.breaker, breaker.store === self, breaker.key == key { entry.breakers.append(breaker) }
+            if let breaker = decider.breaker, breaker.store === self, breaker.key == key,
+                !entry.breakers.contains(where: { $0 === breaker })
+            {
+                entry.breakers.append(breaker)
+            }
             state.keys[key] = entry
         }
         if let connection = liveConnection() { await synchronize(keys: [key], on: connection) }

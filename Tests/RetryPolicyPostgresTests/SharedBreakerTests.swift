@@ -329,6 +329,25 @@ extension SharedBreakerTests {
     }
 }
 
+extension SharedBreakerTests {
+    @Test("A breaker made over the store but never registered: its probe claims a permit, and its success closes the fleet")
+    func unregisteredBreakerProbes() async throws {
+        let database = try TestDatabase()
+        let a = try await database.store(), c = try await database.store()
+        let one = try #require(await a.decider(for: breakerPolicy(probes: 1), key: "unregistered").breaker)
+        let loose = CircuitBreaker(configuration: try #require(breakerPolicy(probes: 1).breaker), store: c, key: "unregistered")
+        let t0 = wallNow()
+        loose.open(at: t0)
+        #expect(await waitFor(.seconds(10)) { one.state == .open(until: t0 + .seconds(10)) } != nil)
+        let probe = try #require(loose.ticket(at: t0 + .seconds(11)))
+        #expect(c.statistics.probePermitsGranted == 1)
+        #expect(one.admit(at: t0 + .seconds(11)).0 == .reject(retryAfter: nil))
+        #expect(loose.record(failure: false, ticket: probe, at: t0 + .seconds(11)) == .closed)
+        #expect(await waitFor(.seconds(10)) { one.state == .closed } != nil, "the unregistered breaker's success was not counted")
+        for store in [a, c] { await store.shutdown() }
+    }
+}
+
 /// Reconnections need a server of their own.
 @Suite(
     "The shared circuit breaker with PostgreSQL restarted",
