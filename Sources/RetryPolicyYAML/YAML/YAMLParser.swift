@@ -47,7 +47,29 @@ private struct TreeBuilder {
         var entries: [(key: YAMLScalar, value: YAMLNode)] = []
         var pendingKey: YAMLScalar?
         var keyIsBroken = false
+        /// The keys of ``entries`` by name, built only once a mapping grows
+        /// past ``indexedFrom`` entries: a scan of a few keys costs less
+        /// than an index, and the index keeps a hostile mapping of
+        /// thousands of keys linear.
         var seen: [String: SourceLocation] = [:]
+        static let indexedFrom = 16
+
+        /// Where `key` was first written in this mapping, if it was.
+        mutating func firstLocation(of key: String) -> SourceLocation? {
+            if entries.count < Self.indexedFrom {
+                for entry in entries where entry.key.value == key { return entry.key.location }
+                return nil
+            }
+            if seen.isEmpty {
+                for entry in entries { seen[entry.key.value] = entry.key.location }
+            }
+            return seen[key]
+        }
+
+        /// Records the key of an entry about to be appended.
+        mutating func remember(_ key: YAMLScalar) {
+            if !seen.isEmpty { seen[key.value] = key.location }
+        }
 
         init(kind: Kind, location: SourceLocation) {
             self.kind = kind
@@ -220,18 +242,19 @@ private struct TreeBuilder {
             stack[top].items.append(node)
         case .mapping:
             if let pendingKey = stack[top].pendingKey {
-                if !stack[top].keyIsBroken { stack[top].entries.append((pendingKey, node)) }
+                if !stack[top].keyIsBroken {
+                    stack[top].remember(pendingKey)
+                    stack[top].entries.append((pendingKey, node))
+                }
                 stack[top].pendingKey = nil
                 stack[top].keyIsBroken = false
             } else if case .scalar(let key) = node {
-                if let first = stack[top].seen[key.value] {
+                if let first = stack[top].firstLocation(of: key.value) {
                     stack[top].keyIsBroken = true
                     note(Diagnostic(
                         .duplicateKey, at: key.location,
                         "expected each key once in a mapping, found '\(YAMLScalar.abbreviated(key.value))' again (first at line \(first.line), column \(first.column))",
                         suggestion: "remove one of the two entries"))
-                } else {
-                    stack[top].seen[key.value] = key.location
                 }
                 stack[top].pendingKey = key
             } else {
