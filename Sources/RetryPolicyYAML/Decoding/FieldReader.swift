@@ -66,7 +66,11 @@ package struct FieldReader {
             expected(what, for: keyPath, found: node)
             return nil
         }
+        if keyLocations.isEmpty { keyLocations.reserveCapacity(64) }
+        var keys: [String] = []
+        keys.reserveCapacity(entries.count)
         for entry in entries {
+            keys.append(entry.key.value)
             if allowed.contains(entry.key.value) {
                 keyLocations[Self.join(keyPath, entry.key.value)] = entry.key.location
             } else {
@@ -78,7 +82,7 @@ package struct FieldReader {
                     suggestion: Suggestion.didYouMean(entry.key.value, among: allowed))
             }
         }
-        let fields = Fields(entries: Fields.Entries(all: entries), location: location, keyPath: keyPath)
+        let fields = Fields(entries: Fields.Entries(all: entries, keys: keys), location: location, keyPath: keyPath)
         for key in required where fields[key] == nil {
             let place = keyPath.isEmpty ? "at the top level" : "in '\(keyPath)'"
             report(.missingKey, at: location, "missing required key '\(key)' \(place)")
@@ -278,24 +282,27 @@ package struct FieldReader {
 
 /// A mapping's known entries, by key.
 struct Fields {
-    /// The mapping's entries, read in place: a policy's mappings hold a
-    /// handful of keys, so a scan costs less than building an index, and
-    /// the keys are unique (the parser refuses duplicates). Unknown keys
-    /// (already reported) are never asked for.
+    /// The mapping's entries, found by scanning their keys: a policy's
+    /// mappings hold a handful of keys, so a scan of the key strings costs
+    /// less than building an index (and than scanning the entries, each
+    /// of which would be copied), and the keys are unique (the parser
+    /// refuses duplicates). Unknown keys (already reported) are never
+    /// asked for.
     struct Entries {
         let all: [(key: YAMLScalar, value: YAMLNode)]
+        /// `all`'s keys, in the same order.
+        let keys: [String]
 
-        subscript(key: String) -> (key: YAMLScalar, value: YAMLNode)? {
-            for entry in all where entry.key.value == key { return entry }
-            return nil
-        }
+        func index(of key: String) -> Int? { keys.firstIndex(of: key) }
+
+        subscript(key: String) -> (key: YAMLScalar, value: YAMLNode)? { index(of: key).map { all[$0] } }
     }
 
     let entries: Entries
     let location: SourceLocation
     let keyPath: String
 
-    subscript(key: String) -> YAMLNode? { entries[key]?.value }
+    subscript(key: String) -> YAMLNode? { entries.index(of: key).map { entries.all[$0].value } }
 
     /// The key path of a child key, for messages.
     func path(_ key: String) -> String { FieldReader.join(keyPath, key) }

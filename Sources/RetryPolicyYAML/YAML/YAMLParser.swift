@@ -45,6 +45,9 @@ private struct TreeBuilder {
         let location: SourceLocation
         var items: [YAMLNode] = []
         var entries: [(key: YAMLScalar, value: YAMLNode)] = []
+        /// The keys of ``entries``, in the same order, scanned for
+        /// duplicates without copying the entries.
+        var keys: [String] = []
         var pendingKey: YAMLScalar?
         var keyIsBroken = false
         /// The keys of ``entries`` by name, built only once a mapping grows
@@ -57,8 +60,7 @@ private struct TreeBuilder {
         /// Where `key` was first written in this mapping, if it was.
         mutating func firstLocation(of key: String) -> SourceLocation? {
             if entries.count < Self.indexedFrom {
-                for entry in entries where entry.key.value == key { return entry.key.location }
-                return nil
+                return keys.firstIndex(of: key).map { entries[$0].key.location }
             }
             if seen.isEmpty {
                 for entry in entries { seen[entry.key.value] = entry.key.location }
@@ -68,6 +70,7 @@ private struct TreeBuilder {
 
         /// Records the key of an entry about to be appended.
         mutating func remember(_ key: YAMLScalar) {
+            if entries.count < Self.indexedFrom { keys.append(key.value) }
             if !seen.isEmpty { seen[key.value] = key.location }
         }
 
