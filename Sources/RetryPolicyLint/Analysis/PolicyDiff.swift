@@ -121,6 +121,10 @@ public enum PolicyDiff {
         var verdicts: [UInt8] = []
         var differingSignatures: [Int: (left: DecisionOutline.Signature, right: DecisionOutline.Signature)] = [:]
         var classOfKind = [Int](repeating: 0, count: kinds.count)
+        // Neighbouring inputs are mostly decided by the same rules (a
+        // status class, a range): a key equal to the kind's previous one
+        // keeps its class without hashing it again.
+        var previousKeyOfKind = [InputClass?](repeating: nil, count: kinds.count)
         var classOfMethod = [Int](repeating: 0, count: methods.count)
 
         var groups: [GroupKey: [PolicyInput: [Int: Set<HTTPMethod>]]] = [:]
@@ -134,6 +138,8 @@ public enum PolicyDiff {
                     left: Self.source(leftCompiled, input: input, slot: slot, table: kind.leftTable),
                     right: Self.source(rightCompiled, input: input, slot: slot, table: kind.rightTable),
                     leftAllowsRetry: kind.leftAllowsRetry, rightAllowsRetry: kind.rightAllowsRetry, cancelled: cancelled)
+                if previousKeyOfKind[kindIndex] == key { continue }
+                previousKeyOfKind[kindIndex] = key
                 if let known = classIndex[key] {
                     classOfKind[kindIndex] = known
                 } else {
