@@ -150,11 +150,17 @@ public enum PolicyDiff {
                 }
             }
             for index in methods.indices { classOfMethod[index] = classOfKind[kindOfMethod[index]] }
-            for attempt in 1...lastAttempt {
-                for index in methods.indices {
-                    let cell = classOfMethod[index] &* attemptCount &+ (attempt &- 1)
+            // Every attempt of the input's classes decided first (decisions
+            // are pure, so their order does not matter): an input on which
+            // no class differs at any attempt, most of them, needs no walk
+            // over its attempts and methods.
+            var inputDiffers = false
+            for kindIndex in kinds.indices {
+                let classNumber = classOfKind[kindIndex]
+                let member = representatives[classNumber]
+                for attempt in 1...lastAttempt {
+                    let cell = classNumber &* attemptCount &+ (attempt &- 1)
                     if verdicts[cell] == 0 {
-                        let member = representatives[classOfMethod[index]]
                         let decisionInput = DecisionInput(outcome: member.input.outcome, attempt: attempt, method: member.method)
                         let a = leftDecider.outline(decisionInput).signature
                         let b = rightDecider.outline(decisionInput).signature
@@ -165,6 +171,13 @@ public enum PolicyDiff {
                             differingSignatures[cell] = (a, b)
                         }
                     }
+                    if verdicts[cell] == 2 { inputDiffers = true }
+                }
+            }
+            guard inputDiffers else { continue }
+            for attempt in 1...lastAttempt {
+                for index in methods.indices {
+                    let cell = classOfMethod[index] &* attemptCount &+ (attempt &- 1)
                     guard verdicts[cell] == 2, let pair = differingSignatures[cell] else { continue }
                     differing += 1
                     let method = methods[index]
