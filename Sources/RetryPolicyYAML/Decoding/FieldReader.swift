@@ -10,8 +10,11 @@ import RetryPolicyCore
 ///
 /// The one reader of the package's YAML documents: policy files here, policy
 /// test files and `.retry-policy.yaml` settings in `RetryPolicyLint`, which
-/// add their own wording on top of ``report(_:at:_:suggestion:)``. Every
-/// diagnostic carries a ``LoaderRule``, never a raw id.
+/// read their mappings, lists and values through the same methods (so a
+/// test file's `status: "503"` gets the same message and suggestion as a
+/// policy's) and report only their own checks through
+/// ``report(_:at:_:suggestion:)``. Every diagnostic carries a
+/// ``LoaderRule``, never a raw id.
 package struct FieldReader {
     package var diagnostics: [Diagnostic] = []
     /// Where every key read so far is written, by key path.
@@ -44,21 +47,21 @@ package struct FieldReader {
     package var hasProblems: Bool { !diagnostics.isEmpty || suppressed > 0 }
 
     /// `keyPath: expected X, found Y`.
-    mutating func expected(
+    package mutating func expected(
         _ what: @autoclosure () -> String, for keyPath: @autoclosure () -> String, found node: YAMLNode,
         rule: LoaderRule = .wrongType, suggestion: @autoclosure () -> String? = nil
     ) {
         report(rule, at: node.location, "\(Self.prefix(keyPath()))expected \(what()), found \(node.kindDescription)", suggestion: suggestion())
     }
 
-    static func prefix(_ keyPath: String) -> String { keyPath.isEmpty ? "" : "\(keyPath): " }
+    package static func prefix(_ keyPath: String) -> String { keyPath.isEmpty ? "" : "\(keyPath): " }
 
-    static func join(_ keyPath: String, _ key: String) -> String { keyPath.isEmpty ? key : "\(keyPath).\(key)" }
+    package static func join(_ keyPath: String, _ key: String) -> String { keyPath.isEmpty ? key : "\(keyPath).\(key)" }
 
     // MARK: Collections
 
     /// The entries of a mapping, after reporting unknown and missing keys.
-    mutating func fields(
+    package mutating func fields(
         _ node: YAMLNode, at keyPath: String, allowed: [String], required: [String] = [],
         what: String = "a mapping"
     ) -> Fields? {
@@ -91,7 +94,7 @@ package struct FieldReader {
     }
 
     /// The items of a list.
-    mutating func list(
+    package mutating func list(
         _ node: YAMLNode, at keyPath: @autoclosure () -> String, what: @autoclosure () -> String = "a list", nonEmpty: Bool = false
     ) -> [YAMLNode]? {
         guard case .sequence(let items, _) = node else {
@@ -124,10 +127,20 @@ package struct FieldReader {
 
     // MARK: Scalars
 
-    mutating func string(
+    package mutating func string(
         _ node: YAMLNode, at keyPath: @autoclosure () -> String, what: @autoclosure () -> String = "a string"
     ) -> String? {
         if case .scalar(let scalar) = node, case .string(let text) = scalar.resolved { return text }
+        expected(what(), for: keyPath(), found: node)
+        return nil
+    }
+
+    /// Any scalar's text as written (`404` reads as "404"), for free text
+    /// such as a test case's name or a header value.
+    package mutating func text(
+        _ node: YAMLNode, at keyPath: @autoclosure () -> String, what: @autoclosure () -> String = "a string"
+    ) -> String? {
+        if case .scalar(let scalar) = node { return scalar.value }
         expected(what(), for: keyPath(), found: node)
         return nil
     }
@@ -170,7 +183,7 @@ package struct FieldReader {
         return valid
     }
 
-    mutating func bool(_ node: YAMLNode, at keyPath: @autoclosure () -> String) -> Bool? {
+    package mutating func bool(_ node: YAMLNode, at keyPath: @autoclosure () -> String) -> Bool? {
         if case .scalar(let scalar) = node, case .bool(let value) = scalar.resolved { return value }
         var suggestion: String?
         if case .scalar(let scalar) = node, !scalar.isQuoted, let meaning = Self.yaml11Booleans[scalar.value.lowercased()] {
@@ -184,7 +197,7 @@ package struct FieldReader {
     /// reads as strings.
     static let yaml11Booleans = ["yes": "true", "no": "false", "on": "true", "off": "false", "y": "true", "n": "false"]
 
-    mutating func integer(_ node: YAMLNode, at keyPath: @autoclosure () -> String, in range: ClosedRange<Int>) -> Int? {
+    package mutating func integer(_ node: YAMLNode, at keyPath: @autoclosure () -> String, in range: ClosedRange<Int>) -> Int? {
         if case .scalar(let scalar) = node, case .integer(let value) = scalar.resolved, range.contains(value) { return value }
         let what = "an integer from \(range.lowerBound) to \(range.upperBound)"
         guard case .scalar(let scalar) = node else {
@@ -202,7 +215,7 @@ package struct FieldReader {
         return nil
     }
 
-    mutating func number(_ node: YAMLNode, at keyPath: @autoclosure () -> String, in range: ClosedRange<Double>) -> Double? {
+    package mutating func number(_ node: YAMLNode, at keyPath: @autoclosure () -> String, in range: ClosedRange<Double>) -> Double? {
         func what() -> String { "a number from \(Self.trim(range.lowerBound)) to \(Self.trim(range.upperBound))" }
         guard case .scalar(let scalar) = node else {
             expected(what(), for: keyPath(), found: node)
@@ -228,7 +241,7 @@ package struct FieldReader {
 
     /// A duration in policy syntax (`250ms`, `10s`, `1m30s`), parsed by
     /// ``DurationText`` so that the loader and every message agree.
-    mutating func duration(_ node: YAMLNode, at keyPath: @autoclosure () -> String, positive: Bool = false) -> Duration? {
+    package mutating func duration(_ node: YAMLNode, at keyPath: @autoclosure () -> String, positive: Bool = false) -> Duration? {
         let what = "a duration such as 250ms, 10s or 1m30s"
         guard case .scalar(let scalar) = node else {
             expected(what, for: keyPath(), found: node)
@@ -260,7 +273,7 @@ package struct FieldReader {
     }
 
     /// One of an enumeration's raw values.
-    mutating func choice<E: RawRepresentable & CaseIterable>(
+    package mutating func choice<E: RawRepresentable & CaseIterable>(
         _ node: YAMLNode, at keyPath: @autoclosure () -> String, of type: E.Type
     ) -> E? where E.RawValue == String {
         guard case .scalar(let scalar) = node, case .string(let text) = scalar.resolved else {
@@ -273,37 +286,51 @@ package struct FieldReader {
         return nil
     }
 
+    /// One of `values`, by raw value (a subset of an enumeration).
+    package mutating func choice<E: RawRepresentable>(
+        _ node: YAMLNode, at keyPath: @autoclosure () -> String, among values: [E]
+    ) -> E? where E.RawValue == String {
+        guard case .scalar(let scalar) = node, case .string(let text) = scalar.resolved else {
+            expected(Self.alternatives(values.map(\.rawValue)), for: keyPath(), found: node)
+            return nil
+        }
+        if let value = values.first(where: { $0.rawValue == text }) { return value }
+        let allowed = values.map(\.rawValue)
+        expected(Self.alternatives(allowed), for: keyPath(), found: node, rule: .invalidValue, suggestion: Suggestion.didYouMean(text, among: allowed))
+        return nil
+    }
+
     /// `a, b or c`.
-    static func alternatives(_ words: [String]) -> String {
+    package static func alternatives(_ words: [String]) -> String {
         guard words.count > 1 else { return words.first ?? "" }
         return words.dropLast().joined(separator: ", ") + " or " + words.last!
     }
 }
 
 /// A mapping's known entries, by key.
-struct Fields {
+package struct Fields {
     /// The mapping's entries, found by scanning their keys: a policy's
     /// mappings hold a handful of keys, so a scan of the key strings costs
     /// less than building an index (and than scanning the entries, each
     /// of which would be copied), and the keys are unique (the parser
     /// refuses duplicates). Unknown keys (already reported) are never
     /// asked for.
-    struct Entries {
-        let all: [(key: YAMLScalar, value: YAMLNode)]
+    package struct Entries {
+        package let all: [(key: YAMLScalar, value: YAMLNode)]
         /// `all`'s keys, in the same order.
         let keys: [String]
 
         func index(of key: String) -> Int? { keys.firstIndex(of: key) }
 
-        subscript(key: String) -> (key: YAMLScalar, value: YAMLNode)? { index(of: key).map { all[$0] } }
+        package subscript(key: String) -> (key: YAMLScalar, value: YAMLNode)? { index(of: key).map { all[$0] } }
     }
 
-    let entries: Entries
-    let location: SourceLocation
-    let keyPath: String
+    package let entries: Entries
+    package let location: SourceLocation
+    package let keyPath: String
 
-    subscript(key: String) -> YAMLNode? { entries.index(of: key).map { entries.all[$0].value } }
+    package subscript(key: String) -> YAMLNode? { entries.index(of: key).map { entries.all[$0].value } }
 
     /// The key path of a child key, for messages.
-    func path(_ key: String) -> String { FieldReader.join(keyPath, key) }
+    package func path(_ key: String) -> String { FieldReader.join(keyPath, key) }
 }

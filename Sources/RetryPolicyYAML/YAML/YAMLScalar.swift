@@ -70,7 +70,7 @@ public struct YAMLScalar: Hashable, Sendable {
 
     /// At most 40 characters of `text`, so a hostile value cannot flood a
     /// message.
-    static func abbreviated(_ text: String) -> String {
+    package static func abbreviated(_ text: String) -> String {
         text.count <= 40 ? text : String(text.prefix(37)) + "..."
     }
 }
