@@ -127,7 +127,7 @@ public struct PolicyRoot: Sendable {
         case .success(let found):
             let inside = found.components.dropFirst(components.count)
             if inside.contains(".git") { return .failure(Denial(kind: .gitDirectory, detail: found.canonicalPath)) }
-            if let first = found.components.first, ["proc", "sys", "dev"].contains(first) {
+            if let first = found.components.first, first == "proc" || first == "sys" || first == "dev" {
                 return .failure(Denial(kind: .specialFileSystem, detail: "/" + first))
             }
             return .success(found)
@@ -214,8 +214,11 @@ public struct PolicyRoot: Sendable {
         return parts.count >= components.count && Array(parts.prefix(components.count)) == components
     }
 
+    /// Split on `/` bytes, as the kernel splits a path (not on characters:
+    /// a `/` followed by a combining mark is still a separator, and
+    /// splitting by grapheme clusters costs more than the look-ups).
     static func split(_ path: String) -> [String] {
-        path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+        path.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true).map { String(Substring($0)) }
     }
 
     static func join(_ components: [String]) -> String {
