@@ -33,7 +33,7 @@ enum RetriedClientError: PolicyCheck {
         }
         guard canRetry else { return [] }
         var byRule: [Int: Set<Int>] = [:]  // rule index (-1 = default) -> statuses
-        let table = FirstMatchTable(policy: policy, methods: HTTPMethod.standard)
+        let table = FirstMatchTable(compiled: context.compiled(policy), methods: HTTPMethod.standard)
         for code in 400...499 where !transient.contains(code) {
             for method in HTTPMethod.standard.indices {
                 if let index = table.rule(for: .status(code), methodIndex: method) {
