@@ -180,7 +180,9 @@ private struct TreeBuilder {
             if let value = scalarData.value, scalarData.length > 0 {
                 text = String(decoding: UnsafeBufferPointer(start: value, count: scalarData.length), as: UTF8.self)
             }
-            if text.utf8.contains(0) {
+            // The file itself has no NUL byte (TextValidation refuses one),
+            // so only a double-quoted escape (\0, \x00, \u0000) can make one.
+            if scalarData.style == YAML_DOUBLE_QUOTED_SCALAR_STYLE && text.utf8.contains(0) {
                 note(Diagnostic(.encoding, at: start, "expected text, found a NUL character (\\0) in a string"))
             }
             let style: YAMLScalar.Style =
