@@ -56,6 +56,7 @@ private struct TreeBuilder {
         /// thousands of keys linear.
         var seen: [String: SourceLocation] = [:]
         static let indexedFrom = 16
+        static let typicalCount = 8
 
         /// Where `key` was first written in this mapping, if it was.
         mutating func firstLocation(of key: String) -> SourceLocation? {
@@ -70,7 +71,15 @@ private struct TreeBuilder {
 
         /// Records the key of an entry about to be appended.
         mutating func remember(_ key: YAMLScalar) {
-            if entries.count < Self.indexedFrom { keys.append(key.value) }
+            if entries.count < Self.indexedFrom {
+                // Room for a typical mapping at once, instead of growing
+                // through 1, 2, 4 and 8 entries.
+                if keys.isEmpty {
+                    keys.reserveCapacity(Self.typicalCount)
+                    entries.reserveCapacity(Self.typicalCount)
+                }
+                keys.append(key.value)
+            }
             if !seen.isEmpty { seen[key.value] = key.location }
         }
 
