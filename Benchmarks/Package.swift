@@ -72,6 +72,19 @@ let package = Package(
         // Separate OS processes for `Scripts/fleet.py`: a request load
         // (round trips per 1,000 requests) and cooldown propagation
         // (one sender, several observers).
+        // `corpus-lint DIR N`: writes the corpus of `corpus.load-lint` into
+        // DIR and lints it N times, without the benchmark harness, for
+        // `valgrind --tool=callgrind` (instruction counts do not depend on
+        // what else the machine runs).
+        .executableTarget(
+            name: "corpus-lint",
+            dependencies: [
+                "BenchmarkWorkloads",
+                .product(name: "RetryPolicyYAML", package: "swift-retry-policy"),
+                .product(name: "RetryPolicyLint", package: "swift-retry-policy"),
+            ],
+            path: "Sources/CorpusLint"
+        ),
         .executableTarget(
             name: "fleet-probe",
             dependencies: [

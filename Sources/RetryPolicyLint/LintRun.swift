@@ -175,6 +175,9 @@ public struct LintRun: Sendable {
             return .failure(ReferenceProblem(id: first?.id ?? LoaderRule.unreadableFile.id, reason: first?.message ?? "unreadable"))
         }
         let bytes = read.bytes
+        // A file this run loaded as a policy states `version` and `name`,
+        // which no other format does: it is not parsed again to tell.
+        if foreign, let loaded = loader.loadedPolicy(read, path: path) { return .success((loaded, read.canonicalPath)) }
         if foreign, let format = Importer.detectFormat(bytes: bytes, path: path) {
             do {
                 return .success((try Importer.importPolicy(bytes: bytes, path: path, from: format).policy, read.canonicalPath))

@@ -275,7 +275,7 @@ struct LintCommandTests {
         ])
         let result = try workspace.run(["lint", "--config", "settings.yaml", "clean.yaml"])
         #expect(result.status == 2)
-        #expect(result.stderr.contains("settings.yaml:2:10: error: expected error, warning, note or off for RP107, found 'loud'"), "\(result)")
+        #expect(result.stderr.contains("settings.yaml:2:10: error: rules.RP107: expected error, warning, note or off, found the string 'loud'"), "\(result)")
         #expect(result.stderr.contains("settings.yaml:3:3: error: unknown rule 'RP999'"))
     }
 

@@ -107,7 +107,7 @@ struct TestCommandTests {
         let workspace = try Workspace(["clean.yaml": PolicyTexts.clean, "clean.tests.yaml": broken])
         let result = try workspace.run(["test", "clean.tests.yaml"])
         #expect(result.status == 1)
-        #expect(result.stdout.contains("clean.tests.yaml:4:5: error: unknown key 'expcet' in a case"), "\(result)")
+        #expect(result.stdout.contains("clean.tests.yaml:4:5: error: unknown key 'expcet' in 'cases[0]'; expected one of: name, status"), "\(result)")
         #expect(result.stdout.contains("did you mean 'expect'?"))
         #expect(result.stdout.contains("has no `expect`"))
     }

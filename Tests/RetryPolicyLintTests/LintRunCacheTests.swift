@@ -130,4 +130,19 @@ struct LintRunCacheTests {
         #expect(after.contains { $0.id == "RP115" })
         #expect(after == run.lint(file: directory + "/a-android.yaml"))
     }
+
+    @Test("the checks of one context compile an equal policy once, and a different policy anew")
+    func compiledOncePerContext() throws {
+        let context = LintContext(file: "p.yaml")
+        let policy = try PolicyLoader().loadPolicy(
+            yaml: "version: 1\nname: p\nattempts: 3\nrules:\n  - {status: 503, error: status_5xx, action: retry}\n", path: "p.yaml")
+        let first = context.compiled(policy)
+        #expect(context.compiled(policy) === first)
+        var other = policy
+        other.attempts = 2
+        let second = context.compiled(other)
+        #expect(second !== first)
+        #expect(context.compiled(other) === second)
+        #expect(LintContext(file: "p.yaml").compiled(policy) !== first)
+    }
 }

@@ -26,4 +26,48 @@ struct PolicyTestFileTests {
         let found = problems("cases:\n  - name: a\n    status: 503\n    expcet: {action: retry}\n")
         #expect(found.contains { $0.id == "RP010" && $0.suggestion == "did you mean 'expect'?" }, "\(found)")
     }
+
+    @Test("values are read by the policy loader's reader: key path, what was expected, what was found, a suggestion")
+    func sharedWording() {
+        let found = problems("""
+            cases:
+              - name: a
+                status: "503"
+                idempotent: yes
+                elapsed: 10
+                expect: {action: retyr}
+            sequences:
+              - responses: [503]
+                expect: {result: retry}
+
+            """)
+        let byLine = Dictionary(found.map { ($0.location.line, $0) }, uniquingKeysWith: { first, _ in first })
+        #expect(byLine[3]?.id == "RP011")
+        #expect(byLine[3]?.message == "cases[0].status: expected an integer from 100 to 599, found the quoted string \"503\"")
+        #expect(byLine[3]?.suggestion == "write 503 without quotes")
+        #expect(byLine[4]?.message == "cases[0].idempotent: expected true or false, found the string 'yes'")
+        #expect(byLine[4]?.suggestion == "write true; since YAML 1.2 'yes' is a string")
+        #expect(byLine[5]?.message == "cases[0].elapsed: expected a duration such as 250ms, 10s or 1m30s, found the integer 10")
+        #expect(byLine[5]?.suggestion == "write 10s or 10ms")
+        #expect(byLine[6]?.message == "cases[0].expect.action: expected success, retry or stop, found the string 'retyr'")
+        #expect(byLine[6]?.suggestion == "did you mean 'retry'?")
+        #expect(byLine[9]?.message == "sequences[0].expect.result: expected success or stop, found the string 'retry'")
+        // The two expectations left with nothing to check say so too.
+        #expect(found.count == 7, "\(found)")
+    }
+
+    @Test("a settings file is read by the same reader")
+    func settingsWording() {
+        do {
+            _ = try LintConfiguration(yaml: "rules:\n  RP107: warnig\nrule: {}\n", path: ".retry-policy.yaml")
+            Issue.record("settings with problems were accepted")
+        } catch {
+            let found = error.diagnostics.sorted { $0.location < $1.location }
+            #expect(found.map(\.location.line) == [2, 3], "\(found)")
+            #expect(found.first?.message == "rules.RP107: expected error, warning, note or off, found the string 'warnig'")
+            #expect(found.first?.suggestion == "did you mean 'warning'?")
+            #expect(found.last?.message == "unknown key 'rule'; expected one of: rules")
+            #expect(found.last?.suggestion == "did you mean 'rules'?")
+        }
+    }
 }

@@ -11,8 +11,13 @@ struct FirstMatchTable {
     private let methodSlots: [Int]
 
     init(policy: Policy, methods: [HTTPMethod]) {
+        self.init(compiled: CompiledPolicy(policy: policy), methods: methods)
+    }
+
+    /// The table of a policy already compiled (``LintContext/compiled(_:)``).
+    init(compiled: CompiledPolicy, methods: [HTTPMethod]) {
         self.methods = methods
-        compiled = CompiledPolicy(policy: policy)
+        self.compiled = compiled
         methodSlots = methods.map(compiled.methodSlot)
     }
 

@@ -121,6 +121,10 @@ public enum PolicyDiff {
         var verdicts: [UInt8] = []
         var differingSignatures: [Int: (left: DecisionOutline.Signature, right: DecisionOutline.Signature)] = [:]
         var classOfKind = [Int](repeating: 0, count: kinds.count)
+        // Neighbouring inputs are mostly decided by the same rules (a
+        // status class, a range): a key equal to the kind's previous one
+        // keeps its class without hashing it again.
+        var previousKeyOfKind = [InputClass?](repeating: nil, count: kinds.count)
         var classOfMethod = [Int](repeating: 0, count: methods.count)
 
         var groups: [GroupKey: [PolicyInput: [Int: Set<HTTPMethod>]]] = [:]
@@ -134,6 +138,8 @@ public enum PolicyDiff {
                     left: Self.source(leftCompiled, input: input, slot: slot, table: kind.leftTable),
                     right: Self.source(rightCompiled, input: input, slot: slot, table: kind.rightTable),
                     leftAllowsRetry: kind.leftAllowsRetry, rightAllowsRetry: kind.rightAllowsRetry, cancelled: cancelled)
+                if previousKeyOfKind[kindIndex] == key { continue }
+                previousKeyOfKind[kindIndex] = key
                 if let known = classIndex[key] {
                     classOfKind[kindIndex] = known
                 } else {
@@ -144,11 +150,17 @@ public enum PolicyDiff {
                 }
             }
             for index in methods.indices { classOfMethod[index] = classOfKind[kindOfMethod[index]] }
-            for attempt in 1...lastAttempt {
-                for index in methods.indices {
-                    let cell = classOfMethod[index] &* attemptCount &+ (attempt &- 1)
+            // Every attempt of the input's classes decided first (decisions
+            // are pure, so their order does not matter): an input on which
+            // no class differs at any attempt, most of them, needs no walk
+            // over its attempts and methods.
+            var inputDiffers = false
+            for kindIndex in kinds.indices {
+                let classNumber = classOfKind[kindIndex]
+                let member = representatives[classNumber]
+                for attempt in 1...lastAttempt {
+                    let cell = classNumber &* attemptCount &+ (attempt &- 1)
                     if verdicts[cell] == 0 {
-                        let member = representatives[classOfMethod[index]]
                         let decisionInput = DecisionInput(outcome: member.input.outcome, attempt: attempt, method: member.method)
                         let a = leftDecider.outline(decisionInput).signature
                         let b = rightDecider.outline(decisionInput).signature
@@ -159,6 +171,13 @@ public enum PolicyDiff {
                             differingSignatures[cell] = (a, b)
                         }
                     }
+                    if verdicts[cell] == 2 { inputDiffers = true }
+                }
+            }
+            guard inputDiffers else { continue }
+            for attempt in 1...lastAttempt {
+                for index in methods.indices {
+                    let cell = classOfMethod[index] &* attemptCount &+ (attempt &- 1)
                     guard verdicts[cell] == 2, let pair = differingSignatures[cell] else { continue }
                     differing += 1
                     let method = methods[index]

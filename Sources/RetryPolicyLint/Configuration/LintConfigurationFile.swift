@@ -11,49 +11,55 @@ extension LintConfiguration {
     public init(yaml: String, path: String) throws(PolicyLoadError) {
         self.init(path: path)
         guard let root = try YAMLParser.parse(yaml, path: path) else { return }
-        guard case .mapping(let entries, _) = root else {
-            throw PolicyLoadError(diagnostics: [Diagnostic(
-                id: LoaderRule.wrongType.id, location: root.location, message: "expected a mapping with a `rules` key, found \(root.kindDescription)")])
-        }
+        // The loader's reader, so settings problems read like a policy's.
         var reader = FieldReader(maximum: .max)
-        let knownIDs = Set(LintCatalog.rules.map(\.id))
-        for (key, value) in entries {
-            guard key.value == "rules" else {
-                reader.report(.unknownKey, at: key.location, "unknown key '\(key.value)' in \(Self.fileName); expected 'rules'")
-                continue
-            }
-            guard case .mapping(let rules, _) = value else {
-                reader.report(.wrongType, at: value.location, "expected a mapping of rule id to severity, found \(value.kindDescription)")
-                continue
-            }
-            for (id, setting) in rules {
-                let ruleID = id.value.uppercased()
-                if LoaderRule(rawValue: ruleID) != nil {
-                    reader.report(
-                        .invalidValue, at: id.location,
-                        "\(ruleID) is a loader check and cannot be turned off or changed: a file the loader rejects is not a policy",
-                        suggestion: "settings apply to the RP1xx rules only")
-                    continue
-                }
-                guard knownIDs.contains(ruleID) else {
-                    reader.report(.invalidValue, at: id.location, "unknown rule '\(id.value)'", suggestion: "run `retry-policy lint --list-rules`")
-                    continue
-                }
-                guard case .scalar(let scalar) = setting else {
-                    reader.report(.wrongType, at: setting.location, "expected error, warning, note or off, found \(setting.kindDescription)")
-                    continue
-                }
-                // `off` is a boolean false to YAML 1.1 readers; accept both spellings.
-                let text = scalar.value.lowercased()
-                if text == "off" || text == "false" {
-                    severities[ruleID] = .some(nil)
-                } else if let severity = LintSeverity(rawValue: text) {
-                    severities[ruleID] = .some(severity)
-                } else {
-                    reader.report(.invalidValue, at: scalar.location, "expected error, warning, note or off for \(ruleID), found '\(scalar.value)'")
-                }
-            }
+        if let fields = reader.fields(root, at: "", allowed: ["rules"], what: "a mapping with a 'rules' key"), let value = fields["rules"] {
+            readRules(value, into: &reader)
         }
         if reader.hasProblems { throw PolicyLoadError(diagnostics: reader.diagnostics) }
     }
+
+    static let settingWords = ["error", "warning", "note", "off"]
+
+    private mutating func readRules(_ node: YAMLNode, into reader: inout FieldReader) {
+        guard case .mapping(let rules, _) = node else {
+            reader.expected("a mapping of rule id to severity", for: "rules", found: node)
+            return
+        }
+        let knownIDs = LintCatalog.rules.map(\.id)
+        for (id, setting) in rules {
+            let ruleID = id.value.uppercased()
+            if LoaderRule(rawValue: ruleID) != nil {
+                reader.report(
+                    .invalidValue, at: id.location,
+                    "\(ruleID) is a loader check and cannot be turned off or changed: a file the loader rejects is not a policy",
+                    suggestion: "settings apply to the RP1xx rules only")
+                continue
+            }
+            guard knownIDs.contains(ruleID) else {
+                reader.report(
+                    .invalidValue, at: id.location, "unknown rule '\(YAMLScalar.abbreviated(id.value))'",
+                    suggestion: "run `retry-policy lint --list-rules`")
+                continue
+            }
+            let keyPath = "rules.\(ruleID)"
+            guard case .scalar(let scalar) = setting else {
+                reader.expected(Self.alternativesText, for: keyPath, found: setting)
+                continue
+            }
+            // `off` is a boolean false to YAML 1.1 readers; accept both spellings.
+            let text = scalar.value.lowercased()
+            if text == "off" || text == "false" {
+                severities[ruleID] = .some(nil)
+            } else if let severity = LintSeverity(rawValue: text) {
+                severities[ruleID] = .some(severity)
+            } else {
+                reader.expected(
+                    Self.alternativesText, for: keyPath, found: setting, rule: .invalidValue,
+                    suggestion: Suggestion.didYouMean(scalar.value, among: Self.settingWords))
+            }
+        }
+    }
+
+    static var alternativesText: String { FieldReader.alternatives(settingWords) }
 }

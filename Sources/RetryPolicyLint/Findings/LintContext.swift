@@ -1,4 +1,5 @@
 import RetryPolicyCore
+import Synchronization
 
 /// What a check may look at besides the policy itself.
 public struct LintContext: Sendable {
@@ -16,6 +17,9 @@ public struct LintContext: Sendable {
     /// compared the pair from the other side); the rest are compared by
     /// the check.
     public var parityComparisons: [String: PolicyComparison]
+    /// Policies compiled for the checks (``compiled(_:)``), shared by the
+    /// rules that run with this context instead of compiled by each.
+    let compiledPolicies = CompiledPolicies()
 
     public init(
         file: String, parityPolicies: [String: Policy] = [:], parityLocation: SourceLocation? = nil,
@@ -27,6 +31,10 @@ public struct LintContext: Sendable {
         self.parityComparisons = parityComparisons
     }
 
+    /// `CompiledPolicy(policy: policy)`, compiled once for all the checks
+    /// of this context.
+    func compiled(_ policy: Policy) -> CompiledPolicy { compiledPolicies.compiled(policy) }
+
     /// `location`, else the policy's, else the top of the file.
     func place(_ location: SourceLocation?, _ policy: Policy) -> SourceLocation {
         location ?? policy.location ?? SourceLocation(file: file, line: 1, column: 1)
@@ -37,5 +45,18 @@ public struct LintContext: Sendable {
     func place(key keys: String..., or fallback: SourceLocation?, _ policy: Policy) -> SourceLocation {
         for key in keys { if let location = policy.keyLocations[key] { return location } }
         return place(fallback, policy)
+    }
+}
+
+/// The policies the checks of one context compiled, each with the policy
+/// it was compiled from: a policy equal to one already compiled reuses it.
+final class CompiledPolicies: Sendable {
+    private let entries = Mutex<[(policy: Policy, compiled: CompiledPolicy)]>([])
+
+    func compiled(_ policy: Policy) -> CompiledPolicy {
+        if let found = entries.withLock({ $0.first { $0.policy == policy }?.compiled }) { return found }
+        let made = CompiledPolicy(policy: policy)
+        entries.withLock { $0.append((policy, made)) }
+        return made
     }
 }

@@ -8,9 +8,9 @@ extension PolicyTestSuite {
     public init(yaml: String, path: String) throws(PolicyLoadError) {
         var reader = TestFileReader(path: path)
         guard let root = try YAMLParser.parse(yaml, path: path) else {
-            throw PolicyLoadError(diagnostics: [Diagnostic(
-                id: LoaderRule.documentCount.id, location: SourceLocation(file: path, line: 1, column: 1),
-                message: "the test file is empty; expected `cases:` and/or `sequences:`")])
+            reader.reader.report(
+                .documentCount, at: SourceLocation(file: path, line: 1, column: 1), "the test file is empty; expected `cases:` and/or `sequences:`")
+            throw PolicyLoadError(diagnostics: reader.problems)
         }
         let suite = reader.suite(root)
         if !reader.problems.isEmpty { throw PolicyLoadError(diagnostics: reader.problems) }
@@ -18,9 +18,10 @@ extension PolicyTestSuite {
     }
 }
 
-/// Walks the YAML tree of a test file, collecting every problem through the
-/// loader's ``FieldReader`` (all of them: a test file has no problem limit)
-/// in the wording of test files.
+/// Walks the YAML tree of a test file through the loader's ``FieldReader``,
+/// the reader of policy files, so that a test file's problems read like a
+/// policy file's (key path, what was expected, what was found, a
+/// suggestion), collecting every one (a test file has no problem limit).
 struct TestFileReader {
     var path: String
     var reader = FieldReader(maximum: .max)
@@ -28,95 +29,32 @@ struct TestFileReader {
 
     init(path: String) { self.path = path }
 
-    mutating func problem(_ rule: LoaderRule, _ location: SourceLocation, _ message: String, suggestion: String? = nil) {
-        reader.report(rule, at: location, message, suggestion: suggestion)
-    }
-
-    mutating func mapping(_ node: YAMLNode, _ what: String, allowed: [String]) -> [(key: YAMLScalar, value: YAMLNode)]? {
-        guard case .mapping(let entries, _) = node else {
-            problem(.wrongType, node.location, "expected \(what) (a mapping), found \(node.kindDescription)")
-            return nil
-        }
-        for (key, _) in entries where !allowed.contains(key.value) {
-            let suggestion = Suggestion.didYouMean(key.value, among: allowed)
-            problem(.unknownKey, key.location, "unknown key '\(key.value)' in \(what); expected one of \(allowed.joined(separator: ", "))", suggestion: suggestion)
-        }
-        return entries
-    }
-
-    mutating func string(_ node: YAMLNode, _ what: String) -> String? {
-        guard case .scalar(let scalar) = node else {
-            problem(.wrongType, node.location, "expected \(what), found \(node.kindDescription)")
-            return nil
-        }
-        return scalar.value
-    }
-
-    mutating func integer(_ node: YAMLNode, _ what: String, in range: ClosedRange<Int>) -> Int? {
-        guard case .scalar(let scalar) = node, case .integer(let value) = scalar.resolved else {
-            problem(.wrongType, node.location, "expected \(what) (an integer), found \(node.kindDescription)")
-            return nil
-        }
-        guard range.contains(value) else {
-            problem(.outOfRange, node.location, "\(what) must be within \(range.lowerBound)-\(range.upperBound), found \(value)")
-            return nil
-        }
-        return value
-    }
-
-    mutating func bool(_ node: YAMLNode, _ what: String) -> Bool? {
-        guard case .scalar(let scalar) = node, case .bool(let value) = scalar.resolved else {
-            problem(.wrongType, node.location, "expected \(what) (true or false), found \(node.kindDescription)")
-            return nil
-        }
-        return value
-    }
-
-    mutating func duration(_ node: YAMLNode, _ what: String) -> Duration? {
-        guard let text = string(node, what) else { return nil }
-        switch DurationText.parse(text) {
-        case .success(let duration): return duration
-        case .failure(let error):
-            problem(.invalidDuration, node.location, "expected \(what) as a duration such as 250ms or 1.5s, found \(error)")
-            return nil
-        }
-    }
-
-    mutating func choice<T: RawRepresentable>(_ node: YAMLNode, _ what: String, _ type: T.Type, all: [T]) -> T? where T.RawValue == String {
-        guard let text = string(node, what) else { return nil }
-        if let value = T(rawValue: text) { return value }
-        problem(.invalidValue, node.location, "expected \(what) to be one of \(all.map(\.rawValue).joined(separator: ", ")), found '\(text)'")
-        return nil
-    }
+    static let fileKeys = ["policy", "cases", "sequences"]
 
     mutating func suite(_ root: YAMLNode) -> PolicyTestSuite? {
-        guard let entries = mapping(root, "a policy test file", allowed: ["policy", "cases", "sequences"]) else { return nil }
+        guard let fields = reader.fields(root, at: "", allowed: Self.fileKeys, what: "a mapping with 'cases' or 'sequences'") else {
+            return nil
+        }
         var reference = defaultPolicyReference()
         var referenceLocation: SourceLocation?
         var cases: [DecisionCase] = []
         var sequences: [SequenceCase] = []
-        for (key, value) in entries {
-            switch key.value {
-            case "policy":
-                reference = string(value, "the policy file") ?? reference
-                referenceLocation = value.location
-            case "cases":
-                guard case .sequence(let items, _) = value else {
-                    problem(.wrongType, value.location, "expected a list of cases, found \(value.kindDescription)")
-                    continue
-                }
-                for item in items { if let parsed = decisionCase(item) { cases.append(parsed) } }
-            case "sequences":
-                guard case .sequence(let items, _) = value else {
-                    problem(.wrongType, value.location, "expected a list of sequences, found \(value.kindDescription)")
-                    continue
-                }
-                for item in items { if let parsed = sequenceCase(item) { sequences.append(parsed) } }
-            default: break
+        if let value = fields["policy"] {
+            reference = reader.text(value, at: "policy", what: "a policy file path") ?? reference
+            referenceLocation = value.location
+        }
+        if let value = fields["cases"], let items = reader.list(value, at: "cases", what: "a list of cases") {
+            for (index, item) in items.enumerated() {
+                if let parsed = decisionCase(item, at: "cases[\(index)]") { cases.append(parsed) }
+            }
+        }
+        if let value = fields["sequences"], let items = reader.list(value, at: "sequences", what: "a list of sequences") {
+            for (index, item) in items.enumerated() {
+                if let parsed = sequenceCase(item, at: "sequences[\(index)]") { sequences.append(parsed) }
             }
         }
         if cases.isEmpty && sequences.isEmpty && problems.isEmpty {
-            problem(.missingKey, root.location, "the test file has no cases; add `cases:` or `sequences:`")
+            reader.report(.missingKey, at: root.location, "the test file has no cases; add `cases:` or `sequences:`")
         }
         return PolicyTestSuite(path: path, policyReference: reference, policyLocation: referenceLocation, cases: cases, sequences: sequences)
     }
@@ -133,130 +71,139 @@ struct TestFileReader {
     static let caseKeys = ["name", "status", "transport", "retry_after", "headers", "attempt", "elapsed", "method",
                            "idempotent", "endpoint", "previous_delay", "expect"]
 
-    mutating func decisionCase(_ node: YAMLNode) -> DecisionCase? {
-        guard let entries = mapping(node, "a case", allowed: Self.caseKeys) else { return nil }
-        let fields = Dictionary(entries.map { ($0.key.value, $0.value) }, uniquingKeysWith: { first, _ in first })
-        let name = fields["name"].flatMap { string($0, "the case name") } ?? "case at line \(node.location.line)"
+    mutating func decisionCase(_ node: YAMLNode, at keyPath: String) -> DecisionCase? {
+        guard let fields = reader.fields(node, at: keyPath, allowed: Self.caseKeys, what: "a case mapping") else { return nil }
+        let name = fields["name"].flatMap { reader.text($0, at: fields.path("name"), what: "a case name") } ?? "case at line \(node.location.line)"
         var status: Int?
         var transport: TransportFailure?
-        if let value = fields["status"] { status = integer(value, "status", in: 100...599) }
-        if let value = fields["transport"] { transport = choice(value, "transport", TransportFailure.self, all: TransportFailure.allCases) }
+        if let value = fields["status"] { status = reader.integer(value, at: fields.path("status"), in: 100...599) }
+        if let value = fields["transport"] { transport = reader.choice(value, at: fields.path("transport"), of: TransportFailure.self) }
         if (fields["status"] == nil) == (fields["transport"] == nil) {
-            problem(.incompleteRule, node.location, "case '\(name)' needs exactly one of `status` or `transport`")
+            reader.report(.incompleteRule, at: node.location, "case '\(name)' needs exactly one of `status` or `transport`")
             return nil
         }
         var headers = ResponseHeaders()
-        if let value = fields["retry_after"] {
-            if case .scalar(let scalar) = value { headers.append(name: "Retry-After", value: scalar.value) }
-            else { problem(.wrongType, value.location, "expected a Retry-After value such as \"2\", found \(value.kindDescription)") }
+        if let value = fields["retry_after"],
+            let text = reader.text(value, at: fields.path("retry_after"), what: "a Retry-After value such as \"2\"")
+        {
+            headers.append(name: "Retry-After", value: text)
         }
-        if let value = fields["headers"], case .mapping(let pairs, _) = value {
-            for (headerName, headerValue) in pairs {
-                if let text = string(headerValue, "a header value") { headers.append(name: headerName.value, value: text) }
+        if let value = fields["headers"] {
+            if case .mapping(let pairs, _) = value {
+                for (headerName, headerValue) in pairs {
+                    if let text = reader.text(headerValue, at: "\(fields.path("headers")).\(headerName.value)", what: "a header value") {
+                        headers.append(name: headerName.value, value: text)
+                    }
+                }
+            } else {
+                reader.expected("a mapping of header names to values", for: fields.path("headers"), found: value)
             }
-        } else if let value = fields["headers"] {
-            problem(.wrongType, value.location, "expected headers as a mapping of name to value, found \(value.kindDescription)")
         }
         var input = DecisionInput(outcome: status.map { .response(status: $0, headers: headers) } ?? .transport(transport ?? .unknown))
-        if let value = fields["attempt"], let attempt = integer(value, "attempt", in: 1...1000) { input.attempt = attempt }
-        if let value = fields["elapsed"], let elapsed = duration(value, "elapsed") { input.elapsed = elapsed }
-        if let value = fields["method"], let method = string(value, "method") { input.method = HTTPMethod(rawValue: method) }
-        if let value = fields["idempotent"], let marked = bool(value, "idempotent") { input.markedIdempotent = marked }
-        if let value = fields["endpoint"] { input.endpoint = string(value, "endpoint") }
-        if let value = fields["previous_delay"], let delay = duration(value, "previous_delay") { input.previousDelay = delay }
+        if let value = fields["attempt"], let attempt = reader.integer(value, at: fields.path("attempt"), in: 1...1000) { input.attempt = attempt }
+        if let value = fields["elapsed"], let elapsed = reader.duration(value, at: fields.path("elapsed")) { input.elapsed = elapsed }
+        if let value = fields["method"], let method = reader.text(value, at: fields.path("method"), what: "an HTTP method") {
+            input.method = HTTPMethod(rawValue: method)
+        }
+        if let value = fields["idempotent"], let marked = reader.bool(value, at: fields.path("idempotent")) { input.markedIdempotent = marked }
+        if let value = fields["endpoint"] { input.endpoint = reader.text(value, at: fields.path("endpoint"), what: "an endpoint name") }
+        if let value = fields["previous_delay"], let delay = reader.duration(value, at: fields.path("previous_delay")) {
+            input.previousDelay = delay
+        }
         guard let expectNode = fields["expect"] else {
-            problem(.missingKey, node.location, "case '\(name)' has no `expect`; a case without expectations cannot fail")
+            reader.report(.missingKey, at: node.location, "case '\(name)' has no `expect`; a case without expectations cannot fail")
             return nil
         }
-        guard let expect = decisionExpectation(expectNode) else { return nil }
+        guard let expect = decisionExpectation(expectNode, at: fields.path("expect")) else { return nil }
         if status != nil || transport != nil {
             return DecisionCase(name: name, location: node.location, input: input, expect: expect)
         }
         return nil
     }
 
-    mutating func decisionExpectation(_ node: YAMLNode) -> DecisionExpectation? {
-        guard let entries = mapping(node, "an expectation", allowed: ["action", "error", "reason", "delay", "rule"]) else { return nil }
+    mutating func decisionExpectation(_ node: YAMLNode, at keyPath: String) -> DecisionExpectation? {
+        guard let fields = reader.fields(node, at: keyPath, allowed: ["action", "error", "reason", "delay", "rule"], what: "an expectation mapping")
+        else { return nil }
         var expect = DecisionExpectation()
-        for (key, value) in entries {
-            switch key.value {
-            case "action": expect.action = choice(value, "action", DecisionOutline.Action.self, all: DecisionOutline.Action.allCases)
-            case "error": expect.error = string(value, "an error kind")
-            case "reason": expect.reason = choice(value, "reason", StopReason.self, all: StopReason.allCases)
-            case "delay":
-                if case .mapping = value, let bounds = mapping(value, "delay bounds", allowed: ["min", "max"]) {
-                    for (boundKey, boundValue) in bounds {
-                        if boundKey.value == "min" { expect.delayMin = duration(boundValue, "delay.min") }
-                        if boundKey.value == "max" { expect.delayMax = duration(boundValue, "delay.max") }
-                    }
-                } else if let exact = duration(value, "delay") {
-                    expect.delayMin = exact
-                    expect.delayMax = exact
+        if let value = fields["action"] { expect.action = reader.choice(value, at: fields.path("action"), of: DecisionOutline.Action.self) }
+        if let value = fields["error"] { expect.error = reader.text(value, at: fields.path("error"), what: "an error kind") }
+        if let value = fields["reason"] { expect.reason = reader.choice(value, at: fields.path("reason"), of: StopReason.self) }
+        if let value = fields["delay"] {
+            if case .mapping = value {
+                if let bounds = reader.fields(value, at: fields.path("delay"), allowed: ["min", "max"]) {
+                    if let bound = bounds["min"] { expect.delayMin = reader.duration(bound, at: bounds.path("min")) }
+                    if let bound = bounds["max"] { expect.delayMax = reader.duration(bound, at: bounds.path("max")) }
                 }
-            case "rule": expect.ruleLine = integer(value, "rule (the line of the deciding rule)", in: 1...1_000_000)
-            default: break
+            } else if let exact = reader.duration(value, at: fields.path("delay")) {
+                expect.delayMin = exact
+                expect.delayMax = exact
             }
         }
+        if let value = fields["rule"] { expect.ruleLine = reader.integer(value, at: fields.path("rule"), in: 1...1_000_000) }
         if expect.action == nil && expect.error == nil && expect.reason == nil && expect.delayMin == nil && expect.delayMax == nil && expect.ruleLine == nil {
-            problem(.missingKey, node.location, "the expectation checks nothing; give at least one of action, error, reason, delay, rule")
+            reader.report(.missingKey, at: node.location, "the expectation checks nothing; give at least one of action, error, reason, delay, rule")
             return nil
         }
         return expect
     }
 
-    mutating func sequenceCase(_ node: YAMLNode) -> SequenceCase? {
-        let keys = ["name", "responses", "method", "idempotent", "endpoint", "latency", "seed", "expect"]
-        guard let entries = mapping(node, "a sequence", allowed: keys) else { return nil }
-        let fields = Dictionary(entries.map { ($0.key.value, $0.value) }, uniquingKeysWith: { first, _ in first })
-        let name = fields["name"].flatMap { string($0, "the sequence name") } ?? "sequence at line \(node.location.line)"
+    static let sequenceKeys = ["name", "responses", "method", "idempotent", "endpoint", "latency", "seed", "expect"]
+    static let sequenceExpectationKeys = ["result", "error", "reason", "attempts", "max_elapsed"]
+
+    mutating func sequenceCase(_ node: YAMLNode, at keyPath: String) -> SequenceCase? {
+        guard let fields = reader.fields(node, at: keyPath, allowed: Self.sequenceKeys, what: "a sequence mapping") else { return nil }
+        let name = fields["name"].flatMap { reader.text($0, at: fields.path("name"), what: "a sequence name") }
+            ?? "sequence at line \(node.location.line)"
         var responses: [ScriptedResponse] = []
         switch fields["responses"] {
         case .sequence(let items, _)? where items.isEmpty:
-            problem(.outOfRange, node.location, "sequence '\(name)' has an empty `responses` list; give at least one response")
+            reader.report(.outOfRange, at: node.location, "sequence '\(name)' has an empty `responses` list; give at least one response")
         case .sequence(let items, _)?:
             for item in items {
-                guard let text = string(item, "a response") else { continue }
+                guard let text = reader.text(item, at: fields.path("responses"), what: "a response") else { continue }
                 switch ScriptedResponse.parse(text) {
                 case .success(let response): responses.append(response)
-                case .failure(let error): problem(.invalidValue, item.location, error.description)
+                case .failure(let error): reader.report(.invalidValue, at: item.location, error.description)
                 }
             }
         case .scalar(let scalar)?:
             switch ScriptedResponse.parseList(scalar.value) {
             case .success(let list): responses = list
-            case .failure(let error): problem(.invalidValue, scalar.location, error.description)
+            case .failure(let error): reader.report(.invalidValue, at: scalar.location, error.description)
             }
         case let other?:
-            problem(.wrongType, other.location, "expected responses as a list such as [503, \"429; Retry-After: 2\", 200], found \(other.kindDescription)")
+            reader.expected("a list of responses such as [503, \"429; Retry-After: 2\", 200]", for: fields.path("responses"), found: other)
         case nil:
-            problem(.missingKey, node.location, "sequence '\(name)' has no `responses`")
+            reader.report(.missingKey, at: node.location, "sequence '\(name)' has no `responses`")
         }
         guard !responses.isEmpty else { return nil }
         var sequence = SequenceCase(name: name, location: node.location, responses: responses, expect: SequenceExpectation())
-        if let value = fields["method"], let method = string(value, "method") { sequence.method = HTTPMethod(rawValue: method) }
-        if let value = fields["idempotent"], let marked = bool(value, "idempotent") { sequence.markedIdempotent = marked }
-        if let value = fields["endpoint"] { sequence.endpoint = string(value, "endpoint") }
-        if let value = fields["latency"], let latency = duration(value, "latency") { sequence.latency = latency }
-        if let value = fields["seed"], let seed = integer(value, "seed", in: 0...Int.max) { sequence.seed = UInt64(seed) }
+        if let value = fields["method"], let method = reader.text(value, at: fields.path("method"), what: "an HTTP method") {
+            sequence.method = HTTPMethod(rawValue: method)
+        }
+        if let value = fields["idempotent"], let marked = reader.bool(value, at: fields.path("idempotent")) { sequence.markedIdempotent = marked }
+        if let value = fields["endpoint"] { sequence.endpoint = reader.text(value, at: fields.path("endpoint"), what: "an endpoint name") }
+        if let value = fields["latency"], let latency = reader.duration(value, at: fields.path("latency")) { sequence.latency = latency }
+        if let value = fields["seed"], let seed = reader.integer(value, at: fields.path("seed"), in: 0...Int.max) { sequence.seed = UInt64(seed) }
         guard let expectNode = fields["expect"] else {
-            problem(.missingKey, node.location, "sequence '\(name)' has no `expect`; a sequence without expectations cannot fail")
+            reader.report(.missingKey, at: node.location, "sequence '\(name)' has no `expect`; a sequence without expectations cannot fail")
             return nil
         }
-        guard let entriesExpect = mapping(expectNode, "a sequence expectation", allowed: ["result", "error", "reason", "attempts", "max_elapsed"]) else { return nil }
+        guard let expectFields = reader.fields(
+            expectNode, at: fields.path("expect"), allowed: Self.sequenceExpectationKeys, what: "a sequence expectation mapping")
+        else { return nil }
         var expect = SequenceExpectation()
-        for (key, value) in entriesExpect {
-            switch key.value {
-            case "result":
-                expect.result = choice(value, "result", DecisionOutline.Action.self, all: [.success, .stop])
-            case "error": expect.error = string(value, "an error kind")
-            case "reason": expect.reason = choice(value, "reason", StopReason.self, all: StopReason.allCases)
-            case "attempts": expect.attempts = integer(value, "attempts", in: 1...1000)
-            case "max_elapsed": expect.maxElapsed = duration(value, "max_elapsed")
-            default: break
-            }
+        if let value = expectFields["result"] {
+            expect.result = reader.choice(value, at: expectFields.path("result"), among: [DecisionOutline.Action.success, .stop])
         }
+        if let value = expectFields["error"] { expect.error = reader.text(value, at: expectFields.path("error"), what: "an error kind") }
+        if let value = expectFields["reason"] { expect.reason = reader.choice(value, at: expectFields.path("reason"), of: StopReason.self) }
+        if let value = expectFields["attempts"] { expect.attempts = reader.integer(value, at: expectFields.path("attempts"), in: 1...1000) }
+        if let value = expectFields["max_elapsed"] { expect.maxElapsed = reader.duration(value, at: expectFields.path("max_elapsed")) }
         if expect.result == nil && expect.error == nil && expect.reason == nil && expect.attempts == nil && expect.maxElapsed == nil {
-            problem(.missingKey, expectNode.location, "the expectation checks nothing; give at least one of result, error, reason, attempts, max_elapsed")
+            reader.report(
+                .missingKey, at: expectNode.location,
+                "the expectation checks nothing; give at least one of result, error, reason, attempts, max_elapsed")
             return nil
         }
         sequence.expect = expect

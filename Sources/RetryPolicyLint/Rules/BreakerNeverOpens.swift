@@ -73,7 +73,7 @@ enum UnboundedServerRetries: PolicyCheck {
 
     static func check(_ policy: Policy, context: LintContext) -> [LintFinding] {
         guard policy.breaker == nil, policy.budget == nil, policy.attempts > 1 else { return [] }
-        let compiled = CompiledPolicy(policy: policy)
+        let compiled = context.compiled(policy)
         var methods = compiled.namedMethods
         methods.append(HTTPMethod(rawValue: "BREAKER-OTHER"))
         for method in methods {

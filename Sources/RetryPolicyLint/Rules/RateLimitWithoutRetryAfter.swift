@@ -19,7 +19,7 @@ enum RateLimitWithoutRetryAfter: PolicyCheck {
         guard policy.attempts > 1 else { return [] }
         var findings: [LintFinding] = []
         var reported = Set<Int>()
-        let compiled = CompiledPolicy(policy: policy)
+        let compiled = context.compiled(policy)
         for code in [429, 503] {
             guard let decided = compiled.decidingAction(for: .status(code), method: .get), decided.action == .retry else { continue }
             let honours = decided.honorsRetryAfter && !policy.retryAfter.headers.isEmpty

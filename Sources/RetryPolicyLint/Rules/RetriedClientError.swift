@@ -19,8 +19,21 @@ enum RetriedClientError: PolicyCheck {
 
     static func check(_ policy: Policy, context: LintContext) -> [LintFinding] {
         guard policy.attempts > 1 else { return [] }
+        // Only a retrying rule naming such a status, or a retrying
+        // default, can retry one: without either there is nothing to find
+        // (most policies), and no table to build.
+        let candidates = 400...499
+        let canRetry = policy.defaultRule?.action == .retry || policy.rules.contains { rule in
+            rule.action == .retry && !rule.refreshCredentials && rule.statuses.contains { pattern in
+                let codes = pattern.codes
+                guard codes.overlaps(candidates) else { return false }
+                return (max(codes.lowerBound, candidates.lowerBound)...min(codes.upperBound, candidates.upperBound))
+                    .contains { !transient.contains($0) }
+            }
+        }
+        guard canRetry else { return [] }
         var byRule: [Int: Set<Int>] = [:]  // rule index (-1 = default) -> statuses
-        let table = FirstMatchTable(policy: policy, methods: HTTPMethod.standard)
+        let table = FirstMatchTable(compiled: context.compiled(policy), methods: HTTPMethod.standard)
         for code in 400...499 where !transient.contains(code) {
             for method in HTTPMethod.standard.indices {
                 if let index = table.rule(for: .status(code), methodIndex: method) {

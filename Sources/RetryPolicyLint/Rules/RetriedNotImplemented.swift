@@ -20,7 +20,7 @@ enum RetriedNotImplemented: PolicyCheck {
         guard policy.attempts > 1 else { return [] }
         var reported = Set<Int>()
         var findings: [LintFinding] = []
-        let compiled = CompiledPolicy(policy: policy)
+        let compiled = context.compiled(policy)
         for method in HTTPMethod.standard {
             guard let decided = compiled.decidingAction(for: .status(501), method: method), decided.action == .retry else { continue }
             let key = decided.ruleIndex ?? -1

@@ -26,7 +26,7 @@ enum ShadowedRule: PolicyCheck {
 
     static func check(_ policy: Policy, context: LintContext) -> [LintFinding] {
         let methods = distinguishedMethods(of: [policy])
-        let table = FirstMatchTable(policy: policy, methods: methods)
+        let table = FirstMatchTable(compiled: context.compiled(policy), methods: methods)
         let reachable = table.reachableRules
         var findings: [LintFinding] = []
         var undetailed = 0

@@ -21,7 +21,7 @@ enum UncoveredInputs: PolicyCheck {
     static func check(_ policy: Policy, context: LintContext) -> [LintFinding] {
         guard policy.defaultRule == nil else { return [] }
         let methods = distinguishedMethods(of: [policy])
-        let table = FirstMatchTable(policy: policy, methods: methods)
+        let table = FirstMatchTable(compiled: context.compiled(policy), methods: methods)
         var statuses: [Int] = []
         var transports: [TransportFailure] = []
         var partial = false

@@ -10,8 +10,11 @@ import RetryPolicyCore
 ///
 /// The one reader of the package's YAML documents: policy files here, policy
 /// test files and `.retry-policy.yaml` settings in `RetryPolicyLint`, which
-/// add their own wording on top of ``report(_:at:_:suggestion:)``. Every
-/// diagnostic carries a ``LoaderRule``, never a raw id.
+/// read their mappings, lists and values through the same methods (so a
+/// test file's `status: "503"` gets the same message and suggestion as a
+/// policy's) and report only their own checks through
+/// ``report(_:at:_:suggestion:)``. Every diagnostic carries a
+/// ``LoaderRule``, never a raw id.
 package struct FieldReader {
     package var diagnostics: [Diagnostic] = []
     /// Where every key read so far is written, by key path.
@@ -44,21 +47,21 @@ package struct FieldReader {
     package var hasProblems: Bool { !diagnostics.isEmpty || suppressed > 0 }
 
     /// `keyPath: expected X, found Y`.
-    mutating func expected(
-        _ what: String, for keyPath: String, found node: YAMLNode,
+    package mutating func expected(
+        _ what: @autoclosure () -> String, for keyPath: @autoclosure () -> String, found node: YAMLNode,
         rule: LoaderRule = .wrongType, suggestion: @autoclosure () -> String? = nil
     ) {
-        report(rule, at: node.location, "\(Self.prefix(keyPath))expected \(what), found \(node.kindDescription)", suggestion: suggestion())
+        report(rule, at: node.location, "\(Self.prefix(keyPath()))expected \(what()), found \(node.kindDescription)", suggestion: suggestion())
     }
 
-    static func prefix(_ keyPath: String) -> String { keyPath.isEmpty ? "" : "\(keyPath): " }
+    package static func prefix(_ keyPath: String) -> String { keyPath.isEmpty ? "" : "\(keyPath): " }
 
-    static func join(_ keyPath: String, _ key: String) -> String { keyPath.isEmpty ? key : "\(keyPath).\(key)" }
+    package static func join(_ keyPath: String, _ key: String) -> String { keyPath.isEmpty ? key : "\(keyPath).\(key)" }
 
     // MARK: Collections
 
     /// The entries of a mapping, after reporting unknown and missing keys.
-    mutating func fields(
+    package mutating func fields(
         _ node: YAMLNode, at keyPath: String, allowed: [String], required: [String] = [],
         what: String = "a mapping"
     ) -> Fields? {
@@ -66,10 +69,12 @@ package struct FieldReader {
             expected(what, for: keyPath, found: node)
             return nil
         }
-        var byKey: [String: (key: YAMLScalar, value: YAMLNode)] = [:]
+        if keyLocations.isEmpty { keyLocations.reserveCapacity(64) }
+        var keys: [String] = []
+        keys.reserveCapacity(entries.count)
         for entry in entries {
+            keys.append(entry.key.value)
             if allowed.contains(entry.key.value) {
-                byKey[entry.key.value] = entry
                 keyLocations[Self.join(keyPath, entry.key.value)] = entry.key.location
             } else {
                 let shown = YAMLScalar.abbreviated(entry.key.value)
@@ -80,21 +85,24 @@ package struct FieldReader {
                     suggestion: Suggestion.didYouMean(entry.key.value, among: allowed))
             }
         }
-        for key in required where byKey[key] == nil {
+        let fields = Fields(entries: Fields.Entries(all: entries, keys: keys), location: location, keyPath: keyPath)
+        for key in required where fields[key] == nil {
             let place = keyPath.isEmpty ? "at the top level" : "in '\(keyPath)'"
             report(.missingKey, at: location, "missing required key '\(key)' \(place)")
         }
-        return Fields(entries: byKey, location: location, keyPath: keyPath)
+        return fields
     }
 
     /// The items of a list.
-    mutating func list(_ node: YAMLNode, at keyPath: String, what: String = "a list", nonEmpty: Bool = false) -> [YAMLNode]? {
+    package mutating func list(
+        _ node: YAMLNode, at keyPath: @autoclosure () -> String, what: @autoclosure () -> String = "a list", nonEmpty: Bool = false
+    ) -> [YAMLNode]? {
         guard case .sequence(let items, _) = node else {
-            expected(what, for: keyPath, found: node)
+            expected(what(), for: keyPath(), found: node)
             return nil
         }
         if nonEmpty && items.isEmpty {
-            expected("\(what) with at least one item", for: keyPath, found: node, rule: .outOfRange)
+            expected("\(what()) with at least one item", for: keyPath(), found: node, rule: .outOfRange)
             return nil
         }
         return items
@@ -102,38 +110,53 @@ package struct FieldReader {
 
     /// A scalar or a list of scalars, as `status: 429` or
     /// `status: [429, 503]`.
-    mutating func oneOrMany(_ node: YAMLNode, at keyPath: String, what: String) -> [YAMLNode]? {
+    mutating func oneOrMany(_ node: YAMLNode, at keyPath: @autoclosure () -> String, what: @autoclosure () -> String) -> [YAMLNode]? {
         switch node {
         case .scalar: return [node]
         case .sequence(let items, _):
             if items.isEmpty {
-                expected("\(what) or a list of at least one", for: keyPath, found: node, rule: .outOfRange)
+                expected("\(what()) or a list of at least one", for: keyPath(), found: node, rule: .outOfRange)
                 return nil
             }
             return items
         case .mapping:
-            expected("\(what) or a list of them", for: keyPath, found: node)
+            expected("\(what()) or a list of them", for: keyPath(), found: node)
             return nil
         }
     }
 
     // MARK: Scalars
 
-    mutating func string(_ node: YAMLNode, at keyPath: String, what: String = "a string") -> String? {
+    package mutating func string(
+        _ node: YAMLNode, at keyPath: @autoclosure () -> String, what: @autoclosure () -> String = "a string"
+    ) -> String? {
         if case .scalar(let scalar) = node, case .string(let text) = scalar.resolved { return text }
-        expected(what, for: keyPath, found: node)
+        expected(what(), for: keyPath(), found: node)
+        return nil
+    }
+
+    /// Any scalar's text as written (`404` reads as "404"), for free text
+    /// such as a test case's name or a header value.
+    package mutating func text(
+        _ node: YAMLNode, at keyPath: @autoclosure () -> String, what: @autoclosure () -> String = "a string"
+    ) -> String? {
+        if case .scalar(let scalar) = node { return scalar.value }
+        expected(what(), for: keyPath(), found: node)
         return nil
     }
 
     /// A string of `[A-Za-z0-9._-]+`, for names that appear in messages
     /// and metrics.
-    mutating func name(_ node: YAMLNode, at keyPath: String) -> String? {
-        guard let text = string(node, at: keyPath, what: "a name of letters, digits, '.', '_' or '-'") else { return nil }
-        let valid = !text.isEmpty && text.count <= 128 && text.unicodeScalars.allSatisfy {
-            ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == "." || $0 == "_" || $0 == "-"
+    mutating func name(_ node: YAMLNode, at keyPath: @autoclosure () -> String) -> String? {
+        guard let text = string(node, at: keyPath(), what: "a name of letters, digits, '.', '_' or '-'") else { return nil }
+        // ASCII only, so bytes are characters.
+        let valid = !text.isEmpty && text.utf8.count <= 128 && text.utf8.allSatisfy {
+            ($0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z")) || ($0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z"))
+                || ($0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9"))
+                || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-")
         }
         if !valid {
-            expected("a name of 1 to 128 letters, digits, '.', '_' or '-'", for: keyPath, found: node, rule: .invalidValue)
+            expected("a name of 1 to 128 letters, digits, '.', '_' or '-'", for: keyPath(), found: node, rule: .invalidValue)
             return nil
         }
         return text
@@ -141,25 +164,32 @@ package struct FieldReader {
 
     /// A lower-case identifier (`[a-z][a-z0-9_]*`), for error kinds and
     /// platforms.
-    mutating func identifier(_ text: String, at location: SourceLocation, keyPath: String, what: String) -> Bool {
-        let scalars = Array(text.unicodeScalars)
-        let valid = !scalars.isEmpty && scalars.count <= 64 && ("a"..."z").contains(scalars[0])
-            && scalars.allSatisfy { ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "_" }
+    mutating func identifier(
+        _ text: String, at location: SourceLocation, keyPath: @autoclosure () -> String, what: @autoclosure () -> String
+    ) -> Bool {
+        // ASCII only, so bytes are characters.
+        let bytes = text.utf8
+        let valid = !bytes.isEmpty && bytes.count <= 64
+            && bytes.first! >= UInt8(ascii: "a") && bytes.first! <= UInt8(ascii: "z")
+            && bytes.allSatisfy {
+                ($0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z")) || ($0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9"))
+                    || $0 == UInt8(ascii: "_")
+            }
         if !valid {
             report(
                 .invalidValue, at: location,
-                "\(Self.prefix(keyPath))expected \(what) in snake_case (a-z, 0-9, _), found '\(YAMLScalar.abbreviated(text))'")
+                "\(Self.prefix(keyPath()))expected \(what()) in snake_case (a-z, 0-9, _), found '\(YAMLScalar.abbreviated(text))'")
         }
         return valid
     }
 
-    mutating func bool(_ node: YAMLNode, at keyPath: String) -> Bool? {
+    package mutating func bool(_ node: YAMLNode, at keyPath: @autoclosure () -> String) -> Bool? {
         if case .scalar(let scalar) = node, case .bool(let value) = scalar.resolved { return value }
         var suggestion: String?
         if case .scalar(let scalar) = node, !scalar.isQuoted, let meaning = Self.yaml11Booleans[scalar.value.lowercased()] {
             suggestion = "write \(meaning); since YAML 1.2 '\(scalar.value)' is a string"
         }
-        expected("true or false", for: keyPath, found: node, suggestion: suggestion)
+        expected("true or false", for: keyPath(), found: node, suggestion: suggestion)
         return nil
     }
 
@@ -167,30 +197,28 @@ package struct FieldReader {
     /// reads as strings.
     static let yaml11Booleans = ["yes": "true", "no": "false", "on": "true", "off": "false", "y": "true", "n": "false"]
 
-    mutating func integer(_ node: YAMLNode, at keyPath: String, in range: ClosedRange<Int>) -> Int? {
+    package mutating func integer(_ node: YAMLNode, at keyPath: @autoclosure () -> String, in range: ClosedRange<Int>) -> Int? {
+        if case .scalar(let scalar) = node, case .integer(let value) = scalar.resolved, range.contains(value) { return value }
         let what = "an integer from \(range.lowerBound) to \(range.upperBound)"
         guard case .scalar(let scalar) = node else {
-            expected(what, for: keyPath, found: node)
+            expected(what, for: keyPath(), found: node)
             return nil
         }
         switch scalar.resolved {
-        case .integer(let value):
-            if range.contains(value) { return value }
-            expected(what, for: keyPath, found: node, rule: .outOfRange)
-        case .oversizedInteger:
-            expected(what, for: keyPath, found: node, rule: .outOfRange)
+        case .integer, .oversizedInteger:
+            expected(what, for: keyPath(), found: node, rule: .outOfRange)
         case .string(let text) where scalar.isQuoted && CoreSchema.integer(text) != nil:
-            expected(what, for: keyPath, found: node, suggestion: "write \(YAMLScalar.abbreviated(text)) without quotes")
+            expected(what, for: keyPath(), found: node, suggestion: "write \(YAMLScalar.abbreviated(text)) without quotes")
         default:
-            expected(what, for: keyPath, found: node)
+            expected(what, for: keyPath(), found: node)
         }
         return nil
     }
 
-    mutating func number(_ node: YAMLNode, at keyPath: String, in range: ClosedRange<Double>) -> Double? {
-        let what = "a number from \(Self.trim(range.lowerBound)) to \(Self.trim(range.upperBound))"
+    package mutating func number(_ node: YAMLNode, at keyPath: @autoclosure () -> String, in range: ClosedRange<Double>) -> Double? {
+        func what() -> String { "a number from \(Self.trim(range.lowerBound)) to \(Self.trim(range.upperBound))" }
         guard case .scalar(let scalar) = node else {
-            expected(what, for: keyPath, found: node)
+            expected(what(), for: keyPath(), found: node)
             return nil
         }
         let value: Double
@@ -199,11 +227,11 @@ package struct FieldReader {
         case .float(let float): value = float
         case .oversizedInteger: value = .infinity
         default:
-            expected(what, for: keyPath, found: node)
+            expected(what(), for: keyPath(), found: node)
             return nil
         }
         if value.isFinite && range.contains(value) { return value }
-        expected(what, for: keyPath, found: node, rule: .outOfRange)
+        expected(what(), for: keyPath(), found: node, rule: .outOfRange)
         return nil
     }
 
@@ -213,10 +241,10 @@ package struct FieldReader {
 
     /// A duration in policy syntax (`250ms`, `10s`, `1m30s`), parsed by
     /// ``DurationText`` so that the loader and every message agree.
-    mutating func duration(_ node: YAMLNode, at keyPath: String, positive: Bool = false) -> Duration? {
+    package mutating func duration(_ node: YAMLNode, at keyPath: @autoclosure () -> String, positive: Bool = false) -> Duration? {
         let what = "a duration such as 250ms, 10s or 1m30s"
         guard case .scalar(let scalar) = node else {
-            expected(what, for: keyPath, found: node)
+            expected(what, for: keyPath(), found: node)
             return nil
         }
         switch scalar.resolved {
@@ -224,56 +252,85 @@ package struct FieldReader {
             switch DurationText.parse(text) {
             case .success(let duration):
                 if positive && duration <= .zero {
-                    expected("a duration above 0s", for: keyPath, found: node, rule: .outOfRange)
+                    expected("a duration above 0s", for: keyPath(), found: node, rule: .outOfRange)
                     return nil
                 }
                 return duration
             case .failure(let error):
                 report(
                     .invalidDuration, at: node.location,
-                    "\(Self.prefix(keyPath))expected \(what), found '\(YAMLScalar.abbreviated(text))': \(error)")
+                    "\(Self.prefix(keyPath()))expected \(what), found '\(YAMLScalar.abbreviated(text))': \(error)")
                 return nil
             }
         case .integer(let value):
-            expected(what, for: keyPath, found: node, rule: .invalidDuration, suggestion: "write \(value)s or \(value)ms")
+            expected(what, for: keyPath(), found: node, rule: .invalidDuration, suggestion: "write \(value)s or \(value)ms")
         case .float(let value) where value.isFinite:
-            expected(what, for: keyPath, found: node, rule: .invalidDuration, suggestion: "write \(scalar.value)s")
+            expected(what, for: keyPath(), found: node, rule: .invalidDuration, suggestion: "write \(scalar.value)s")
         default:
-            expected(what, for: keyPath, found: node, rule: .invalidDuration)
+            expected(what, for: keyPath(), found: node, rule: .invalidDuration)
         }
         return nil
     }
 
     /// One of an enumeration's raw values.
-    mutating func choice<E: RawRepresentable & CaseIterable>(
-        _ node: YAMLNode, at keyPath: String, of type: E.Type
+    package mutating func choice<E: RawRepresentable & CaseIterable>(
+        _ node: YAMLNode, at keyPath: @autoclosure () -> String, of type: E.Type
     ) -> E? where E.RawValue == String {
-        let allowed = E.allCases.map(\.rawValue)
-        let what = Self.alternatives(allowed)
         guard case .scalar(let scalar) = node, case .string(let text) = scalar.resolved else {
-            expected(what, for: keyPath, found: node)
+            expected(Self.alternatives(E.allCases.map(\.rawValue)), for: keyPath(), found: node)
             return nil
         }
         if let value = E(rawValue: text) { return value }
-        expected(what, for: keyPath, found: node, rule: .invalidValue, suggestion: Suggestion.didYouMean(text, among: allowed))
+        let allowed = E.allCases.map(\.rawValue)
+        expected(Self.alternatives(allowed), for: keyPath(), found: node, rule: .invalidValue, suggestion: Suggestion.didYouMean(text, among: allowed))
+        return nil
+    }
+
+    /// One of `values`, by raw value (a subset of an enumeration).
+    package mutating func choice<E: RawRepresentable>(
+        _ node: YAMLNode, at keyPath: @autoclosure () -> String, among values: [E]
+    ) -> E? where E.RawValue == String {
+        guard case .scalar(let scalar) = node, case .string(let text) = scalar.resolved else {
+            expected(Self.alternatives(values.map(\.rawValue)), for: keyPath(), found: node)
+            return nil
+        }
+        if let value = values.first(where: { $0.rawValue == text }) { return value }
+        let allowed = values.map(\.rawValue)
+        expected(Self.alternatives(allowed), for: keyPath(), found: node, rule: .invalidValue, suggestion: Suggestion.didYouMean(text, among: allowed))
         return nil
     }
 
     /// `a, b or c`.
-    static func alternatives(_ words: [String]) -> String {
+    package static func alternatives(_ words: [String]) -> String {
         guard words.count > 1 else { return words.first ?? "" }
         return words.dropLast().joined(separator: ", ") + " or " + words.last!
     }
 }
 
 /// A mapping's known entries, by key.
-struct Fields {
-    let entries: [String: (key: YAMLScalar, value: YAMLNode)]
-    let location: SourceLocation
-    let keyPath: String
+package struct Fields {
+    /// The mapping's entries, found by scanning their keys: a policy's
+    /// mappings hold a handful of keys, so a scan of the key strings costs
+    /// less than building an index (and than scanning the entries, each
+    /// of which would be copied), and the keys are unique (the parser
+    /// refuses duplicates). Unknown keys (already reported) are never
+    /// asked for.
+    package struct Entries {
+        package let all: [(key: YAMLScalar, value: YAMLNode)]
+        /// `all`'s keys, in the same order.
+        let keys: [String]
 
-    subscript(key: String) -> YAMLNode? { entries[key]?.value }
+        func index(of key: String) -> Int? { keys.firstIndex(of: key) }
+
+        package subscript(key: String) -> (key: YAMLScalar, value: YAMLNode)? { index(of: key).map { all[$0] } }
+    }
+
+    package let entries: Entries
+    package let location: SourceLocation
+    package let keyPath: String
+
+    package subscript(key: String) -> YAMLNode? { entries.index(of: key).map { entries.all[$0].value } }
 
     /// The key path of a child key, for messages.
-    func path(_ key: String) -> String { FieldReader.join(keyPath, key) }
+    package func path(_ key: String) -> String { FieldReader.join(keyPath, key) }
 }

@@ -25,7 +25,11 @@ struct ExtendsResolver {
 
     /// One spelling for one file, to recognise it reached by two paths.
     func canonical(_ path: String) -> String {
-        (try? root.locate(path).get().canonicalPath) ?? path
+        Self.canonical(path, found: root.locate(path))
+    }
+
+    static func canonical(_ path: String, found: Result<PolicyRoot.Located, PolicyRoot.Denial>) -> String {
+        (try? found.get().canonicalPath) ?? path
     }
 
     /// `root` with everything it extends merged underneath it.
@@ -37,7 +41,9 @@ struct ExtendsResolver {
         else { return root }
         let at = scalar.location
         let basePath = PolicyFileReader.resolve(relative, from: path)
-        let canonical = canonical(basePath)
+        // Resolved through the root once, for the cycle check and the read.
+        let found = self.root.locate(basePath)
+        let canonical = Self.canonical(basePath, found: found)
         if let start = chain.firstIndex(where: { $0.canonical == canonical }) {
             let cycle = chain[start...].map(\.shown) + [basePath]
             diagnostics.append(Diagnostic(
@@ -52,7 +58,7 @@ struct ExtendsResolver {
             return root
         }
         let file: PolicyRoot.ReadFile
-        switch PolicyFileReader.readLocated(basePath, root: self.root, limits: limits, purpose: .referenced, reportedAt: at) {
+        switch PolicyFileReader.readLocated(basePath, found: found, root: self.root, limits: limits, purpose: .referenced, reportedAt: at) {
         case .success(let read): file = read
         case .failure(let error):
             diagnostics += error.diagnostics.map { diagnostic in

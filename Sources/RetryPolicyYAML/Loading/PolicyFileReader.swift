@@ -29,8 +29,18 @@ enum PolicyFileReader {
         _ path: String, root: PolicyRoot, limits: YAMLLimits, purpose: Purpose = .named,
         reportedAt location: SourceLocation? = nil
     ) -> Result<PolicyRoot.ReadFile, PolicyLoadError> {
+        readLocated(path, found: root.locate(path), root: root, limits: limits, purpose: purpose, reportedAt: location)
+    }
+
+    /// ``readLocated(_:root:limits:purpose:reportedAt:)`` for a path the
+    /// root has already resolved (`found` is `root.locate(path)`), so that
+    /// a caller that needs the canonical path first resolves it once.
+    static func readLocated(
+        _ path: String, found: Result<PolicyRoot.Located, PolicyRoot.Denial>, root: PolicyRoot, limits: YAMLLimits,
+        purpose: Purpose = .named, reportedAt location: SourceLocation? = nil
+    ) -> Result<PolicyRoot.ReadFile, PolicyLoadError> {
         let at = location ?? SourceLocation(file: path, line: 1, column: 1)
-        switch locate(path, root: root, purpose: purpose) {
+        switch check(path, found: found, root: root, purpose: purpose) {
         case .failure(let problem):
             return .failure(PolicyLoadError(Diagnostic(problem.rule, at: at, problem.message, suggestion: problem.suggestion)))
         case .success(let located):
@@ -60,7 +70,14 @@ enum PolicyFileReader {
     /// `path` checked to be a regular file the loader may read, without
     /// opening it.
     static func locate(_ path: String, root: PolicyRoot, purpose: Purpose) -> Result<PolicyRoot.Located, Problem> {
-        switch root.locate(path) {
+        check(path, found: root.locate(path), root: root, purpose: purpose)
+    }
+
+    /// ``locate(_:root:purpose:)`` for a path already resolved.
+    static func check(
+        _ path: String, found: Result<PolicyRoot.Located, PolicyRoot.Denial>, root: PolicyRoot, purpose: Purpose
+    ) -> Result<PolicyRoot.Located, Problem> {
+        switch found {
         case .failure(let denial):
             switch denial.kind {
             case .notFound:

@@ -110,8 +110,13 @@ public struct SystemFileSystem: PolicyFileSystem {
         guard fstat(descriptor, &status) == 0 else { return .failure(.system(Self.lastError())) }
         let kind = Self.kind(of: status.st_mode)
         guard kind == .regular else { return .failure(.notRegular(kind)) }
+        // Sized by what fstat says (one byte more, to see a file that
+        // grew), so a policy of a few kilobytes costs a few kilobytes; the
+        // loop and the limit still decide what is read.
+        let expected = min(max(Int(status.st_size), 0), limit) + 1
         var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        bytes.reserveCapacity(expected)
+        var chunk = [UInt8](repeating: 0, count: min(64 * 1024, max(expected, 4096)))
         while bytes.count <= limit {
             let wanted = min(chunk.count, limit + 1 - bytes.count)
             let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, wanted) }

@@ -48,6 +48,15 @@ public final class PolicyLoadCache: Sendable {
         return value
     }
 
+    /// The document already loaded from `bytes` under `key`, if it loaded
+    /// without problems; nothing is loaded here.
+    func loadedDocument(_ key: Key, bytes: [UInt8]) -> PolicyDocument? {
+        guard let entry = documents.withLock({ $0[key] }), entry.bytes == bytes, case .success(let document) = entry.value else {
+            return nil
+        }
+        return document
+    }
+
     /// The parsed tree of `bytes` under `key` (an extended file before its
     /// own `extends` is resolved), made by `parse` the first time.
     func tree(
@@ -88,16 +97,25 @@ extension PolicyLoader {
     /// already loaded in this run under the same canonical path, spelling
     /// and bytes is not parsed again.
     public func loadDocument(_ file: PolicyRoot.ReadFile, path: String) throws(PolicyLoadError) -> PolicyDocument {
-        guard let cache else { return try loadDocument(bytes: file.bytes, path: path) }
+        guard let cache else { return try loadDocument(bytes: file.bytes, path: path, canonicalPath: file.canonicalPath) }
         let key = PolicyLoadCache.Key(canonicalPath: file.canonicalPath, spelling: path, limits: limits)
         let result = cache.document(key, bytes: file.bytes) {
             do throws(PolicyLoadError) {
-                return .success(try loadDocument(bytes: file.bytes, path: path))
+                return .success(try loadDocument(bytes: file.bytes, path: path, canonicalPath: file.canonicalPath))
             } catch {
                 return .failure(error)
             }
         }
         return try result.get()
+    }
+
+    /// The policy this run already loaded from `file` under `path`
+    /// without problems, if it did: a reference to it needs neither
+    /// parsing nor sniffing for another format. `nil` without a cache.
+    package func loadedPolicy(_ file: PolicyRoot.ReadFile, path: String) -> Policy? {
+        let key = PolicyLoadCache.Key(canonicalPath: file.canonicalPath, spelling: path, limits: limits)
+        guard case .policy(let policy)? = cache?.loadedDocument(key, bytes: file.bytes) else { return nil }
+        return policy
     }
 
     /// ``loadDocument(_:path:)`` for a policy; a stack file is an error.

@@ -65,6 +65,12 @@ public struct PolicyLoader: Sendable {
 
     /// Loads a policy or stack file from raw bytes (checked to be UTF-8).
     public func loadDocument(bytes: [UInt8], path: String) throws(PolicyLoadError) -> PolicyDocument {
+        try loadDocument(bytes: bytes, path: path, canonicalPath: nil)
+    }
+
+    /// `canonicalPath` is where the root found `path`, when the caller
+    /// read it through the root already (`nil`: resolved here).
+    func loadDocument(bytes: [UInt8], path: String, canonicalPath: String?) throws(PolicyLoadError) -> PolicyDocument {
         let root: YAMLNode?
         do {
             root = try YAMLParser.parse(bytes: bytes, path: path, limits: limits)
@@ -72,7 +78,7 @@ public struct PolicyLoader: Sendable {
             throw PolicyLoadError(diagnostics: Self.ordered(error.diagnostics, mainFile: path, unlisted: error.unlisted, firstUnlisted: error.firstUnlisted))
         }
         var resolver = ExtendsResolver(limits: limits, root: self.root, cache: cache)
-        let merged = resolver.resolve(root, path: path, chain: [(path, resolver.canonical(path))])
+        let merged = resolver.resolve(root, path: path, chain: [(path, canonicalPath ?? resolver.canonical(path))])
         var decoder = PolicyDecoder()
         let document = decoder.decodeDocument(merged, path: path)
         let diagnostics = Self.ordered(

@@ -127,7 +127,7 @@ public struct PolicyRoot: Sendable {
         case .success(let found):
             let inside = found.components.dropFirst(components.count)
             if inside.contains(".git") { return .failure(Denial(kind: .gitDirectory, detail: found.canonicalPath)) }
-            if let first = found.components.first, ["proc", "sys", "dev"].contains(first) {
+            if let first = found.components.first, first == "proc" || first == "sys" || first == "dev" {
                 return .failure(Denial(kind: .specialFileSystem, detail: "/" + first))
             }
             return .success(found)
@@ -153,6 +153,10 @@ public struct PolicyRoot: Sendable {
         }
         var pending = Array(parts.reversed())
         var links = 0
+        // `join(resolved)`, kept up to date instead of joined again for
+        // every component.
+        var resolvedPath = "/"
+        func under(_ component: String) -> String { resolvedPath == "/" ? "/" + component : resolvedPath + "/" + component }
         while let component = pending.popLast() {
             if component == "." { continue }
             if component == ".." {
@@ -160,6 +164,7 @@ public struct PolicyRoot: Sendable {
                     return .failure(Denial(kind: .outsideRoot, detail: "'..' leaves \(path)"))
                 }
                 resolved.removeLast()
+                resolvedPath = Self.join(resolved)
                 kind = .directory
                 continue
             }
@@ -169,17 +174,19 @@ public struct PolicyRoot: Sendable {
             if resolved.count < components.count {
                 // Walking down to the root, whose path has no links.
                 guard component == components[resolved.count] else {
-                    return .failure(Denial(kind: .outsideRoot, detail: "\(Self.join(resolved + [component])) is not under \(path)"))
+                    return .failure(Denial(kind: .outsideRoot, detail: "\(under(component)) is not under \(path)"))
                 }
+                resolvedPath = under(component)
                 resolved.append(component)
                 continue
             }
-            let candidate = Self.join(resolved + [component])
+            let candidate = under(component)
             guard let found = fileSystem.kind(ofEntryAt: candidate) else {
                 return .failure(Denial(kind: .notFound, detail: candidate))
             }
             guard found == .symbolicLink else {
                 resolved.append(component)
+                resolvedPath = candidate
                 kind = found
                 continue
             }
@@ -192,11 +199,12 @@ public struct PolicyRoot: Sendable {
                     return .failure(Denial(kind: .outsideRoot, detail: "\(candidate) links to \(destination)"))
                 }
                 resolved = []
+                resolvedPath = "/"
             }
             pending.append(contentsOf: Self.split(destination).reversed())
         }
         return .success(Located(
-            canonicalPath: Self.join(resolved), kind: kind, throughLink: links > 0, components: resolved))
+            canonicalPath: resolvedPath, kind: kind, throughLink: links > 0, components: resolved))
     }
 
     /// Whether an absolute link destination starts with the root's path
@@ -206,8 +214,11 @@ public struct PolicyRoot: Sendable {
         return parts.count >= components.count && Array(parts.prefix(components.count)) == components
     }
 
+    /// Split on `/` bytes, as the kernel splits a path (not on characters:
+    /// a `/` followed by a combining mark is still a separator, and
+    /// splitting by grapheme clusters costs more than the look-ups).
     static func split(_ path: String) -> [String] {
-        path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+        path.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true).map { String(Substring($0)) }
     }
 
     static func join(_ components: [String]) -> String {

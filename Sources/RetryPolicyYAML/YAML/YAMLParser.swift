@@ -45,9 +45,43 @@ private struct TreeBuilder {
         let location: SourceLocation
         var items: [YAMLNode] = []
         var entries: [(key: YAMLScalar, value: YAMLNode)] = []
+        /// The keys of ``entries``, in the same order, scanned for
+        /// duplicates without copying the entries.
+        var keys: [String] = []
         var pendingKey: YAMLScalar?
         var keyIsBroken = false
+        /// The keys of ``entries`` by name, built only once a mapping grows
+        /// past ``indexedFrom`` entries: a scan of a few keys costs less
+        /// than an index, and the index keeps a hostile mapping of
+        /// thousands of keys linear.
         var seen: [String: SourceLocation] = [:]
+        static let indexedFrom = 16
+        static let typicalCount = 8
+
+        /// Where `key` was first written in this mapping, if it was.
+        mutating func firstLocation(of key: String) -> SourceLocation? {
+            if entries.count < Self.indexedFrom {
+                return keys.firstIndex(of: key).map { entries[$0].key.location }
+            }
+            if seen.isEmpty {
+                for entry in entries { seen[entry.key.value] = entry.key.location }
+            }
+            return seen[key]
+        }
+
+        /// Records the key of an entry about to be appended.
+        mutating func remember(_ key: YAMLScalar) {
+            if entries.count < Self.indexedFrom {
+                // Room for a typical mapping at once, instead of growing
+                // through 1, 2, 4 and 8 entries.
+                if keys.isEmpty {
+                    keys.reserveCapacity(Self.typicalCount)
+                    entries.reserveCapacity(Self.typicalCount)
+                }
+                keys.append(key.value)
+            }
+            if !seen.isEmpty { seen[key.value] = key.location }
+        }
 
         init(kind: Kind, location: SourceLocation) {
             self.kind = kind
@@ -155,7 +189,9 @@ private struct TreeBuilder {
             if let value = scalarData.value, scalarData.length > 0 {
                 text = String(decoding: UnsafeBufferPointer(start: value, count: scalarData.length), as: UTF8.self)
             }
-            if text.utf8.contains(0) {
+            // The file itself has no NUL byte (TextValidation refuses one),
+            // so only a double-quoted escape (\0, \x00, \u0000) can make one.
+            if scalarData.style == YAML_DOUBLE_QUOTED_SCALAR_STYLE && text.utf8.contains(0) {
                 note(Diagnostic(.encoding, at: start, "expected text, found a NUL character (\\0) in a string"))
             }
             let style: YAMLScalar.Style =
@@ -220,18 +256,19 @@ private struct TreeBuilder {
             stack[top].items.append(node)
         case .mapping:
             if let pendingKey = stack[top].pendingKey {
-                if !stack[top].keyIsBroken { stack[top].entries.append((pendingKey, node)) }
+                if !stack[top].keyIsBroken {
+                    stack[top].remember(pendingKey)
+                    stack[top].entries.append((pendingKey, node))
+                }
                 stack[top].pendingKey = nil
                 stack[top].keyIsBroken = false
             } else if case .scalar(let key) = node {
-                if let first = stack[top].seen[key.value] {
+                if let first = stack[top].firstLocation(of: key.value) {
                     stack[top].keyIsBroken = true
                     note(Diagnostic(
                         .duplicateKey, at: key.location,
                         "expected each key once in a mapping, found '\(YAMLScalar.abbreviated(key.value))' again (first at line \(first.line), column \(first.column))",
                         suggestion: "remove one of the two entries"))
-                } else {
-                    stack[top].seen[key.value] = key.location
                 }
                 stack[top].pendingKey = key
             } else {

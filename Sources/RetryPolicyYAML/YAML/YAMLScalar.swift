@@ -70,7 +70,7 @@ public struct YAMLScalar: Hashable, Sendable {
 
     /// At most 40 characters of `text`, so a hostile value cannot flood a
     /// message.
-    static func abbreviated(_ text: String) -> String {
+    package static func abbreviated(_ text: String) -> String {
         text.count <= 40 ? text : String(text.prefix(37)) + "..."
     }
 }
@@ -122,8 +122,11 @@ enum CoreSchema {
 
     /// `[-+]?[0-9]+`, `0o[0-7]+`, `0x[0-9a-fA-F]+`.
     static func integer(_ text: String) -> YAMLValue? {
+        // A word (the common case) is not copied into bytes below.
+        guard let first = text.utf8.first,
+            (first >= UInt8(ascii: "0") && first <= UInt8(ascii: "9")) || first == UInt8(ascii: "-") || first == UInt8(ascii: "+")
+        else { return nil }
         let bytes = Array(text.utf8)
-        guard !bytes.isEmpty else { return nil }
         if bytes.count > 2 && bytes[0] == UInt8(ascii: "0") && (bytes[1] == UInt8(ascii: "o") || bytes[1] == UInt8(ascii: "x")) {
             let radix = bytes[1] == UInt8(ascii: "o") ? 8 : 16
             let digits = bytes[2...]
@@ -165,6 +168,12 @@ enum CoreSchema {
     /// `[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?`,
     /// `[-+]?\.(inf|Inf|INF)`, `\.nan|\.NaN|\.NAN`.
     static func float(_ text: String) -> Double? {
+        // Every float starts with a digit, a sign or a dot; a word never
+        // needs the byte copy below.
+        guard let first = text.utf8.first,
+            (first >= UInt8(ascii: "0") && first <= UInt8(ascii: "9")) || first == UInt8(ascii: "-")
+                || first == UInt8(ascii: "+") || first == UInt8(ascii: ".")
+        else { return nil }
         switch text {
         case ".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF": return .infinity
         case "-.inf", "-.Inf", "-.INF": return -.infinity

@@ -13,15 +13,16 @@ import RetryPolicyCore
 /// every fourth differs in one rule), and a `stack.yaml` naming three of
 /// the services as layers. Linting one file therefore loads its partners
 /// too, as `retry-policy lint` does.
-enum PolicyCorpus {
-    static let size = 1000
+public enum PolicyCorpus {
+    public static let size = 1000
     static let teams = 100
     static let servicesPerTeam = 8
 
-    /// Writes the corpus into a new temporary directory and returns the
-    /// directory and the file paths.
-    static func write() -> (directory: String, paths: [String]) {
-        let directory = NSTemporaryDirectory() + "retry-policy-corpus-\(getpid())"
+    /// Writes the corpus into `directory` (by default a new temporary
+    /// directory) and returns the directory and the file paths.
+    public static func write(
+        into directory: String = NSTemporaryDirectory() + "retry-policy-corpus-\(getpid())"
+    ) -> (directory: String, paths: [String]) {
         try? FileManager.default.removeItem(atPath: directory)
         var generator = SplitMix64(seed: 1000)
         var paths: [String] = []
