@@ -22,6 +22,8 @@ public struct Policy: Hashable, Sendable {
     public var budget: RetryBudgetConfiguration?
     /// `nil` means no circuit breaker.
     public var breaker: CircuitBreakerConfiguration? = nil
+    /// `nil` means attempts run one after another; see ``HedgingPolicy``.
+    public var hedging: HedgingPolicy? = nil
     /// Evaluated in order; the first match decides.
     public var rules: [Rule]
     /// Decides inputs no rule matches; a 2xx no rule matches is a success

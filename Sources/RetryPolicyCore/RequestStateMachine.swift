@@ -67,6 +67,23 @@ public struct RequestStateMachine: Sendable {
         case succeed
         /// The request is over without success.
         case fail(RetryFailure)
+        /// Hedging only (a machine made with `concurrentAttempts: true`,
+        /// for a request its policy hedges): send `start`, if any,
+        /// alongside the attempts in flight and keep them all running;
+        /// then call ``hedgeDelayElapsed(at:)`` after `nextHedgeIn`
+        /// unless another event comes first. Each such action replaces the
+        /// previous timer; `nil` means no timer. When the request succeeds
+        /// or fails, the attempts still in flight are cancelled.
+        case hedge(start: HedgedAttempt?, nextHedgeIn: Duration?)
+    }
+
+    /// An attempt a hedged request starts.
+    public struct HedgedAttempt: Hashable, Sendable {
+        /// 1 for the first copy.
+        public var number: Int
+        /// If it has not finished after this long, cancel it and report a
+        /// `timeout` for it.
+        public var timeLimit: Duration?
     }
 
     private enum State: Sendable {
@@ -78,7 +95,33 @@ public struct RequestStateMachine: Sendable {
         /// Waiting out a cooldown before an attempt.
         case coolingDown
         case refreshing
+        /// A hedged request: attempts in ``hedge``.
+        case hedging
         case finished
+    }
+
+    /// An attempt of a hedged request in flight.
+    private struct InFlight: Sendable {
+        var number: Int
+        var startedAt: Duration
+        var ticket: CircuitBreakerStateMachine.Ticket?
+        /// What starting it took from the budget (refunded if it wins).
+        var cost: Int
+    }
+
+    /// The state of a hedged request.
+    private struct Hedge: Sendable {
+        let delay: Duration
+        /// Attempts started so far.
+        var started = 0
+        var inFlight: [InFlight] = []
+        /// When (time since the request began) the next copy starts.
+        var nextAt: Duration?
+        /// A non-fatal outcome's decision already paid for the next copy.
+        var prepaid: Int?
+        /// Why no further copy starts, with the error a request that ends
+        /// for that reason reports.
+        var halted: Halt?
     }
 
     public let decider: RetryDecider
@@ -111,6 +154,9 @@ public struct RequestStateMachine: Sendable {
     private let keepsHistory: Bool
     /// The breaker's ticket for the attempt in progress.
     private var breakerTicket: CircuitBreakerStateMachine.Ticket?
+    /// Set for a request its policy hedges, when the driver runs attempts
+    /// concurrently.
+    private var hedge: Hedge?
 
     /// - Parameters:
     ///   - decider: the policy's shared decider.
@@ -118,8 +164,22 @@ public struct RequestStateMachine: Sendable {
     ///   - keepsHistory: `false` keeps only the last attempt's
     ///     record (a storm of a million clients needs no histories); failures
     ///     then carry that record alone.
-    public init(decider: RetryDecider, request: RetryRequest = RetryRequest(), keepsHistory: Bool = true) {
+    ///   - concurrentAttempts: the driver can run several attempts at once
+    ///     and handles ``Action/hedge(start:nextHedgeIn:)``. Only then does
+    ///     a policy's `hedging` apply; otherwise its requests run with
+    ///     ordinary retries.
+    public init(
+        decider: RetryDecider, request: RetryRequest = RetryRequest(), keepsHistory: Bool = true,
+        concurrentAttempts: Bool = false
+    ) {
         self.decider = decider
+        if concurrentAttempts, let hedging = decider.policy.hedging,
+            hedging.applies(
+                to: request.method, markedIdempotent: request.markedIdempotent,
+                idempotency: decider.policy.idempotency)
+        {
+            hedge = Hedge(delay: hedging.delay)
+        }
         let timeouts = decider.timeouts(for: request.endpoint)
         perAttemptLimit = timeouts.perAttempt
         totalLimit = timeouts.total
@@ -136,6 +196,10 @@ public struct RequestStateMachine: Sendable {
     public var credentialRefreshes: Int { input.credentialRefreshes }
     /// Whether the request is over.
     public var isFinished: Bool { if case .finished = state { true } else { false } }
+    /// Whether the request is hedged (see ``HedgingPolicy``).
+    public var isHedged: Bool { hedge != nil }
+    /// The numbers of the hedged attempts in flight.
+    public var attemptsInFlight: [Int] { hedge?.inFlight.map(\.number) ?? [] }
 
     // MARK: Events
 
@@ -173,6 +237,10 @@ public struct RequestStateMachine: Sendable {
         thrown: (any Error)? = nil,
         using generator: inout G
     ) -> Action {
+        if case .hedging = state, let inFlight = hedge?.inFlight, inFlight.count == 1, let only = inFlight.first?.number {
+            return attemptFinished(
+                only, outcome, at: time, producedValue: producedValue, thrown: thrown, using: &generator)
+        }
         guard case .attempting(let startedAt) = state else {
             preconditionFailure("attemptFinished follows startAttempt")
         }
@@ -230,6 +298,254 @@ public struct RequestStateMachine: Sendable {
         }
     }
 
+    /// Hedged attempt `number` finished at `time` with `outcome` (the
+    /// other parameters as in ``attemptFinished(_:at:producedValue:thrown:using:)``).
+    public mutating func attemptFinished<G: RandomNumberGenerator>(
+        _ number: Int,
+        _ outcome: AttemptOutcome,
+        at time: RequestTime,
+        producedValue: Bool = true,
+        thrown: (any Error)? = nil,
+        using generator: inout G
+    ) -> Action {
+        guard case .hedging = state, var hedge, let index = hedge.inFlight.firstIndex(where: { $0.number == number })
+        else {
+            if case .attempting = state, number == input.attempt {
+                return attemptFinished(
+                    outcome, at: time, producedValue: producedValue, thrown: thrown, using: &generator)
+            }
+            preconditionFailure("attemptFinished(\(number), ...) follows the start of attempt \(number)")
+        }
+        let finished = hedge.inFlight.remove(at: index)
+        breakerTransition = nil
+        if let ticket = finished.ticket, let breaker = decider.breaker {
+            breakerTransition = breaker.record(
+                failure: decider.compiledPolicy.breakerCountsFailure(
+                    outcome, method: input.method, failures: breaker.configuration.failures),
+                ticket: ticket, at: time.wall)
+        }
+        input.outcome = outcome
+        input.elapsed = time.elapsed
+        input.now = time.wall
+        input.lastRetryCost = finished.cost
+        // Deciding as if attempt `started` failed asks whether one more copy
+        // may be paid for; with every copy started (or none to come), as
+        // the last attempt, which pays for nothing.
+        let mayStartMore = hedge.started < decider.policy.attempts && hedge.halted == nil && hedge.prepaid == nil
+        input.attempt = mayStartMore ? hedge.started : decider.policy.attempts
+        var decision = decider.decide(input, using: &generator, backoff: false)
+        input.attempt = hedge.started
+        if case .success = decision.action, !producedValue {
+            var error = SDKError(kind: .internalError)
+            if case .transport(let transport) = outcome { error.transport = transport }
+            error.detail = "the policy treats \(outcome) as a success, but the operation produced no value"
+            decision.action = .stop(error, .notRetryable)
+            decision.errorKind = .internalError
+        }
+        if decision.refreshCredentials, case .retry = decision.action {
+            // Copies in flight carry the old credentials: a hedged request
+            // does not refresh them, it stops.
+            decider.refundUnstartedHedge(decision.budgetCost)
+            var error = SDKError(kind: decision.errorKind ?? .internalError)
+            if case .response(let status, _) = outcome { error.statusCode = status }
+            error.detail = "a hedged request does not refresh credentials"
+            decision = Decision(
+                action: .stop(error, .notRetryable), ruleIndex: decision.ruleIndex, ruleLocation: decision.ruleLocation)
+        }
+        let action = decision.action
+        let record = AttemptRecord(
+            number: number, outcome: outcome, startedAt: finished.startedAt, duration: time.elapsed - finished.startedAt,
+            decision: decision,
+            errorDescription: {
+                if case .success = action { return nil }
+                return thrown.map { String(describing: $0) } ?? (producedValue ? nil : "timed out")
+            }())
+
+        switch action {
+        case .success:
+            self.hedge = hedge
+            cancelInFlight(at: time)
+            append(record)
+            state = .finished
+            return .succeed
+        case .stop(var error, let reason):
+            if error.detail == nil, let thrown { error.detail = String(describing: thrown) }
+            switch reason {
+            case .notRetryable, .cancelled, .retryAfterTooLong:
+                // Fatal: it ends the request, whatever is in flight.
+                self.hedge = hedge
+                cancelInFlight(at: time)
+                append(record)
+                state = .finished
+                return .fail(RetryFailure(error: error, reason: reason, attempts: history, underlyingError: thrown))
+            default:
+                // Non-fatal. When this decision was asked to pay for another
+                // copy and could not (budget, deadline), no further copy
+                // starts; otherwise its `attempts_exhausted` only says that
+                // it paid for none.
+                append(record)
+                if mayStartMore { hedge.halted = Halt(error: error, reason: reason, keepsError: false) }
+                self.hedge = hedge
+                if hedge.inFlight.isEmpty && nextHedgeIn(at: time) == nil {
+                    return finishHedged(error: error, reason: reason, thrown: thrown)
+                }
+                return awaitingHedges(at: time)
+            }
+        case .retry(let delay):
+            // Non-fatal, and the budget paid for the next copy: it starts at
+            // once, or after the server's delay.
+            append(record)
+            hedge.prepaid = decision.budgetCost
+            hedge.nextAt = time.elapsed + delay
+            self.hedge = hedge
+            return awaitingHedges(at: time)
+        }
+    }
+
+    /// Why a hedged request starts no further copy.
+    private struct Halt: Sendable {
+        var error: SDKError
+        var reason: StopReason
+        /// The request reports this error rather than its last attempt's
+        /// (a circuit breaker or cooldown rejection).
+        var keepsError: Bool
+    }
+
+    /// How long until the next copy of a hedged request starts, if one is
+    /// still to start.
+    private func nextHedgeIn(at time: RequestTime) -> Duration? {
+        guard let hedge, hedge.halted == nil, hedge.started < decider.policy.attempts, let nextAt = hedge.nextAt
+        else { return nil }
+        return max(.zero, nextAt - time.elapsed)
+    }
+
+    /// Nothing to start now: keep the attempts in flight and the pending
+    /// timer (or start the next copy if it is due).
+    private mutating func awaitingHedges(at time: RequestTime) -> Action {
+        let next = nextHedgeIn(at: time)
+        if next == .zero { return hedgeDelayElapsed(at: time) }
+        return .hedge(start: nil, nextHedgeIn: next)
+    }
+
+    /// The last copy of a hedged request failed: the request fails with it,
+    /// or with the reason no further copy started.
+    private mutating func finishHedged(error: SDKError, reason: StopReason, thrown: (any Error)?) -> Action {
+        state = .finished
+        var error = error
+        var reason = reason
+        if let halted = hedge?.halted {
+            reason = halted.reason
+            if halted.keepsError {
+                error = halted.error
+                if reason == .circuitOpen { rejectedByBreaker = true } else { rejectedByCooldown = true }
+            }
+        }
+        return .fail(RetryFailure(error: error, reason: reason, attempts: history, underlyingError: thrown))
+    }
+
+    /// The hedging delay the last ``Action/hedge(start:nextHedgeIn:)``
+    /// asked for has passed at `time`: start the next copy, if the budget,
+    /// the cooldown, the circuit breaker and the deadline allow one.
+    public mutating func hedgeDelayElapsed(at time: RequestTime) -> Action {
+        guard case .hedging = state, var hedge else { preconditionFailure("hedgeDelayElapsed follows hedge") }
+        breakerTransition = nil
+        guard hedge.halted == nil, hedge.started < decider.policy.attempts, let nextAt = hedge.nextAt else {
+            return .hedge(start: nil, nextHedgeIn: nil)
+        }
+        if time.elapsed < nextAt { return .hedge(start: nil, nextHedgeIn: nextAt - time.elapsed) }
+        func halt(
+            _ machine: inout RequestStateMachine, _ hedge: inout Hedge, _ error: SDKError, _ reason: StopReason,
+            keepsError: Bool = false
+        ) -> Action {
+            if let prepaid = hedge.prepaid { machine.decider.refundUnstartedHedge(prepaid) }
+            hedge.prepaid = nil
+            hedge.nextAt = nil
+            hedge.halted = Halt(error: error, reason: reason, keepsError: keepsError)
+            machine.hedge = hedge
+            guard hedge.inFlight.isEmpty else { return .hedge(start: nil, nextHedgeIn: nil) }
+            return machine.finishHedged(error: error, reason: reason, thrown: nil)
+        }
+        var lastError: SDKError { history.last.map(errorOf) ?? SDKError(kind: .timeout, transport: .timeout) }
+        switch decider.admit(now: time.wall) {
+        case .proceed: break
+        case .wait(let remaining):
+            if let total = totalLimit, time.elapsed + remaining >= total {
+                var error = decider.cooldown.active(at: time.wall)?.error ?? lastError
+                error.retryAfter = remaining
+                return halt(&self, &hedge, error, .deadlineExceeded)
+            }
+            hedge.nextAt = time.elapsed + remaining
+            self.hedge = hedge
+            return .hedge(start: nil, nextHedgeIn: remaining)
+        case .reject(let error):
+            return halt(&self, &hedge, error, .notRetryable, keepsError: true)
+        }
+        var limit = perAttemptLimit
+        if let total = totalLimit {
+            let remaining = total - time.elapsed
+            if remaining <= .zero {
+                var error = lastError
+                error.detail = error.detail ?? "total deadline of \(total.formattedForHumans) reached"
+                return halt(&self, &hedge, error, .deadlineExceeded)
+            }
+            limit = limit.map { min($0, remaining) } ?? remaining
+        }
+        let cost: Int
+        if let prepaid = hedge.prepaid {
+            cost = prepaid
+        } else if hedge.started == 0 {
+            cost = 0
+        } else if let paid = decider.payForHedge() {
+            cost = paid
+        } else {
+            var error = lastError
+            error.detail = "the retry budget pays for no further hedge"
+            return halt(&self, &hedge, error, .budgetExhausted)
+        }
+        hedge.prepaid = nil
+        var ticket: CircuitBreakerStateMachine.Ticket?
+        if let breaker = decider.breaker {
+            let (admission, transition) = breaker.admit(at: time.wall)
+            if let transition { breakerTransition = transition }
+            switch admission {
+            case .proceed(let granted): ticket = granted
+            case .reject(let retryAfter):
+                decider.refundUnstartedHedge(cost)
+                var error = SDKError(kind: breaker.configuration.error, retryAfter: retryAfter)
+                error.detail = retryAfter == nil ? "circuit half-open, every probe in flight" : "circuit open"
+                return halt(&self, &hedge, error, .circuitOpen, keepsError: true)
+            }
+        }
+        hedge.started += 1
+        input.attempt = hedge.started
+        hedge.inFlight.append(InFlight(number: hedge.started, startedAt: time.elapsed, ticket: ticket, cost: cost))
+        let more = hedge.started < decider.policy.attempts
+        hedge.nextAt = more ? time.elapsed + hedge.delay : nil
+        self.hedge = hedge
+        return .hedge(start: HedgedAttempt(number: hedge.started, timeLimit: limit), nextHedgeIn: more ? hedge.delay : nil)
+    }
+
+    /// The copies still in flight when a hedged request ends are cancelled:
+    /// each gets a record (before the deciding one, which stays last) and
+    /// gives its breaker ticket back.
+    private mutating func cancelInFlight(at time: RequestTime) {
+        guard var hedge, !hedge.inFlight.isEmpty else { return }
+        for loser in hedge.inFlight {
+            if let ticket = loser.ticket, let breaker = decider.breaker { breaker.release(ticket) }
+            let error = SDKError(kind: .cancelled, transport: .cancelled)
+            append(
+                AttemptRecord(
+                    number: loser.number, outcome: .transport(.cancelled), startedAt: loser.startedAt,
+                    duration: time.elapsed - loser.startedAt,
+                    decision: Decision(action: .stop(error, .cancelled)),
+                    errorDescription: "cancelled: another attempt settled the request"))
+        }
+        hedge.inFlight.removeAll()
+        if let prepaid = hedge.prepaid { decider.refundUnstartedHedge(prepaid) }
+        hedge.prepaid = nil
+        self.hedge = hedge
+    }
+
     /// The wait the machine asked for ended at `time`.
     public mutating func waitFinished(at time: RequestTime) -> Action {
         breakerTransition = nil
@@ -261,6 +577,15 @@ public struct RequestStateMachine: Sendable {
     public mutating func cancelled(at time: RequestTime) -> RetryFailure {
         state = .finished
         releaseBreakerTicket()
+        if var hedge {
+            for attempt in hedge.inFlight {
+                if let ticket = attempt.ticket, let breaker = decider.breaker { breaker.release(ticket) }
+            }
+            hedge.inFlight.removeAll()
+            if let prepaid = hedge.prepaid { decider.refundUnstartedHedge(prepaid) }
+            hedge.prepaid = nil
+            self.hedge = hedge
+        }
         var error = SDKError(kind: .cancelled, transport: .cancelled)
         if decider.matchingRule(for: .transport(.cancelled), method: input.method) != nil {
             var cancelled = input
@@ -340,6 +665,17 @@ public struct RequestStateMachine: Sendable {
                 return .fail(RetryFailure(error: error, reason: .deadlineExceeded, attempts: history))
             }
             limit = limit.map { min($0, remaining) } ?? remaining
+        }
+        if var hedge {
+            // The first copy of a hedged request, already admitted.
+            state = .hedging
+            hedge.started = 1
+            hedge.inFlight = [InFlight(number: 1, startedAt: time.elapsed, ticket: breakerTicket, cost: 0)]
+            breakerTicket = nil
+            let more = decider.policy.attempts > 1
+            hedge.nextAt = more ? time.elapsed + hedge.delay : nil
+            self.hedge = hedge
+            return .hedge(start: HedgedAttempt(number: 1, timeLimit: limit), nextHedgeIn: more ? hedge.delay : nil)
         }
         state = .attempting(startedAt: time.elapsed)
         return .startAttempt(number: input.attempt, timeLimit: limit)

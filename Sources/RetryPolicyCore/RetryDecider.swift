@@ -134,6 +134,14 @@ public struct RetryDecider: Sendable {
     /// the total deadline, and the budget pays for it; the first check that
     /// fails gives the stop reason, in that order.
     public func decide<G: RandomNumberGenerator>(_ input: DecisionInput, using generator: inout G) -> Decision {
+        decide(input, using: &generator, backoff: true)
+    }
+
+    /// `backoff: false` decides for a hedged request: the next copy starts
+    /// at once unless the server asks for a delay, so no backoff is drawn.
+    func decide<G: RandomNumberGenerator>(
+        _ input: DecisionInput, using generator: inout G, backoff: Bool
+    ) -> Decision {
         let resolution = compiled.resolution(for: input.outcome, method: input.method)
         let ruleIndex = resolution.ruleIndex
         let location = resolution.location
@@ -191,8 +199,11 @@ public struct RetryDecider: Sendable {
         }
         if tooLong { return stop(.retryAfterTooLong) }
 
-        let backoffBounds = policy.backoff.bounds(forRetry: input.attempt, previousDelay: input.previousDelay)
-        var delay = policy.backoff.delay(forRetry: input.attempt, previousDelay: input.previousDelay, using: &generator)
+        let backoffBounds =
+            backoff ? policy.backoff.bounds(forRetry: input.attempt, previousDelay: input.previousDelay) : .zero ... .zero
+        var delay =
+            backoff
+            ? policy.backoff.delay(forRetry: input.attempt, previousDelay: input.previousDelay, using: &generator) : .zero
         var bounds = backoffBounds
         var serverDirected = false
         if let chosen = honoured {
@@ -233,6 +244,28 @@ public struct RetryDecider: Sendable {
             budgetCost: cost,
             errorKind: kind
         )
+    }
+
+    /// Pays for a hedge that starts because the hedging delay passed (no
+    /// failure to put a price on it): the budget's transient retry cost,
+    /// or, under gRPC throttling, nothing while the tokens are above the
+    /// threshold. Returns what was paid, or `nil` when the budget refuses.
+    public func payForHedge() -> Int? {
+        guard let budget else { return 0 }
+        let configuration = budget.configuration
+        switch configuration.style {
+        case .tokenBucket:
+            return budget.withdraw(configuration.retryCost) ? configuration.retryCost : nil
+        case .grpc:
+            return budget.available > configuration.threshold ? configuration.retryCost : nil
+        }
+    }
+
+    /// Gives back what ``payForHedge()`` or a retry decision took for a
+    /// hedge that never started.
+    public func refundUnstartedHedge(_ cost: Int) {
+        guard cost > 0, let budget, budget.configuration.style == .tokenBucket else { return }
+        budget.deposit(cost)
     }
 
     private func success(_ input: DecisionInput, ruleIndex: Int?, location: SourceLocation?) -> Decision {

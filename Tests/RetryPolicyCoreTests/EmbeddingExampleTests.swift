@@ -32,6 +32,9 @@ import Testing
                 return .success(attempts)
             case .fail(let failure):
                 return .failure(failure.error)
+            case .hedge:
+                // Only for a machine made with `concurrentAttempts: true`.
+                preconditionFailure("hedging needs a driver that runs attempts concurrently")
             }
         }
     }

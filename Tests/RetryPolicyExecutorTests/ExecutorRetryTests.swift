@@ -219,6 +219,7 @@ struct ExecutorRetryTests {
             case .succeeded(let attempts, _): "succeeded after \(attempts)"
             case .failed(let error, _, _, _): "failed \(error.kind)"
             case .circuitBreaker(let transition): "breaker \(transition.state)"
+            case .nextHedge(let delay): "next hedge \(delay.map(\.description) ?? "none")"
             }
         }
         #expect(names == [

@@ -258,6 +258,12 @@ struct ExecutorSimulatorAgreementTests {
         }
         let timeouts = policy.timeouts(for: request.endpoint)
         let timed = timeouts.perAttempt != nil || timeouts.total != nil
+        let hedged =
+            policy.hedging?.applies(
+                to: request.method, markedIdempotent: request.markedIdempotent, idempotency: policy.idempotency) ?? false
+        // A hedged request's attempts in flight; each step of it ends with
+        // a `nextHedge` event, once every copy and the timer are asleep.
+        var inFlight = 0
         var story = Story()
         // Each attempt or wait is one or two sleepers (an attempt with a
         // time limit races a timer); once they are all asleep, the earliest
@@ -266,9 +272,17 @@ struct ExecutorSimulatorAgreementTests {
             let (event, now) = await feed.next()
             switch event {
             case .attemptStarted:
-                await clock.sleepers(atLeast: timed ? 2 : 1)
+                if hedged {
+                    inFlight += 1
+                } else {
+                    await clock.sleepers(atLeast: timed ? 2 : 1)
+                    clock.advanceToNextDeadline()
+                }
+            case .nextHedge(let next):
+                await clock.sleepers(atLeast: inFlight * (timed ? 2 : 1) + (next == nil ? 0 : 1))
                 clock.advanceToNextDeadline()
             case .attemptFinished(let record):
+                inFlight -= 1
                 story.entries.append(
                     .attempt(
                         number: record.number, start: record.startedAt, end: record.startedAt + record.duration,
@@ -312,6 +326,96 @@ struct ExecutorSimulatorAgreementTests {
             let simulated = Self.simulated(policy, request, script, seed: seed)
             let executed = await Self.executed(policy, request, script, seed: seed)
             if simulated.reason == .circuitOpen { circuitOpen.withLock { $0 += 1 } }
+            #expect(
+                executed == simulated,
+                "\(policy.name): \(request.method) \(script)\nexecutor:\n\(executed)\nsimulator:\n\(simulated)\npolicy: \(policy)")
+        }
+    }
+    // MARK: Hedging
+
+    /// A hedging section for `genes`.
+    static func hedging(_ genes: [Int]) -> HedgingPolicy {
+        func pick<T>(_ index: Int, _ options: [T]) -> T { options[genes[index] % options.count] }
+        // Delays of whole milliseconds plus a nanosecond: an instant a
+        // timer sets never coincides with one an answer sets.
+        return HedgingPolicy(
+            delay: .milliseconds(pick(33, [50, 120, 300, 20])) + .nanoseconds(1),
+            methods: pick(34, [nil, [.get, .put], [.get, .post]]))
+    }
+
+    /// The script with one step per attempt (the last repeated) and
+    /// attempt *k*'s latency made distinct by 2^k microseconds on top of
+    /// its milliseconds. An instant is then the sum of the latencies and
+    /// delays that led to it, and which ones can be read off its
+    /// microseconds and nanoseconds, so two events of one request never
+    /// fall at the same instant by chance: which of two events at one
+    /// instant comes first is up to the scheduler in the executor.
+    static func distinct(_ script: [Step], attempts: Int) -> [Step] {
+        (0..<max(attempts, script.count)).map { index in
+            var step = script[min(index, script.count - 1)]
+            if step.response.outcome != .transport(.timeout) { step.latency += .microseconds(2 << index) }
+            return step
+        }
+    }
+
+    @Test("hedged requests: the same copies at the same instants, the same winner and the same end")
+    func hedgedExecutorAndSimulatorAgree() async {
+        // The property must reach what hedging adds: copies overlapping,
+        // a later copy winning, losers cancelled.
+        let coverage = Mutex((overlapping: 0, laterWinner: 0, cancelled: 0, ties: 0))
+        defer {
+            let seen = coverage.withLock { $0 }
+            #expect(seen.ties < 400, "most generated cases had two events at one instant")
+            #expect(seen.overlapping > 0, "no generated case ran two copies at once")
+            #expect(seen.laterWinner > 0, "no generated case was won by a later copy")
+            #expect(seen.cancelled > 0, "no generated case cancelled a copy")
+        }
+        await propertyCheck(
+            count: 800,
+            input: Gen.int(in: 0...1_000).array(of: 35), Gen.int(in: 0...100_000).array(of: 1...6), Gen.uint64()
+        ) { genes, codes, seed in
+            var policy = Self.policy(genes)
+            policy.hedging = Self.hedging(genes)
+            let request = Self.request(genes)
+            let script = Self.distinct(codes.map(Self.step), attempts: policy.attempts)
+            let simulated = Self.simulated(policy, request, script, seed: seed)
+            var attempts: [(start: Duration, end: Duration, number: Int, outcome: AttemptOutcome)] = []
+            for case .attempt(let number, let start, let end, let outcome, _) in simulated.entries {
+                attempts.append((start, end, number, outcome))
+            }
+            // Two events of one request at one instant: copies cut by the
+            // total deadline all end at it, and a timer armed at t ends
+            // with a copy started at t - delay whose time limit is as long
+            // as the delay was when the timer was armed (d + p = p + d).
+            // The simulator takes them in a fixed order, the executor in
+            // whichever order the scheduler runs its tasks, and either is
+            // right; such cases are left out (and counted). A copy's
+            // natural end is when it would have ended had it not been
+            // cancelled; timers are armed at every instant of the story.
+            let timeouts = policy.timeouts(for: request.endpoint)
+            let naturalEnds = attempts.map { attempt -> Duration in
+                guard attempt.outcome == .transport(.cancelled) else { return attempt.end }
+                let step = script[min(attempt.number - 1, script.count - 1)]
+                var limit = timeouts.perAttempt
+                if let total = timeouts.total { limit = min(limit ?? total, total - attempt.start) }
+                return attempt.start + step.response.resolve(latency: step.latency, timeLimit: limit).duration
+            }
+            let delay = policy.hedging?.delay ?? .zero
+            let timers = Set(([Duration.zero] + attempts.map(\.start) + naturalEnds).map { $0 + delay })
+            if Set(naturalEnds).count < naturalEnds.count || naturalEnds.contains(where: timers.contains) {
+                coverage.withLock { $0.ties += 1 }
+                return
+            }
+            let executed = await Self.executed(policy, request, script, seed: seed)
+            coverage.withLock { seen in
+                if attempts.contains(where: { a in attempts.contains { $0.number != a.number && $0.start < a.end && a.start < $0.end } }) {
+                    seen.overlapping += 1
+                }
+                if simulated.succeeded, let last = attempts.last, last.number > 1, attempts.contains(where: { $0.number < last.number && $0.end >= last.end }) {
+                    seen.laterWinner += 1
+                }
+                if attempts.contains(where: { $0.outcome == .transport(.cancelled) }) { seen.cancelled += 1 }
+            }
             #expect(
                 executed == simulated,
                 "\(policy.name): \(request.method) \(script)\nexecutor:\n\(executed)\nsimulator:\n\(simulated)\npolicy: \(policy)")

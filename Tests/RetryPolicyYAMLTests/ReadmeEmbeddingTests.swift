@@ -45,6 +45,8 @@ func fetch<C: Clock<Duration>>(
             return attempt
         case .fail(let failure):
             throw failure                       // failure.kind: status_5xx, ...; failure.reason: attempts_exhausted, ...
+        case .hedge:                            // only for a machine made with concurrentAttempts: true
+            preconditionFailure("hedging needs a driver that runs attempts concurrently")
         }
     }
 }

@@ -111,6 +111,13 @@ struct SimulateCommand: ParsableCommand {
             without.breaker = nil
             unbroken = OutageStorm.run(policy: without, configuration: configuration)
         }
+        // And without hedging, to show the load its copies add.
+        var unhedged: OutageStorm?
+        if loaded.hedging != nil {
+            var without = loaded
+            without.hedging = nil
+            unhedged = OutageStorm.run(policy: without, configuration: configuration)
+        }
         if let svg {
             let title = "\(loaded.name): \(clients) clients, \(configuration.outage.formattedForHumans) outage of \(configuration.outageResponse), jitter \(loaded.backoff.jitter.rawValue)"
             do {
@@ -120,8 +127,11 @@ struct SimulateCommand: ParsableCommand {
             }
         }
         switch format {
-        case .human: StandardOutput.write(StormText.render(storm, policy: loaded, withoutBreaker: unbroken))
-        case .json: StandardOutput.write(StormText.json(storm, policy: loaded, withoutBreaker: unbroken).rendered() + "\n")
+        case .human:
+            StandardOutput.write(StormText.render(storm, policy: loaded, withoutBreaker: unbroken, withoutHedging: unhedged))
+        case .json:
+            StandardOutput.write(
+                StormText.json(storm, policy: loaded, withoutBreaker: unbroken, withoutHedging: unhedged).rendered() + "\n")
         }
     }
 }
@@ -129,11 +139,22 @@ struct SimulateCommand: ParsableCommand {
 /// Text forms of a single-request timeline.
 enum TimelineText {
     static func render(_ timeline: RequestTimeline, policy: Policy, path: String, seed: UInt64) -> String {
+        // A hedged request's copies overlap: each row shows when its copy
+        // ran, in the order the copies finished.
+        let hedged = timeline.attempts.indices.contains { index in
+            index > 0 && timeline.attempts[index].start < timeline.attempts[index - 1].start
+                || timeline.attempts[index].response.outcome == .transport(.cancelled)
+                || (index > 0 && timeline.attempts[index].start < timeline.attempts[index - 1].start + timeline.attempts[index - 1].duration)
+        }
         var rows: [[String]] = [["time", "attempt", "response", "decision", "rule"]]
         for attempt in timeline.attempts {
             var decision: String
             switch attempt.decision.action {
             case .success: decision = "success"
+            case .retry where hedged:
+                decision = attempt.decision.serverDirected
+                    ? "next copy in \(shown(attempt.delay ?? .zero)) (server-directed)" : "next copy now"
+                decision += " [\(attempt.decision.error?.rawValue ?? "")]"
             case .retry:
                 decision = "retry in \(shown(attempt.delay ?? .zero))"
                 if let bounds = attempt.decision.delay, bounds.lowerBound != bounds.upperBound {
@@ -146,7 +167,8 @@ enum TimelineText {
                 decision = "stop: \(attempt.decision.error?.rawValue ?? "") (\(attempt.decision.reason?.rawValue ?? ""))"
             }
             let rule = attempt.decision.rule.map { "\($0.file):\($0.line)" } ?? "-"
-            rows.append(["t=" + shown(attempt.start), "\(attempt.number)", attempt.response.description, decision, rule])
+            let time = hedged ? "t=\(shown(attempt.start))..\(shown(attempt.start + attempt.duration))" : "t=" + shown(attempt.start)
+            rows.append([time, "\(attempt.number)", attempt.response.description, decision, rule])
         }
         var output = "\(policy.name) (\(path)), seed \(seed)\n"
         output += table(rows)
@@ -205,7 +227,10 @@ enum TimelineText {
 enum StormText {
     static let maximumRows = 60
 
-    static func render(_ storm: OutageStorm, policy: Policy, withoutBreaker unbroken: OutageStorm? = nil) -> String {
+    static func render(
+        _ storm: OutageStorm, policy: Policy, withoutBreaker unbroken: OutageStorm? = nil,
+        withoutHedging unhedged: OutageStorm? = nil
+    ) -> String {
         let configuration = storm.configuration
         var output = "\(policy.name): \(configuration.clients) clients, outage of \(configuration.outage.formattedForHumans) answering \(configuration.outageResponse), "
         output += "jitter \(policy.backoff.jitter.rawValue), \(policy.budget == nil ? "no" : configuration.shared ? "one shared" : "per-client") budget\(policy.breaker == nil ? "" : configuration.shared ? ", one shared breaker" : ", per-client breaker"), seed \(configuration.seed)\n"
@@ -231,6 +256,10 @@ enum StormText {
             }
             output += line + "\n"
         }
+        if let unhedged {
+            output += "hedging: \(storm.hedges) \(storm.hedges == 1 ? "copy" : "copies") sent while an earlier one was in flight or had failed; \(storm.totalRequests) requests in total, \(unhedged.totalRequests) without hedging"
+            output += " (\(storm.outageRequests) and \(unhedged.outageRequests) during the outage)\n"
+        }
         output += "requests per \(configuration.window.formattedForHumans):\n"
         let width = 40
         let labels = storm.load.indices.map { (configuration.window * $0).formattedForHumans }
@@ -246,8 +275,20 @@ enum StormText {
         return output
     }
 
-    static func json(_ storm: OutageStorm, policy: Policy, withoutBreaker unbroken: OutageStorm? = nil) -> JSONValue {
+    static func json(
+        _ storm: OutageStorm, policy: Policy, withoutBreaker unbroken: OutageStorm? = nil,
+        withoutHedging unhedged: OutageStorm? = nil
+    ) -> JSONValue {
         let configuration = storm.configuration
+        var hedging: [(String, JSONValue)] = []
+        if let unhedged {
+            hedging = [("hedging", .object([
+                ("hedges", .int(storm.hedges)),
+                ("total_requests_without_hedging", .int(unhedged.totalRequests)),
+                ("outage_requests", .int(storm.outageRequests)),
+                ("outage_requests_without_hedging", .int(unhedged.outageRequests)),
+            ]))]
+        }
         var breaker: [(String, JSONValue)] = []
         if let unbroken {
             breaker = [("breaker", .object([
@@ -279,7 +320,7 @@ enum StormText {
             ("rejected_by_cooldown", .int(storm.rejectedByCooldown)),
             ("finished_at_ms", DecisionJSON.milliseconds(storm.finishedAt)),
             ("load", .array(storm.load.map(JSONValue.int))),
-        ] + breaker)
+        ] + breaker + hedging)
     }
 
     static func formatRatio(_ total: Int, _ clients: Int) -> String {

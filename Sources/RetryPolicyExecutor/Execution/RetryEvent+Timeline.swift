@@ -41,6 +41,10 @@ extension RetryEvent: CustomStringConvertible {
             return "[\(elapsed.formattedForHumans)] failed after \(attempts) attempt\(attempts == 1 ? "" : "s"): \(error.message) (\(reason.rawValue))"
         case .circuitBreaker(let transition):
             return transition.description
+        case .nextHedge(let delay?):
+            return "next copy in \(delay.formattedForHumans) unless an attempt answers first"
+        case .nextHedge(nil):
+            return "no further copy"
         }
     }
 }

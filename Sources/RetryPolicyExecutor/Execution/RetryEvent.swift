@@ -24,6 +24,10 @@ public enum RetryEvent: Hashable, Sendable {
     /// (an attempt's result opened or closed it, or an admission found the
     /// break over).
     case circuitBreaker(CircuitBreakerTransition)
+    /// A hedged request will send its next copy after this long unless an
+    /// attempt finishes first; `nil`: no further copy is scheduled.
+    /// Reported after every step of a hedged request.
+    case nextHedge(in: Duration?)
 }
 
 /// Receives ``RetryEvent``s synchronously, on the task running the

@@ -256,7 +256,11 @@ extension RetryExecutor {
         judge: (Value) -> AttemptOutcome,
         operation: @Sendable (AttemptContext) async throws -> Value
     ) async throws(RetryFailure) -> Value {
-        var machine = RequestStateMachine(decider: decider, request: request)
+        var machine = RequestStateMachine(decider: decider, request: request, concurrentAttempts: first == nil)
+        if machine.isHedged {
+            return try await hedgedLoop(
+                &machine, request, start: start, using: &generator, judge: judge, operation: operation)
+        }
         // The value of the last attempt, for a failure to carry.
         var lastValue: Value?
         // The instant of the machine's last event: waits run from there.
@@ -317,7 +321,190 @@ extension RetryExecutor {
                 preconditionFailure("the machine succeeds only on an attempt with a value")
             case .fail(let failure):
                 throw fail(failure, lastValue: lastValue, request: request, start: start)
+            case .hedge:
+                preconditionFailure("only a hedged request's machine asks to hedge")
             }
+        }
+    }
+
+    /// What a hedged request waits for: an attempt's result, its timer, or
+    /// the caller's cancellation.
+    @usableFromInline
+    enum HedgeEvent<Value: Sendable>: Sendable {
+        case finished(number: Int, result: AttemptResult<Value>)
+        /// The timer of generation `generation` fired.
+        case timer(generation: Int)
+        case cancelled
+    }
+
+    /// A hedged request: the machine starts copies of the request while
+    /// earlier ones are still in flight. Each copy runs in a child task of
+    /// one task group (with its own time limit) and reports its result on
+    /// a stream; the hedge timer is one task, cancelled whenever the
+    /// machine asks for another. The machine decides on every result and
+    /// every timer, and when it settles the request the group cancels
+    /// whatever is still running, so no copy outlives the request.
+    @inlinable
+    func hedgedLoop<Value: Sendable, G: RandomNumberGenerator>(
+        _ machine: inout RequestStateMachine,
+        _ request: RetryRequest,
+        start: C.Instant,
+        using generator: inout G,
+        judge: (Value) -> AttemptOutcome,
+        operation: @Sendable (AttemptContext) async throws -> Value
+    ) async throws(RetryFailure) -> Value {
+        if Task.isCancelled { throw cancellation(&machine, request: request, start: start) }
+        var action = machine.start(at: time(start, since: start))
+        if !setup.isUnobserved, let transition = machine.breakerTransition { reportBreaker(transition, request: request) }
+        let clock = self.clock
+        let executor = self
+        let (events, continuation) = AsyncStream<HedgeEvent<Value>>.makeStream()
+        var timer: Task<Void, Never>?
+        defer {
+            timer?.cancel()
+            continuation.finish()
+        }
+        let outcome: Result<Value, RetryFailure> = await withoutActuallyEscaping(operation) { escapable in
+            await withTaskCancellationHandler {
+                await withTaskGroup(of: Void.self) { group in
+                    var iterator = events.makeAsyncIterator()
+                    var now = start
+                    var generation = 0
+                    var reported = 0
+                    var lastValue: Value?
+                    while true {
+                        switch action {
+                        case .hedge(let attempt, let next):
+                            if let attempt {
+                                if Task.isCancelled {
+                                    group.cancelAll()
+                                    return .failure(executor.cancellation(&machine, request: request, start: start))
+                                }
+                                if executor.observer != nil {
+                                    executor.reportAttemptStarted(number: attempt.number, at: start.duration(to: now))
+                                }
+                                let context = AttemptContext(attempt: attempt.number, credentialRefreshes: 0)
+                                let startedAt = now
+                                group.addTask {
+                                    let result: AttemptResult<Value>
+                                    if let limit = attempt.timeLimit {
+                                        result = await executor.perform(
+                                            escapable, context: context, limit: limit, startedAt: startedAt)
+                                    } else {
+                                        do { result = .value(try await escapable(context)) } catch { result = .failure(error) }
+                                    }
+                                    continuation.yield(.finished(number: attempt.number, result: result))
+                                }
+                            }
+                            // Each action replaces the timer; one that fired
+                            // before it was replaced is ignored by its
+                            // generation.
+                            timer?.cancel()
+                            timer = nil
+                            generation += 1
+                            if let next {
+                                let deadline = now.advanced(by: next)
+                                let current = generation
+                                timer = Task {
+                                    do {
+                                        try await clock.sleep(until: deadline, tolerance: nil)
+                                        continuation.yield(.timer(generation: current))
+                                    } catch {}
+                                }
+                            }
+                            if executor.observer != nil { executor.observer?(.nextHedge(in: next)) }
+                        case .wait(let delay, let reason):
+                            // A cooldown before the first copy.
+                            if !executor.setup.isUnobserved {
+                                executor.reportWaiting(delay, reason: reason, request: request)
+                            }
+                            do {
+                                try await clock.sleep(until: now.advanced(by: delay), tolerance: nil)
+                            } catch {
+                                return .failure(executor.cancellation(&machine, request: request, start: start))
+                            }
+                            now = clock.now
+                            action = executor.waitFinished(&machine, at: now, start: start, request: request)
+                            continue
+                        case .succeed:
+                            group.cancelAll()
+                            executor.reportRecords(of: machine, from: &reported, request: request)
+                            guard let value = lastValue else {
+                                preconditionFailure("the machine succeeds only on an attempt with a value")
+                            }
+                            if !executor.setup.isUnobserved {
+                                executor.reportSuccess(
+                                    attempts: machine.attempt, request: request, elapsed: start.duration(to: now))
+                            }
+                            return .success(value)
+                        case .fail(let failure):
+                            group.cancelAll()
+                            executor.reportRecords(of: machine, from: &reported, request: request)
+                            return .failure(executor.fail(failure, lastValue: lastValue, request: request, start: start))
+                        case .startAttempt, .refreshCredentials:
+                            preconditionFailure("a hedged request's machine starts copies with hedge")
+                        }
+
+                        // The next event that counts.
+                        var event: HedgeEvent<Value>?
+                        while event == nil {
+                            guard let next = await iterator.next() else {
+                                preconditionFailure("the events end only after the request")
+                            }
+                            if case .timer(let fired) = next, fired != generation { continue }
+                            event = next
+                        }
+                        now = clock.now
+                        switch event! {
+                        case .cancelled:
+                            group.cancelAll()
+                            return .failure(executor.cancellation(&machine, request: request, start: start))
+                        case .timer:
+                            timer = nil
+                            action = machine.hedgeDelayElapsed(at: executor.time(now, since: start))
+                        case .finished(let number, let result):
+                            if case .value = result {} else if Task.isCancelled {
+                                group.cancelAll()
+                                return .failure(executor.cancellation(&machine, request: request, start: start))
+                            }
+                            let time = executor.time(now, since: start)
+                            switch result {
+                            case .value(let returned):
+                                lastValue = returned
+                                action = machine.attemptFinished(
+                                    number, judge(returned), at: time, producedValue: true, using: &generator)
+                            case .failure(let error):
+                                lastValue = nil
+                                action = machine.attemptFinished(
+                                    number, executor.classifier.outcome(for: error), at: time, producedValue: false,
+                                    thrown: error, using: &generator)
+                            case .timedOut:
+                                lastValue = nil
+                                action = machine.attemptFinished(
+                                    number, .transport(.timeout), at: time, producedValue: false, using: &generator)
+                            }
+                            if case .hedge = action { executor.reportRecords(of: machine, from: &reported, request: request) }
+                        }
+                        if !executor.setup.isUnobserved, let transition = machine.breakerTransition {
+                            executor.reportBreaker(transition, request: request)
+                        }
+                    }
+                }
+            } onCancel: {
+                continuation.yield(.cancelled)
+            }
+        }
+        return try outcome.get()
+    }
+
+    /// Reports the attempts the machine recorded since `reported`.
+    @inlinable @inline(never)
+    func reportRecords(of machine: RequestStateMachine, from reported: inout Int, request: RetryRequest) {
+        defer { reported = machine.history.count }
+        guard !setup.isUnobserved else { return }
+        for record in machine.history[reported...] {
+            observer?(.attemptFinished(record))
+            telemetry?.attemptFinished(record, policy: decider.policy.name, endpoint: request.endpoint)
         }
     }
 }

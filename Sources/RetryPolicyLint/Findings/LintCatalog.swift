@@ -9,7 +9,7 @@ public enum LintCatalog {
         ImplicitIdempotency.self, DeadRetryConfiguration.self, RetriedNotImplemented.self,
         RateLimitWithoutRetryAfter.self, BudgetInNumbers.self, ParityMismatch.self, BudgetNeverAllowsRetry.self,
         ThrottlingNeverAllowsRetry.self, ThrottlingKindNeverRetried.self, BreakerNeverOpens.self,
-        UnboundedServerRetries.self,
+        UnboundedServerRetries.self, HedgingNonIdempotent.self, HedgeDelayBeyondTimeout.self, HedgingNeverHedges.self,
     ]
 
     public static let rules: [LintRule] =

@@ -61,6 +61,10 @@ public struct OutageStorm: Sendable {
     /// When a shared circuit breaker was open or half-open (one decider for
     /// every client); empty otherwise.
     public var breakerPeriods: [BreakerPeriod] = []
+    /// Attempts that hedged requests started while an earlier copy was in
+    /// flight or had failed (every copy after the first): the extra load
+    /// hedging puts on the server. Counted in ``totalRequests`` too.
+    public var hedges: Int = 0
 
     /// A stretch of time a shared breaker spent open or half-open; `end`
     /// is `nil` when the storm ended first.
@@ -103,14 +107,16 @@ public struct OutageStorm: Sendable {
             }
             queue.push(Event(time: start, client: client))
         }
-        // Each client runs the request state machine the executor runs;
-        // the storm only supplies the server's answers and the time.
-        var machines: [RequestStateMachine?] = Array(repeating: nil, count: clients)
-        var started = Array(repeating: false, count: clients)
-        var inFlight: [AttemptOutcome?] = Array(repeating: nil, count: clients)
-        var firstStart = Array(repeating: Duration.zero, count: clients)
+        // Each client runs the request state machine the executor runs,
+        // through the simulated driver `RequestTimeline` uses; the storm
+        // only supplies the server's answers and the time. A client's
+        // entry in the queue is valid while its time is the client's next
+        // event (a hedged request's timer can move earlier or later).
+        var requests: [SimulatedRequest?] = Array(repeating: nil, count: clients)
+        var scheduled: [Duration?] = Array(repeating: nil, count: clients)
         var requestStarts: [Duration] = []
         var retryStarts: [Duration] = []
+        var hedges = 0
         var succeeded = 0
         var failures: [StopReason: Int] = [:]
         var rejected = 0
@@ -129,57 +135,52 @@ public struct OutageStorm: Sendable {
         let origin = RequestTimeline.origin
         let outageResponse = configuration.outageResponse
         let recovered = ScriptedResponse(outcome: .status(200))
+        var pendingStarts = Array(repeating: true, count: clients)
         while let event = queue.pop() {
             let client = event.client
-            let time = RequestTime(elapsed: event.time - firstStart[client], wall: origin + event.time)
             var action: RequestStateMachine.Action
-            if !started[client] {
-                started[client] = true
-                firstStart[client] = event.time
-                var machine = RequestStateMachine(
-                    decider: shared ? sharedDecider : RetryDecider(policy: policy), keepsHistory: false)
-                action = machine.start(at: RequestTime(elapsed: .zero, wall: origin + event.time))
-                note(machine.breakerTransition, at: event.time)
-                machines[client] = machine
-            } else if let outcome = inFlight[client] {
-                inFlight[client] = nil
-                action = machines[client]!.attemptFinished(
-                    outcome, at: time, producedValue: outcome.isResponse, using: &generator)
-                note(machines[client]!.breakerTransition, at: event.time)
+            if pendingStarts[client] {
+                pendingStarts[client] = false
+                var request = SimulatedRequest(
+                    machine: RequestStateMachine(
+                        decider: shared ? sharedDecider : RetryDecider(policy: policy), keepsHistory: false,
+                        concurrentAttempts: true),
+                    startedAt: event.time, origin: origin)
+                action = request.start()
+                note(request.machine.breakerTransition, at: event.time)
+                requests[client] = request
             } else {
-                action = machines[client]!.waitFinished(at: time)
-                note(machines[client]!.breakerTransition, at: event.time)
+                guard scheduled[client] == event.time, requests[client] != nil else { continue }
+                action = requests[client]!.advance(using: &generator)
+                note(requests[client]!.machine.breakerTransition, at: event.time)
             }
-            var settled = false
-            while !settled {
-                settled = true
-                switch action {
-                case .startAttempt(let number, let limit):
-                    requestStarts.append(event.time)
-                    if number > 1 { retryStarts.append(event.time) }
-                    let scripted = event.time < configuration.outage ? outageResponse : recovered
-                    let (outcome, duration) = scripted.resolve(latency: configuration.latency, timeLimit: limit)
-                    inFlight[client] = outcome
-                    queue.push(Event(time: event.time + duration, client: client))
-                case .wait(let delay, _):
-                    queue.push(Event(time: event.time + delay, client: client))
-                case .refreshCredentials:
-                    action = machines[client]!.credentialRefreshFinished(at: time)
-                    note(machines[client]!.breakerTransition, at: event.time)
-                    settled = false
-                case .succeed:
-                    succeeded += 1
-                    finishedAt = max(finishedAt, event.time)
-                    machines[client] = nil
-                case .fail(let failure):
-                    if machines[client]!.rejectedByCooldown {
-                        rejected += 1
-                    } else {
-                        failures[failure.reason, default: 0] += 1
-                    }
-                    finishedAt = max(finishedAt, event.time)
-                    machines[client] = nil
+            let hedged = requests[client]!.machine.isHedged
+            let finished = requests[client]!.perform(action) { start in
+                requestStarts.append(start.at)
+                if start.number > 1 { retryStarts.append(start.at) }
+                if start.number > 1, hedged { hedges += 1 }
+                let scripted = start.at < configuration.outage ? outageResponse : recovered
+                return scripted.resolve(latency: configuration.latency, timeLimit: start.timeLimit)
+            }
+            switch finished {
+            case .none:
+                let next = requests[client]!.nextEvent!
+                scheduled[client] = next
+                queue.push(Event(time: next, client: client))
+            case .succeed?:
+                succeeded += 1
+                finishedAt = max(finishedAt, event.time)
+                requests[client] = nil
+            case .fail(let failure)?:
+                if requests[client]!.machine.rejectedByCooldown {
+                    rejected += 1
+                } else {
+                    failures[failure.reason, default: 0] += 1
                 }
+                finishedAt = max(finishedAt, event.time)
+                requests[client] = nil
+            default:
+                preconditionFailure("perform returns only the action that ends the request")
             }
         }
         // At most `maximumWindows` bars: a window too fine for the storm's
@@ -210,7 +211,8 @@ public struct OutageStorm: Sendable {
             configuration: configuration, load: load, totalRequests: requestStarts.count, peak: peak,
             peakAt: .nanoseconds(Int64(peakSlot) * windowNanos), succeeded: succeeded, failures: failures,
             rejectedByCooldown: rejected, finishedAt: finishedAt, retryBurst: burst,
-            outageRequests: requestStarts.lazy.filter { $0 < configuration.outage }.count, breakerPeriods: periods)
+            outageRequests: requestStarts.lazy.filter { $0 < configuration.outage }.count, breakerPeriods: periods,
+            hedges: hedges)
     }
 
     /// An SVG bar chart of the load per window, with the end of the outage

@@ -69,37 +69,43 @@ public struct RequestTimeline: Sendable {
     ) -> RequestTimeline {
         precondition(!responses.isEmpty, "a simulation needs at least one response")
         var generator = SplitMix64(seed: seed)
-        var machine = RequestStateMachine(
-            decider: decider ?? RetryDecider(policy: policy),
-            request: RetryRequest(method: method, markedIdempotent: markedIdempotent, endpoint: endpoint))
-        var now = Duration.zero
+        var request = SimulatedRequest(
+            machine: RequestStateMachine(
+                decider: decider ?? RetryDecider(policy: policy),
+                request: RetryRequest(method: method, markedIdempotent: markedIdempotent, endpoint: endpoint),
+                concurrentAttempts: true),
+            startedAt: .zero, origin: origin)
         var attempts: [Attempt] = []
         var waits: [Wait] = []
-        var action = machine.start(at: RequestTime(now, since: origin))
+        var recorded = 0
+        var action = request.start()
         while true {
-            switch action {
-            case .startAttempt(let number, let limit):
-                let scripted = responses[min(number - 1, responses.count - 1)]
-                let (outcome, duration) = scripted.response.resolve(latency: scripted.latency, timeLimit: limit)
-                let start = now
-                now += duration
-                action = machine.attemptFinished(
-                    outcome, at: RequestTime(now, since: origin), producedValue: outcome.isResponse, using: &generator)
-                let decision = machine.history[machine.history.count - 1].decision
+            // Every attempt the last event finished (a hedged request's
+            // cancelled copies too), with its decision.
+            let history = request.machine.history
+            for record in history[recorded...] {
                 attempts.append(Attempt(
-                    number: number, start: start, duration: duration, response: ScriptedResponse(outcome: outcome),
-                    decision: DecisionOutline(decision, policy: policy), delay: decision.delay))
-            case .wait(let duration, let reason):
-                waits.append(Wait(start: now, duration: duration, reason: reason))
-                now += duration
-                action = machine.waitFinished(at: RequestTime(now, since: origin))
-            case .refreshCredentials:
-                action = machine.credentialRefreshFinished(at: RequestTime(now, since: origin))
-            case .succeed:
-                let decision = machine.history[machine.history.count - 1].decision
+                    number: record.number, start: record.startedAt, duration: record.duration,
+                    response: ScriptedResponse(outcome: record.outcome),
+                    decision: DecisionOutline(record.decision, policy: policy), delay: record.decision.delay))
+            }
+            recorded = history.count
+            if case .wait(let duration, let reason) = action {
+                waits.append(Wait(start: request.now, duration: duration, reason: reason))
+            }
+            let finished = request.perform(action) { start in
+                let scripted = responses[min(start.number - 1, responses.count - 1)]
+                return scripted.response.resolve(latency: scripted.latency, timeLimit: start.timeLimit)
+            }
+            switch finished {
+            case .none:
+                action = request.advance(using: &generator)
+            case .succeed?:
+                let decision = request.machine.history[request.machine.history.count - 1].decision
                 return RequestTimeline(
-                    attempts: attempts, waits: waits, result: DecisionOutline(decision, policy: policy), elapsed: now)
-            case .fail(let failure):
+                    attempts: attempts, waits: waits, result: DecisionOutline(decision, policy: policy),
+                    elapsed: request.now)
+            case .fail(let failure)?:
                 let result: DecisionOutline
                 if let last = failure.attempts.last, last.decision.error == failure.error,
                     last.decision.stopReason == failure.reason
@@ -109,13 +115,10 @@ public struct RequestTimeline: Sendable {
                     // Stopped between attempts (a cooldown or the deadline).
                     result = DecisionOutline(Decision(action: .stop(failure.error, failure.reason)), policy: policy)
                 }
-                return RequestTimeline(attempts: attempts, waits: waits, result: result, elapsed: now)
+                return RequestTimeline(attempts: attempts, waits: waits, result: result, elapsed: request.now)
+            default:
+                preconditionFailure("perform returns only the action that ends the request")
             }
         }
     }
-}
-
-extension AttemptOutcome {
-    /// Whether a response arrived (as opposed to a transport failure).
-    var isResponse: Bool { if case .response = self { true } else { false } }
 }

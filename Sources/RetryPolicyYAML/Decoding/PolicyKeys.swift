@@ -3,7 +3,8 @@
 enum PolicyKeys {
     static let policy = [
         "version", "name", "description", "extends", "platform", "attempts", "idempotency", "backoff",
-        "retry_after", "timeouts", "endpoints", "budget", "breaker", "rules", "default", "errors", "parity",
+        "retry_after", "timeouts", "endpoints", "budget", "breaker", "hedging", "rules", "default", "errors",
+        "parity",
     ]
     static let stack = ["version", "name", "description", "stack", "max_amplification"]
     static let idempotency = ["methods", "honor_idempotent_requests"]

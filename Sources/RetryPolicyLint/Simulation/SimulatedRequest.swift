@@ -1,0 +1,133 @@
+import RetryPolicyCore
+
+/// One request driven on simulated time: the driver ``RequestTimeline``
+/// and ``OutageStorm`` share, so that both turn the request state
+/// machine's actions into events the same way the executor does.
+///
+/// It keeps what the machine asked for and has not happened yet: the
+/// attempts in flight (a hedged request has several), each with the time
+/// it ends and its outcome, and one timer (a wait, or the next hedge).
+/// ``advance(using:)`` moves to the earliest of them and tells the machine;
+/// an attempt that ends at the same moment as the timer comes first, as
+/// an answer that arrives with a hedge's timer is seen before it fires.
+struct SimulatedRequest: Sendable {
+    private(set) var machine: RequestStateMachine
+    /// Time since the simulation began at which the request started.
+    let startedAt: Duration
+    let origin: Timestamp
+    /// The time of the last event, since the simulation began.
+    private(set) var now: Duration
+
+    private struct InFlight: Sendable {
+        var number: Int
+        var end: Duration
+        var outcome: AttemptOutcome
+    }
+    private var inFlight: [InFlight] = []
+    private var timer: (at: Duration, isWait: Bool)?
+
+    init(machine: RequestStateMachine, startedAt: Duration, origin: Timestamp) {
+        self.machine = machine
+        self.startedAt = startedAt
+        self.origin = origin
+        now = startedAt
+    }
+
+    /// The request time of `time` (since the simulation began).
+    func requestTime(_ time: Duration) -> RequestTime {
+        RequestTime(elapsed: time - startedAt, wall: origin + time)
+    }
+
+    /// When the next thing happens, or `nil` once the request is over.
+    var nextEvent: Duration? {
+        let attempt = inFlight.lazy.map(\.end).min()
+        switch (attempt, timer?.at) {
+        case (let a?, let t?): return min(a, t)
+        case (let a?, nil): return a
+        case (nil, let t?): return t
+        case (nil, nil): return nil
+        }
+    }
+
+    /// The request starts (admission, then the first attempt).
+    mutating func start() -> RequestStateMachine.Action {
+        machine.start(at: requestTime(startedAt))
+    }
+
+    /// An attempt the machine started: its number, when, and its limit.
+    struct Start {
+        var number: Int
+        var at: Duration
+        var timeLimit: Duration?
+    }
+
+    /// Does what `action` asks at ``now``: starts attempts (asking
+    /// `respond` for each one's outcome and duration), sets the timer,
+    /// refreshes credentials at once. Returns the action that ends the
+    /// request (`succeed` or `fail`), or `nil` while it goes on.
+    mutating func perform(
+        _ action: RequestStateMachine.Action,
+        respond: (Start) -> (outcome: AttemptOutcome, duration: Duration)
+    ) -> RequestStateMachine.Action? {
+        var action = action
+        while true {
+            switch action {
+            case .startAttempt(let number, let limit):
+                let (outcome, duration) = respond(Start(number: number, at: now, timeLimit: limit))
+                inFlight = [InFlight(number: number, end: now + duration, outcome: outcome)]
+                timer = nil
+                return nil
+            case .hedge(let start, let next):
+                if let start {
+                    let (outcome, duration) = respond(Start(number: start.number, at: now, timeLimit: start.timeLimit))
+                    inFlight.append(InFlight(number: start.number, end: now + duration, outcome: outcome))
+                }
+                timer = next.map { (now + $0, false) }
+                return nil
+            case .wait(let delay, _):
+                timer = (now + delay, true)
+                return nil
+            case .refreshCredentials:
+                action = machine.credentialRefreshFinished(at: requestTime(now))
+            case .succeed, .fail:
+                inFlight.removeAll()
+                timer = nil
+                return action
+            }
+        }
+    }
+
+    /// Moves to the next event and tells the machine; returns its answer
+    /// (for ``perform(_:respond:)``).
+    mutating func advance<G: RandomNumberGenerator>(using generator: inout G) -> RequestStateMachine.Action {
+        guard let next = nextEvent else { preconditionFailure("advance() on a request with nothing pending") }
+        now = next
+        let time = requestTime(next)
+        if let index = earliestAttempt(endingAt: next) {
+            let attempt = inFlight.remove(at: index)
+            if machine.isHedged {
+                return machine.attemptFinished(
+                    attempt.number, attempt.outcome, at: time, producedValue: attempt.outcome.isResponse,
+                    using: &generator)
+            }
+            return machine.attemptFinished(
+                attempt.outcome, at: time, producedValue: attempt.outcome.isResponse, using: &generator)
+        }
+        let isWait = timer?.isWait ?? false
+        timer = nil
+        return isWait ? machine.waitFinished(at: time) : machine.hedgeDelayElapsed(at: time)
+    }
+
+    private func earliestAttempt(endingAt time: Duration) -> Int? {
+        var best: Int?
+        for index in inFlight.indices where inFlight[index].end == time {
+            if best.map({ inFlight[index].number < inFlight[$0].number }) ?? true { best = index }
+        }
+        return best
+    }
+}
+
+extension AttemptOutcome {
+    /// Whether a response arrived (as opposed to a transport failure).
+    var isResponse: Bool { if case .response = self { true } else { false } }
+}
