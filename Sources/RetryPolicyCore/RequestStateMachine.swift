@@ -74,7 +74,7 @@ public struct RequestStateMachine: Sendable {
         /// unless another event comes first. Each such action replaces the
         /// previous timer; `nil` means no timer. When the request succeeds
         /// or fails, the attempts still in flight are cancelled.
-        case hedge(start: HedgedAttempt?, nextHedgeIn: Duration?)
+        indirect case hedge(start: HedgedAttempt?, nextHedgeIn: Duration?)
     }
 
     /// An attempt a hedged request starts.
@@ -155,8 +155,30 @@ public struct RequestStateMachine: Sendable {
     /// The breaker's ticket for the attempt in progress.
     private var breakerTicket: CircuitBreakerStateMachine.Ticket?
     /// Set for a request its policy hedges, when the driver runs attempts
-    /// concurrently.
-    private var hedge: Hedge?
+    /// concurrently. Kept behind a reference, so that the machine of a
+    /// request that is not hedged stays as small as it was (a driver keeps
+    /// it in its async frame) and copies no hedging state; copied on write.
+    private var hedgeStorage: HedgeStorage?
+
+    private final class HedgeStorage: @unchecked Sendable {
+        var value: Hedge
+        init(_ value: Hedge) { self.value = value }
+    }
+
+    private var hedge: Hedge? {
+        get { hedgeStorage?.value }
+        set {
+            guard let newValue else {
+                hedgeStorage = nil
+                return
+            }
+            if hedgeStorage != nil, isKnownUniquelyReferenced(&hedgeStorage!) {
+                hedgeStorage!.value = newValue
+            } else {
+                hedgeStorage = HedgeStorage(newValue)
+            }
+        }
+    }
 
     /// - Parameters:
     ///   - decider: the policy's shared decider.
@@ -178,7 +200,7 @@ public struct RequestStateMachine: Sendable {
                 to: request.method, markedIdempotent: request.markedIdempotent,
                 idempotency: decider.policy.idempotency)
         {
-            hedge = Hedge(delay: hedging.delay)
+            hedgeStorage = HedgeStorage(Hedge(delay: hedging.delay))
         }
         let timeouts = decider.timeouts(for: request.endpoint)
         perAttemptLimit = timeouts.perAttempt
@@ -197,7 +219,7 @@ public struct RequestStateMachine: Sendable {
     /// Whether the request is over.
     public var isFinished: Bool { if case .finished = state { true } else { false } }
     /// Whether the request is hedged (see ``HedgingPolicy``).
-    public var isHedged: Bool { hedge != nil }
+    public var isHedged: Bool { hedgeStorage != nil }
     /// The numbers of the hedged attempts in flight.
     public var attemptsInFlight: [Int] { hedge?.inFlight.map(\.number) ?? [] }
 
