@@ -270,21 +270,9 @@ public struct RequestStateMachine: Sendable {
         input.elapsed = time.elapsed
         input.now = time.wall
         var decision = decider.decide(input, using: &generator)
-        breakerTransition = nil
-        if let ticket = breakerTicket, let breaker = decider.breaker {
-            breakerTicket = nil
-            breakerTransition = breaker.record(
-                failure: decider.compiledPolicy.breakerCountsFailure(
-                    outcome, method: input.method, failures: breaker.configuration.failures),
-                ticket: ticket, at: time.wall)
-        }
-        if case .success = decision.action, !producedValue {
-            var error = SDKError(kind: .internalError)
-            if case .transport(let transport) = outcome { error.transport = transport }
-            error.detail = "the policy treats \(outcome) as a success, but the operation produced no value"
-            decision.action = .stop(error, .notRetryable)
-            decision.errorKind = .internalError
-        }
+        recordInBreaker(outcome, ticket: breakerTicket, at: time)
+        breakerTicket = nil
+        if !producedValue { Self.refuseSuccessWithoutValue(&decision, outcome) }
         // What the next step needs, read before the decision moves into
         // the history (a retry's action is a duration, copied for free).
         let action = decision.action
@@ -339,13 +327,7 @@ public struct RequestStateMachine: Sendable {
             preconditionFailure("attemptFinished(\(number), ...) follows the start of attempt \(number)")
         }
         let finished = hedge.inFlight.remove(at: index)
-        breakerTransition = nil
-        if let ticket = finished.ticket, let breaker = decider.breaker {
-            breakerTransition = breaker.record(
-                failure: decider.compiledPolicy.breakerCountsFailure(
-                    outcome, method: input.method, failures: breaker.configuration.failures),
-                ticket: ticket, at: time.wall)
-        }
+        recordInBreaker(outcome, ticket: finished.ticket, at: time)
         input.outcome = outcome
         input.elapsed = time.elapsed
         input.now = time.wall
@@ -357,13 +339,7 @@ public struct RequestStateMachine: Sendable {
         input.attempt = mayStartMore ? hedge.started : decider.policy.attempts
         var decision = decider.decide(input, using: &generator, backoff: false)
         input.attempt = hedge.started
-        if case .success = decision.action, !producedValue {
-            var error = SDKError(kind: .internalError)
-            if case .transport(let transport) = outcome { error.transport = transport }
-            error.detail = "the policy treats \(outcome) as a success, but the operation produced no value"
-            decision.action = .stop(error, .notRetryable)
-            decision.errorKind = .internalError
-        }
+        if !producedValue { Self.refuseSuccessWithoutValue(&decision, outcome) }
         if decision.refreshCredentials, case .retry = decision.action {
             // Copies in flight carry the old credentials: a hedged request
             // does not refresh them, it stops.
@@ -701,6 +677,30 @@ public struct RequestStateMachine: Sendable {
         }
         state = .attempting(startedAt: time.elapsed)
         return .startAttempt(number: input.attempt, timeLimit: limit)
+    }
+
+    /// Counts a finished attempt's outcome in the circuit breaker that
+    /// admitted it (with `ticket`), keeping the change it causes.
+    private mutating func recordInBreaker(
+        _ outcome: AttemptOutcome, ticket: CircuitBreakerStateMachine.Ticket?, at time: RequestTime
+    ) {
+        breakerTransition = nil
+        guard let ticket, let breaker = decider.breaker else { return }
+        breakerTransition = breaker.record(
+            failure: decider.compiledPolicy.breakerCountsFailure(
+                outcome, method: input.method, failures: breaker.configuration.failures),
+            ticket: ticket, at: time.wall)
+    }
+
+    /// A rule that calls an attempt without a value (a thrown error, a
+    /// timeout) a success is a policy mistake: the request stops.
+    private static func refuseSuccessWithoutValue(_ decision: inout Decision, _ outcome: AttemptOutcome) {
+        guard case .success = decision.action else { return }
+        var error = SDKError(kind: .internalError)
+        if case .transport(let transport) = outcome { error.transport = transport }
+        error.detail = "the policy treats \(outcome) as a success, but the operation produced no value"
+        decision.action = .stop(error, .notRetryable)
+        decision.errorKind = .internalError
     }
 
     /// An admitted attempt that will never report a result gives its
