@@ -127,6 +127,11 @@ public enum EnvoyExporter {
         {
             warnings.append(warning)
         }
+        if let warning = behaviour.hedgingWarning(
+            target: "Envoy", instead: "a route's hedge_policy sends another request only on a per-try timeout, with no delay of its own")
+        {
+            warnings.append(warning)
+        }
         // No total in the policy: no deadline, which Envoy spells 0s (its default is 15s).
         let total = policy.timeouts.total ?? .zero
         let document: InteropValue = .object([
@@ -272,6 +277,9 @@ public enum IstioExporter {
         if let warning = behaviour.breakerWarning(
             target: "Istio", instead: "a DestinationRule's outlierDetection ejects failing hosts")
         {
+            warnings.append(warning)
+        }
+        if let warning = behaviour.hedgingWarning(target: "Istio", instead: "a VirtualService's retries have no hedging") {
             warnings.append(warning)
         }
         var route: [InteropValue.Field] = []

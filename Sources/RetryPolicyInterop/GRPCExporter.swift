@@ -125,6 +125,11 @@ public enum GRPCExporter {
         if let warning = behaviour.breakerWarning(target: "gRPC", instead: "retryThrottling stops retries, not calls") {
             warnings.append(warning)
         }
+        if let warning = behaviour.hedgingWarning(
+            target: "gRPC", instead: "a method config holds a retryPolicy or a hedgingPolicy, not both; the retryPolicy is exported")
+        {
+            warnings.append(warning)
+        }
         return ExportResult(format: .grpc, document: .object(document), warnings: warnings)
     }
 

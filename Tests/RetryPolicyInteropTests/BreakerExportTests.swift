@@ -22,4 +22,19 @@ import Testing
             #expect(export(with, "p.yaml").text == export(without, "p.yaml").text)
         }
     }
+
+    @Test("gRPC, Envoy and Istio get the policy's retries, not its hedging: exporting it warns at the section")
+    func hedgingIsWarnedAbout() {
+        var with = Self.policy(breaker: nil)
+        with.hedging = HedgingPolicy(delay: .milliseconds(200))
+        with.keyLocations["hedging"] = SourceLocation(file: "p.yaml", line: 7, column: 1)
+        let without = Self.policy(breaker: nil)
+        for export in [GRPCExporter.export, EnvoyExporter.export, IstioExporter.export] {
+            let warnings = export(with, "p.yaml").warnings.filter { $0.feature == "hedging" }
+            #expect(warnings.count == 1)
+            #expect(warnings.first?.location.line == 7)
+            #expect(export(without, "p.yaml").warnings.allSatisfy { $0.feature != "hedging" })
+            #expect(export(with, "p.yaml").text == export(without, "p.yaml").text)
+        }
+    }
 }
