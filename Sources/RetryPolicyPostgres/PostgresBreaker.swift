@@ -271,23 +271,15 @@ extension PostgresRetryStateStore {
     }
 
     private func keepOpening(key: String, until: Timestamp, openings: Int) {
-        counters.add(\.fallbacks)
-        fallbackCounter.increment()
-        state.withLock { state in
-            if let kept = state.pendingOpenings[key], kept.until >= until { return }
-            state.pendingOpenings[key] = (until, openings)
-        }
+        keep(Pending(until: until, value: openings), key: key, in: \.pendingOpenings)
     }
 
     /// Writes the openings kept while disconnected whose break is not over.
     func publishPendingOpenings(on connection: PostgresConnection) {
-        let pending = state.withLock { state in
-            defer { state.pendingOpenings = [:] }
-            return state.pendingOpenings
-        }
+        let pending = takePending(\.pendingOpenings)
         let now = Self.wallClock()
         for (key, opening) in pending where opening.until > now {
-            publishOpening(key: key, until: opening.until, openings: opening.openings, on: connection)
+            publishOpening(key: key, until: opening.until, openings: opening.value, on: connection)
         }
     }
 

@@ -92,13 +92,21 @@ public final class PostgresRetryStateStore: RetryStateStore {
         /// Refunds not yet written, per key.
         var pendingRefunds: [String: Int] = [:]
         /// Cooldowns that could not be written yet, per key.
-        var pendingCooldowns: [String: (until: Timestamp, error: SDKError)] = [:]
-        /// Breaker openings that could not be written yet, per key.
-        var pendingOpenings: [String: (until: Timestamp, openings: Int)] = [:]
+        var pendingCooldowns: [String: Pending<SDKError>] = [:]
+        /// Breaker openings that could not be written yet (the number of
+        /// openings in a row), per key.
+        var pendingOpenings: [String: Pending<Int>] = [:]
         var tasks: [Task<Void, Never>] = []
         var stopped = false
         var ready: [CheckedContinuation<Void, Never>] = []
         var isReady = false
+    }
+
+    /// A cooldown or a breaker opening kept while the database cannot be
+    /// written, until the reconnection publishes it.
+    struct Pending<Value: Sendable>: Sendable {
+        var until: Timestamp
+        var value: Value
     }
 
     let state = Mutex(State())
@@ -229,7 +237,9 @@ public final class PostgresRetryStateStore: RetryStateStore {
 
     public func withdraw(_ cost: Int, from budget: RetryBudget) -> Bool {
         guard let key = budget.key else { return budget.withdrawLocally(cost) }
-        guard let connection = liveConnection() else { return fallBack(cost, from: budget, reason: "disconnected") }
+        guard let connection = liveConnection() else {
+            return fallBack(from: budget, reason: "disconnected") ? budget.withdrawLocally(cost) : false
+        }
         let capacity = Swift.max(budget.configuration.capacity, 0)
         if cost > capacity { return false }
         let query: PostgresQuery = """
@@ -238,28 +248,19 @@ public final class PostgresRetryStateStore: RetryStateStore {
             WHERE b.tokens >= \(cost)
             RETURNING b.tokens
             """
-        counters.add(\.roundTrips)
-        roundTripCounter.increment()
-        let future = connection.query(query, logger: logger)
-        switch BoundedWait.wait(for: future, timeout: configuration.withdrawTimeout) {
-        case .value(let result):
-            if let row = result.rows.first, let tokens = try? row.decode(Int.self) {
-                counters.add(\.sharedWithdrawals)
-                budget.synchronize(available: tokens)
-                return true
-            }
+        // If the database grants the withdrawal after the wait, the tokens
+        // were taken but not used: give them back with the next refund.
+        switch run(query, on: connection, ifGrantedLate: { [self] in addRefund(cost, key: key) }) {
+        case .tokens(let tokens):
+            counters.add(\.sharedWithdrawals)
+            budget.synchronize(available: tokens)
+            return true
+        case .noRow:
             counters.add(\.sharedRefusals)
             budget.synchronize(available: Swift.min(budget.available, cost - 1))
             return false
-        case .failure(let error):
-            return fallBack(cost, from: budget, reason: "\(String(reflecting: error))")
-        case .timedOut:
-            // If the database grants the withdrawal after all, the tokens
-            // were taken but not used: give them back with the next refund.
-            future.whenSuccess { [self] result in
-                if !result.rows.isEmpty { addRefund(cost, key: key) }
-            }
-            return fallBack(cost, from: budget, reason: "timed out after \(configuration.withdrawTimeout)")
+        case .unreachable(let reason):
+            return fallBack(from: budget, reason: reason) ? budget.withdrawLocally(cost) : false
         }
     }
 
@@ -269,30 +270,28 @@ public final class PostgresRetryStateStore: RetryStateStore {
     /// fractional refunds exactly.
     public func drain(_ cost: Int, from budget: RetryBudget) -> Int {
         guard let key = budget.key else { return budget.drainLocally(cost) }
-        guard let connection = liveConnection() else { return drainFallBack(cost, from: budget, reason: "disconnected") }
+        // Failing open records the failure locally; failing closed
+        // throttles (no tokens).
+        guard let connection = liveConnection() else {
+            return fallBack(from: budget, reason: "disconnected") ? budget.drainLocally(cost) : 0
+        }
         let capacity = Swift.max(budget.configuration.capacity, 0)
         let query: PostgresQuery = """
             INSERT INTO retry_policy_budget AS b (key, capacity, tokens) VALUES (\(key), \(capacity), GREATEST(\(capacity) - \(cost), 0))
             ON CONFLICT (key) DO UPDATE SET tokens = GREATEST(b.tokens - \(cost), 0), updated_at = now()
             RETURNING b.tokens
             """
-        counters.add(\.roundTrips)
-        roundTripCounter.increment()
-        let future = connection.query(query, logger: logger)
-        switch BoundedWait.wait(for: future, timeout: configuration.withdrawTimeout) {
-        case .value(let result):
-            if let row = result.rows.first, let tokens = try? row.decode(Int.self) {
-                counters.add(\.sharedWithdrawals)
-                budget.synchronize(available: tokens)
-                return tokens
-            }
-            return drainFallBack(cost, from: budget, reason: "no row returned")
-        case .failure(let error):
-            return drainFallBack(cost, from: budget, reason: "\(String(reflecting: error))")
-        case .timedOut:
-            // The failure is recorded whether or not the statement lands
-            // later; nothing to give back.
-            return drainFallBack(cost, from: budget, reason: "timed out after \(configuration.withdrawTimeout)")
+        // The failure is recorded whether or not the statement lands late;
+        // nothing to give back.
+        switch run(query, on: connection, ifGrantedLate: nil) {
+        case .tokens(let tokens):
+            counters.add(\.sharedWithdrawals)
+            budget.synchronize(available: tokens)
+            return tokens
+        case .noRow:
+            return fallBack(from: budget, reason: "no row returned") ? budget.drainLocally(cost) : 0
+        case .unreachable(let reason):
+            return fallBack(from: budget, reason: reason) ? budget.drainLocally(cost) : 0
         }
     }
 
@@ -313,29 +312,53 @@ public final class PostgresRetryStateStore: RetryStateStore {
 
     // MARK: Budget
 
-    private func fallBack(_ cost: Int, from budget: RetryBudget, reason: String) -> Bool {
-        counters.add(\.fallbacks)
-        fallbackCounter.increment()
-        logger.warning(
-            "shared state: retry budget unreachable, deciding on local state",
-            metadata: ["key": "\(budget.key ?? "")", "reason": "\(reason)", "mode": "\(configuration.failureMode.rawValue)"])
-        switch configuration.failureMode {
-        case .open: return budget.withdrawLocally(cost)
-        case .closed: return false
+    /// What one budget statement answered within `withdrawTimeout`.
+    private enum BudgetReply {
+        /// The row's tokens after the statement.
+        case tokens(Int)
+        /// No row: the statement's condition refused it.
+        case noRow
+        /// An error, or no answer in time.
+        case unreachable(String)
+    }
+
+    /// Runs a budget statement that returns the row's tokens and waits for
+    /// it at most `withdrawTimeout`. `ifGrantedLate` runs if the statement
+    /// returns a row after the wait gave up.
+    private func run(
+        _ query: PostgresQuery, on connection: PostgresConnection, ifGrantedLate: (@Sendable () -> Void)?
+    ) -> BudgetReply {
+        counters.add(\.roundTrips)
+        roundTripCounter.increment()
+        let future = connection.query(query, logger: logger)
+        switch BoundedWait.wait(for: future, timeout: configuration.withdrawTimeout) {
+        case .value(let result):
+            if let row = result.rows.first, let tokens = try? row.decode(Int.self) { return .tokens(tokens) }
+            return .noRow
+        case .failure(let error):
+            return .unreachable(String(reflecting: error))
+        case .timedOut:
+            if let ifGrantedLate {
+                future.whenSuccess { result in
+                    if !result.rows.isEmpty { ifGrantedLate() }
+                }
+            }
+            return .unreachable("timed out after \(configuration.withdrawTimeout)")
         }
     }
 
-    /// Failing open records the failure locally; failing closed throttles
-    /// (no tokens).
-    private func drainFallBack(_ cost: Int, from budget: RetryBudget, reason: String) -> Int {
+    /// Counts and logs a budget the database could not decide on; true when
+    /// the store fails open (the local budget decides), false when it fails
+    /// closed (refuse).
+    private func fallBack(from budget: RetryBudget, reason: String) -> Bool {
         counters.add(\.fallbacks)
         fallbackCounter.increment()
         logger.warning(
             "shared state: retry budget unreachable, deciding on local state",
             metadata: ["key": "\(budget.key ?? "")", "reason": "\(reason)", "mode": "\(configuration.failureMode.rawValue)"])
         switch configuration.failureMode {
-        case .open: return budget.drainLocally(cost)
-        case .closed: return 0
+        case .open: return true
+        case .closed: return false
         }
     }
 
@@ -415,20 +438,32 @@ public final class PostgresRetryStateStore: RetryStateStore {
     }
 
     private func keepCooldown(key: String, until: Timestamp, error: SDKError) {
-        counters.add(\.fallbacks)
-        fallbackCounter.increment()
-        state.withLock { state in
-            if let kept = state.pendingCooldowns[key], kept.until >= until { return }
-            state.pendingCooldowns[key] = (until, error)
-        }
+        keep(Pending(until: until, value: error), key: key, in: \.pendingCooldowns)
     }
 
     private func publishPendingCooldowns(on connection: PostgresConnection) async {
-        let pending = state.withLock { state in
-            defer { state.pendingCooldowns = [:] }
-            return state.pendingCooldowns
+        for (key, cooldown) in takePending(\.pendingCooldowns) {
+            publish(key: key, until: cooldown.until, error: cooldown.value, on: connection)
         }
-        for (key, cooldown) in pending { publish(key: key, until: cooldown.until, error: cooldown.error, on: connection) }
+    }
+
+    /// Keeps what could not be written for the reconnection; of two for one
+    /// key, the one that lasts longer.
+    func keep<Value>(_ pending: Pending<Value>, key: String, in kept: WritableKeyPath<State, [String: Pending<Value>]> & Sendable) {
+        counters.add(\.fallbacks)
+        fallbackCounter.increment()
+        state.withLock { state in
+            if let earlier = state[keyPath: kept][key], earlier.until >= pending.until { return }
+            state[keyPath: kept][key] = pending
+        }
+    }
+
+    /// Takes everything kept for the reconnection.
+    func takePending<Value>(_ kept: WritableKeyPath<State, [String: Pending<Value>]> & Sendable) -> [String: Pending<Value>] {
+        state.withLock { state in
+            defer { state[keyPath: kept] = [:] }
+            return state[keyPath: kept]
+        }
     }
 
     /// Applies a notification: `UNTIL_NS STATUS KIND KEY`.
