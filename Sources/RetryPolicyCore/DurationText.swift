@@ -153,12 +153,20 @@ public enum DurationText {
     }
 
     private static func trimmed(_ value: Double) -> String {
-        // Up to three decimals without trailing zeros, without Foundation.
-        let scaled = Int64((value * 1000).rounded())
-        let whole = scaled / 1000
-        var fraction = scaled % 1000
+        decimal(Int64((value * 1000).rounded()), fractionDigits: 3)
+    }
+
+    /// `scaled` divided by 10^`fractionDigits`, written as a decimal
+    /// without trailing zeros and without Foundation: `decimal(1500,
+    /// fractionDigits: 3)` is `1.5`, `decimal(30_000, fractionDigits: 3)` is
+    /// `30`. For a non-negative `scaled`.
+    public static func decimal(_ scaled: Int64, fractionDigits: Int) -> String {
+        var unit: Int64 = 1
+        for _ in 0..<fractionDigits { unit *= 10 }
+        let whole = scaled / unit
+        var fraction = scaled % unit
         if fraction == 0 { return "\(whole)" }
-        var digits = 3
+        var digits = fractionDigits
         while fraction % 10 == 0 { fraction /= 10; digits -= 1 }
         var fractionText = "\(fraction)"
         while fractionText.count < digits { fractionText = "0" + fractionText }

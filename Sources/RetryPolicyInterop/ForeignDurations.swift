@@ -5,15 +5,7 @@ enum ForeignDuration {
     /// A protobuf `Duration` in its JSON form (`"0.1s"`, `"30s"`): seconds
     /// with up to nine decimals and an `s` suffix (gRPC and Envoy).
     static func protoText(_ duration: Duration) -> String {
-        let nanos = duration.nanosecondsSaturated
-        let seconds = nanos / 1_000_000_000
-        var fraction = nanos % 1_000_000_000
-        if fraction == 0 { return "\(seconds)s" }
-        var digits = 9
-        while fraction % 10 == 0 { fraction /= 10; digits -= 1 }
-        var text = "\(fraction)"
-        while text.count < digits { text = "0" + text }
-        return "\(seconds).\(text)s"
+        DurationText.decimal(duration.nanosecondsSaturated, fractionDigits: 9) + "s"
     }
 
     /// Parses a protobuf JSON Duration (`"1.5s"`, `"-1s"` is refused here).

@@ -142,18 +142,26 @@ enum Resilience4jImporter {
             guard let items = reader.list(node, key) else { return [] }
             return items.compactMap { item in reader.string(item, key).map { ($0, item.location) } }
         }
-        if let retryExceptions = classes("retryExceptions") {
-            imported.comment("rules", "retryExceptions mapped to transport classes and statuses:")
-            for (name, location) in retryExceptions {
+        /// Maps each named exception class, commenting each; one without an
+        /// equivalent is a warning at its item. Returns the transports and
+        /// statuses of those that map.
+        func mapped(_ names: [(String, SourceLocation)], key: String) -> (transports: Set<TransportFailure>, statuses: Set<Int>) {
+            var found: (transports: Set<TransportFailure>, statuses: Set<Int>) = ([], [])
+            for (name, location) in names {
                 if let mapping = exceptionClasses[name] {
-                    transports.formUnion(mapping.transports)
-                    statuses.formUnion(mapping.statuses)
+                    found.transports.formUnion(mapping.transports)
+                    found.statuses.formUnion(mapping.statuses)
                     imported.comment("rules", "  \(name) = \(mapping.note).")
                 } else {
                     imported.comment("rules", "  \(name): no known equivalent; not represented.")
-                    imported.warn("retryExceptions", at: location, "exception class \(name) has no transport class or status equivalent; not imported")
+                    imported.warn(key, at: location, "exception class \(name) has no transport class or status equivalent; not imported")
                 }
             }
+            return found
+        }
+        if let retryExceptions = classes("retryExceptions") {
+            imported.comment("rules", "retryExceptions mapped to transport classes and statuses:")
+            (transports, statuses) = mapped(retryExceptions, key: "retryExceptions")
         } else {
             transports = allRetryable
             imported.comment("rules", "retryExceptions absent: resilience4j retries every exception, so every transport failure.")
@@ -161,16 +169,9 @@ enum Resilience4jImporter {
         }
         if let ignored = classes("ignoreExceptions") {
             imported.comment("rules", "ignoreExceptions (never retried):")
-            for (name, location) in ignored {
-                if let mapping = exceptionClasses[name] {
-                    transports.subtract(mapping.transports)
-                    statuses.subtract(mapping.statuses)
-                    imported.comment("rules", "  \(name) = \(mapping.note).")
-                } else {
-                    imported.comment("rules", "  \(name): no known equivalent; not represented.")
-                    imported.warn("ignoreExceptions", at: location, "exception class \(name) has no transport class or status equivalent; not imported")
-                }
-            }
+            let never = mapped(ignored, key: "ignoreExceptions")
+            transports.subtract(never.transports)
+            statuses.subtract(never.statuses)
         }
         imported.retriedTransports = transports
         imported.retriedStatuses = statuses
