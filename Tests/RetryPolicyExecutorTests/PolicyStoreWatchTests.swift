@@ -14,7 +14,7 @@ import Testing
 ///
 /// Serialized: the tests share timing-sensitive file-system events, and
 /// one at a time keeps each test's events its own.
-@Suite("PolicyStore.watch: reloads on file-system events", .serialized, .timeLimit(.minutes(1)))
+@Suite("PolicyStore.watch: reloads on file-system events", .serialized, .timeLimit(.minutes(3)))
 struct PolicyStoreWatchTests {
     let directory: String
 
@@ -413,16 +413,17 @@ struct PolicyStoreWatchTests {
         #expect(Self.inotifyDescriptors(watching: directory) == 0)
         let pipesBefore = Self.wakeUpPipes()
 
-        let watch = try await startWatching(store, log: log)
+        // On a manual clock that never moves no timer of the watch fires
+        // (debounce, polling, re-scan), so the watch can only return because
+        // cancelling woke it: a watch that missed the cancellation would
+        // hang until the test's time limit.
+        let watch = try await startWatching(store, log: log, clock: ManualClock())
         #expect(Self.inotifyDescriptors(watching: directory) == 1, "the watch holds one inotify descriptor")
         let newPipes = Self.wakeUpPipes().subtracting(pipesBefore)
         #expect(!newPipes.isEmpty, "and a wake-up pipe")
 
-        let clock = ContinuousClock()
-        let start = clock.now
         watch.cancel()
         await watch.value
-        #expect(clock.now - start < .seconds(2), "cancellation is prompt")
         #expect(Self.inotifyDescriptors(watching: directory) == 0)
         // A pipe of a watch that another suite started meanwhile may still
         // be open; the watch's own must not.
@@ -621,9 +622,13 @@ final class StoreEventLog: Sendable {
     struct Timeout: Error {}
 
     /// Returns once `condition` holds, checking every few milliseconds;
-    /// fails the test after `limit`.
+    /// fails the test after `limit`. The default is generous on purpose:
+    /// the whole test suite shares a few threads with the store's watch, so
+    /// on a loaded machine a reload can wait many seconds for its turn. How
+    /// fast reloads come is measured in PolicyStoreLatencyTests, not bounded
+    /// here.
     func wait(
-        _ what: String, limit: Duration = .seconds(10), sourceLocation: Testing.SourceLocation = #_sourceLocation,
+        _ what: String, limit: Duration = .seconds(60), sourceLocation: Testing.SourceLocation = #_sourceLocation,
         until condition: ([PolicyStore.Event]) -> Bool
     ) async throws {
         let clock = ContinuousClock()

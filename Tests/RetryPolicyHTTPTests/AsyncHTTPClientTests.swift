@@ -266,6 +266,9 @@ struct AsyncHTTPClientTests {
         #expect(response.statusCode == 200)
         #expect(server.requestCount == 3)
         #expect(elapsed >= .milliseconds(60))
-        #expect(elapsed < .seconds(5))
+        // Far above 60 ms plus three loopback round trips: the bound only
+        // catches waits of the wrong unit, not a machine busy running the
+        // rest of the suite.
+        #expect(elapsed < .seconds(30))
     }
 }

@@ -10,7 +10,7 @@ import Testing
     "retry-policy request --state: a fleet of processes",
     .serialized,
     .enabled(if: PostgresTestServer.unavailableReason == nil, "\(PostgresTestServer.unavailableReason ?? "")"),
-    .timeLimit(.minutes(1)))
+    .timeLimit(.minutes(3)))
 struct FleetRequestTests {
     /// A `retry-policy` process running in the background.
     final class Running: @unchecked Sendable {

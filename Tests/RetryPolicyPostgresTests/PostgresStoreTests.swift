@@ -77,9 +77,17 @@ func wallNow() -> Timestamp {
     return Timestamp(nanosecondsSince1970: Int64(spec.tv_sec) * 1_000_000_000 + Int64(spec.tv_nsec))
 }
 
+/// How long a test waits for something the stores do in the background (a
+/// notification, a refund flush, a reconnection) before it fails. Generous
+/// on purpose: the whole test suite runs at once on a few threads, so a
+/// background task can wait many seconds for its turn on a loaded machine.
+/// A wait returns as soon as its condition holds; how fast things arrive is
+/// measured by the fleet benchmark (docs/performance.md), not bounded here.
+let patience: Duration = .seconds(60)
+
 /// Polls `condition` every 2 ms for at most `limit`; returns the time it
 /// took, or `nil` if it never held.
-func waitFor(_ limit: Duration, _ condition: () -> Bool) async -> Duration? {
+func waitFor(_ limit: Duration = patience, _ condition: () -> Bool) async -> Duration? {
     let clock = ContinuousClock()
     let start = clock.now
     while clock.now - start < limit {
@@ -92,7 +100,7 @@ func waitFor(_ limit: Duration, _ condition: () -> Bool) async -> Duration? {
 @Suite(
     "PostgreSQL shared state against a real server",
     .enabled(if: PostgresTestServer.unavailableReason == nil, "\(PostgresTestServer.unavailableReason ?? "")"),
-    .timeLimit(.minutes(1)))
+    .timeLimit(.minutes(3)))
 struct PostgresStoreTests {
     @Test("Schema creation is idempotent, safe concurrently, and versioned")
     func schema() async throws {
@@ -169,7 +177,7 @@ struct PostgresStoreTests {
         _ = decider.decide(DecisionInput(outcome: .status(200), attempt: 2, lastRetryCost: 5))
         #expect(store.statistics.roundTrips == before, "a success waited on the database")
         #expect(decider.budget?.available == 18)
-        let flushed = await waitFor(.seconds(2)) {
+        let flushed = await waitFor {
             (try? database.query("SELECT tokens FROM retry_policy_budget WHERE key = 'refunds'")) == "18"
         }
         #expect(flushed != nil)
@@ -193,7 +201,7 @@ struct PostgresStoreTests {
         #expect(try database.query("SELECT tokens FROM retry_policy_budget WHERE key = 'grpc'") == "0")
         // Three successes return 0.75 tokens: 750 thousandths in the row.
         for _ in 0..<3 { _ = one.decide(DecisionInput(outcome: .status(200))) }
-        let flushed = await waitFor(.seconds(2)) {
+        let flushed = await waitFor {
             (try? database.query("SELECT tokens FROM retry_policy_budget WHERE key = 'grpc'")) == "750"
         }
         #expect(flushed != nil)
@@ -213,15 +221,17 @@ struct PostgresStoreTests {
         for round in 1...5 {
             let now = wallNow()
             // Each round's cooldown is 11 s longer than the last, so the
-            // receiver can tell the new one from the old for 9 s.
+            // receiver can tell the new one from the old.
             _ = sender.decide(DecisionInput(outcome: retryAfter(429, "\(round * 11)"), now: now))
-            let seen = await waitFor(.seconds(9)) {
-                if case .wait(let remaining) = receiver.admit(now: wallNow()), remaining > .seconds(round * 11 - 10) { return true }
+            // Asked at the round's own instant: the round's cooldown has
+            // round x 11 s left then, every earlier one less.
+            let seen = await waitFor {
+                if case .wait(let remaining) = receiver.admit(now: now), remaining >= .seconds(round * 11) { return true }
                 return false
             }
             times.append(try #require(seen, "round \(round): the cooldown never arrived"))
         }
-        // Every round arrives (within the 9 s bound above), and it arrives
+        // Every round arrives, and it arrives
         // pushed: each round extended the receiver's cooldown through a
         // notification, not through a reconnection's re-read. How fast is
         // measured by the fleet benchmark (median and p99 against the
@@ -250,7 +260,7 @@ struct PostgresStoreTests {
         let second = await b.decider(for: fleetPolicy(), key: "extend")
         let now = wallNow()
         _ = first.decide(DecisionInput(outcome: retryAfter(503, "20"), now: now))
-        _ = await waitFor(.seconds(2)) { second.admit(now: now) != .proceed }
+        _ = await waitFor { second.admit(now: now) != .proceed }
         _ = second.decide(DecisionInput(outcome: retryAfter(429, "2"), now: now))
         try await Task.sleep(for: .milliseconds(200))
         #expect(first.admit(now: now) == .wait(.seconds(20)))
@@ -291,7 +301,7 @@ struct PostgresStoreTests {
         try await holder.query("COMMIT", logger: Logger(label: "test.holder"))
         try await holder.close()
         // The withdrawals the database granted late are given back.
-        let restored = await waitFor(.seconds(3)) {
+        let restored = await waitFor {
             (try? database.query("SELECT tokens FROM retry_policy_budget WHERE key = 'slow'")) == "100"
         }
         #expect(restored != nil, "late grants were not refunded")
@@ -307,7 +317,7 @@ final class Granted: Sendable {
 @Suite(
     "PostgreSQL restarted under a running store",
     .enabled(if: PostgresTestServer.unavailableReason == nil, "\(PostgresTestServer.unavailableReason ?? "")"),
-    .timeLimit(.minutes(1)))
+    .timeLimit(.minutes(3)))
 struct PostgresRestartTests {
     @Test("The database down and back: decisions never block, the store reconnects and re-synchronises")
     func restart() async throws {
@@ -334,15 +344,15 @@ struct PostgresRestartTests {
         #expect(a.statistics.fallbacks >= 5)
 
         try server.startServer()
-        let back = await waitFor(.seconds(10)) { a.isConnected && b.isConnected }
+        let back = await waitFor { a.isConnected && b.isConnected }
         #expect(back != nil, "the stores did not reconnect")
         #expect(a.statistics.reconnections >= 1)
         // The cooldown recorded while the database was down reaches B.
-        let arrived = await waitFor(.seconds(3)) { deciderB.admit(now: now) == .wait(.seconds(30)) }
+        let arrived = await waitFor { deciderB.admit(now: now) == .wait(.seconds(30)) }
         #expect(arrived != nil, "the cooldown kept during the outage was not shared: \(a.statistics) \(b.statistics) \((try? database.query("SELECT * FROM retry_policy_cooldown")) ?? "?")")
         // Shared state is consistent: one retry was paid by the database
         // before the outage, then the refund (1) was written after it.
-        let settled = await waitFor(.seconds(3)) {
+        let settled = await waitFor {
             (try? database.query("SELECT tokens FROM retry_policy_budget WHERE key = 'fleet'")) == "96"
         }
         #expect(settled != nil, "tokens: \((try? database.query("SELECT tokens FROM retry_policy_budget")) ?? "?")")
