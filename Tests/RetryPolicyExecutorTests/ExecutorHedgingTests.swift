@@ -79,4 +79,35 @@ struct ExecutorHedgingTests {
         #expect(records.last?.outcome == .status(200))
         #expect(records.last?.startedAt == .milliseconds(100))
     }
+
+    @Test("cancelling a hedged request while its copies are in flight ends it as cancelled and cancels every copy", arguments: [false, true])
+    func cancelledWhileCopiesAreInFlight(beforeTimer: Bool) async throws {
+        let clock = ManualClock()
+        let log = Log()
+        let executor = RetryExecutor(
+            decider: RetryDecider(policy: Self.policy()), clock: clock, wallClockNow: Timestamp(secondsSince1970: 1_735_689_600),
+            observer: { log.append($0) })
+        let server = Server(clock: clock, script: [1: (.seconds(10), 200), 2: (.seconds(10), 200)])
+        let task = Task { try await executor.run(RetryRequest(method: .get), operation: server.attempt) }
+        await clock.sleepers(atLeast: 2)  // copy 1 and the hedge timer
+        if !beforeTimer {
+            clock.advance(by: .milliseconds(100))
+            await clock.sleepers(atLeast: 3)  // copies 1 and 2, and the next timer
+        }
+        // The executor is waiting for its next event when the cancellation
+        // comes.
+        task.cancel()
+        let result = await task.result
+        guard case .failure(let failure as RetryFailure) = result else {
+            Issue.record("a cancelled hedged request ended with \(result)")
+            return
+        }
+        #expect(failure.reason == .cancelled)
+        let copies = beforeTimer ? [1] : [1, 2]
+        #expect(server.started.withLock { $0 } == copies)
+        #expect(server.cancelled.withLock { $0 } == Set(copies))
+        #expect(clock.sleeperCount == 0, "a copy or the timer outlived the request")
+        let failed = log.events.withLock { $0 }.contains { if case .failed = $0 { true } else { false } }
+        #expect(failed)
+    }
 }

@@ -448,8 +448,13 @@ extension RetryExecutor {
                         // The next event that counts.
                         var event: HedgeEvent<Value>?
                         while event == nil {
+                            // The stream is finished only when the request
+                            // ends, but its iterator also returns nil when
+                            // the task is cancelled while it waits (before
+                            // `.cancelled` is read): both are cancellation.
                             guard let next = await iterator.next() else {
-                                preconditionFailure("the events end only after the request")
+                                group.cancelAll()
+                                return .failure(executor.cancellation(&machine, request: request, start: start))
                             }
                             if case .timer(let fired) = next, fired != generation { continue }
                             event = next
