@@ -196,18 +196,47 @@ struct ExecutorSimulatorAgreementTests {
             var events: [(RetryEvent, Duration)] = []
             var consumed = 0
             var waiter: CheckedContinuation<(RetryEvent, Duration), Never>?
+            var arrivalWaiter: CheckedContinuation<Void, Never>?
         }
         private let state = Mutex(State())
 
         func append(_ event: RetryEvent, at now: Duration) {
-            let waiter = state.withLock { state -> CheckedContinuation<(RetryEvent, Duration), Never>? in
+            typealias Waiters = (CheckedContinuation<(RetryEvent, Duration), Never>?, CheckedContinuation<Void, Never>?)
+            let (waiter, arrival) = state.withLock { state -> Waiters in
                 state.events.append((event, now))
-                guard let waiter = state.waiter else { return nil }
+                let arrival = state.arrivalWaiter
+                state.arrivalWaiter = nil
+                guard let waiter = state.waiter else { return (nil, arrival) }
                 state.waiter = nil
                 state.consumed += 1
-                return waiter
+                return (waiter, arrival)
             }
             waiter?.resume(returning: (event, now))
+            arrival?.resume()
+        }
+
+        /// Whether an event waits to be read.
+        var hasUnread: Bool { state.withLock { $0.consumed < $0.events.count } }
+
+        /// Returns once an event waits to be read, or as soon as the calling
+        /// task is cancelled.
+        func unreadEvent() async {
+            await withTaskCancellationHandler {
+                await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                    let ready = state.withLock { state in
+                        if Task.isCancelled || state.consumed < state.events.count { return true }
+                        state.arrivalWaiter = continuation
+                        return false
+                    }
+                    if ready { continuation.resume() }
+                }
+            } onCancel: {
+                let waiter = state.withLock { state in
+                    defer { state.arrivalWaiter = nil }
+                    return state.arrivalWaiter
+                }
+                waiter?.resume()
+            }
         }
 
         func next() async -> (RetryEvent, Duration) {
@@ -245,7 +274,11 @@ struct ExecutorSimulatorAgreementTests {
         func headerValue(named name: String) -> String? { headers[name] }
     }
 
-    static func executed(_ policy: Policy, _ request: RetryRequest, _ script: [Step], seed: UInt64) async -> Story {
+    /// The executor's story of the request, or `nil` for a hedged request
+    /// in which two things happened at one instant (two sleepers due
+    /// together, or the executor going on without the clock moving): their
+    /// order is the scheduler's, so there is no one story to compare.
+    static func executed(_ policy: Policy, _ request: RetryRequest, _ script: [Step], seed: UInt64) async -> Story? {
         let clock = ManualClock()
         let feed = EventFeed()
         let executor = RetryExecutor(
@@ -265,6 +298,33 @@ struct ExecutorSimulatorAgreementTests {
         // a `nextHedge` event, once every copy and the timer are asleep.
         var inFlight = 0
         var story = Story()
+        // In a hedged request: waits until `count` tasks sleep and nothing
+        // else is under way, then moves to the next deadline. False, with
+        // the request cancelled, when something happened at one instant
+        // with something else: an event came without the clock moving, or
+        // two sleepers are due together.
+        func advanceHedged(once count: Int) async -> Bool {
+            let asleep = await withTaskGroup(of: Bool.self) { group in
+                group.addTask {
+                    await clock.sleepers(atLeast: count)
+                    return true
+                }
+                group.addTask {
+                    await feed.unreadEvent()
+                    return false
+                }
+                let first = await group.next() ?? false
+                group.cancelAll()
+                return first
+            }
+            guard asleep, !feed.hasUnread, clock.sleepersAtNextDeadline == 1 else {
+                task.cancel()
+                await task.value
+                return false
+            }
+            clock.advanceToNextDeadline()
+            return true
+        }
         // Each attempt or wait is one or two sleepers (an attempt with a
         // time limit races a timer); once they are all asleep, the earliest
         // deadline is the next thing that happens.
@@ -279,8 +339,7 @@ struct ExecutorSimulatorAgreementTests {
                     clock.advanceToNextDeadline()
                 }
             case .nextHedge(let next):
-                await clock.sleepers(atLeast: inFlight * (timed ? 2 : 1) + (next == nil ? 0 : 1))
-                clock.advanceToNextDeadline()
+                guard await advanceHedged(once: inFlight * (timed ? 2 : 1) + (next == nil ? 0 : 1)) else { return nil }
             case .attemptFinished(let record):
                 inFlight -= 1
                 story.entries.append(
@@ -289,8 +348,12 @@ struct ExecutorSimulatorAgreementTests {
                         outcome: record.outcome, decision: DecisionOutline(record.decision, policy: policy)))
             case .waiting(let duration, let cause):
                 story.entries.append(.wait(start: now, duration: duration, reason: cause))
-                await clock.sleepers(atLeast: 1)
-                clock.advanceToNextDeadline()
+                if hedged {
+                    guard await advanceHedged(once: 1) else { return nil }
+                } else {
+                    await clock.sleepers(atLeast: 1)
+                    clock.advanceToNextDeadline()
+                }
             case .refreshingCredentials, .circuitBreaker:
                 break
             case .succeeded(let attempts, let elapsed):
@@ -328,7 +391,7 @@ struct ExecutorSimulatorAgreementTests {
             if simulated.reason == .circuitOpen { circuitOpen.withLock { $0 += 1 } }
             #expect(
                 executed == simulated,
-                "\(policy.name): \(request.method) \(script)\nexecutor:\n\(executed)\nsimulator:\n\(simulated)\npolicy: \(policy)")
+                "\(policy.name): \(request.method) \(script)\nexecutor:\n\(executed.map { "\($0)" } ?? "none")\nsimulator:\n\(simulated)\npolicy: \(policy)")
         }
     }
     // MARK: Hedging
@@ -365,7 +428,8 @@ struct ExecutorSimulatorAgreementTests {
         let coverage = Mutex((overlapping: 0, laterWinner: 0, cancelled: 0, ties: 0))
         defer {
             let seen = coverage.withLock { $0 }
-            #expect(seen.ties < 400, "most generated cases had two events at one instant")
+            print("hedged agreement: \(seen.ties) of 800 cases left out for events at one instant")
+            #expect(seen.ties < 80, "more than one generated case in ten had two events at one instant")
             #expect(seen.overlapping > 0, "no generated case ran two copies at once")
             #expect(seen.laterWinner > 0, "no generated case was won by a later copy")
             #expect(seen.cancelled > 0, "no generated case cancelled a copy")
@@ -383,30 +447,17 @@ struct ExecutorSimulatorAgreementTests {
             for case .attempt(let number, let start, let end, let outcome, _) in simulated.entries {
                 attempts.append((start, end, number, outcome))
             }
-            // Two events of one request at one instant: copies cut by the
-            // total deadline all end at it, and a timer armed at t ends
-            // with a copy started at t - delay whose time limit is as long
-            // as the delay was when the timer was armed (d + p = p + d).
-            // The simulator takes them in a fixed order, the executor in
-            // whichever order the scheduler runs its tasks, and either is
-            // right; such cases are left out (and counted). A copy's
-            // natural end is when it would have ended had it not been
-            // cancelled; timers are armed at every instant of the story.
-            let timeouts = policy.timeouts(for: request.endpoint)
-            let naturalEnds = attempts.map { attempt -> Duration in
-                guard attempt.outcome == .transport(.cancelled) else { return attempt.end }
-                let step = script[min(attempt.number - 1, script.count - 1)]
-                var limit = timeouts.perAttempt
-                if let total = timeouts.total { limit = min(limit ?? total, total - attempt.start) }
-                return attempt.start + step.response.resolve(latency: step.latency, timeLimit: limit).duration
-            }
-            let delay = policy.hedging?.delay ?? .zero
-            let timers = Set(([Duration.zero] + attempts.map(\.start) + naturalEnds).map { $0 + delay })
-            if Set(naturalEnds).count < naturalEnds.count || naturalEnds.contains(where: timers.contains) {
+            // Two events of one request at one instant (copies cut by the
+            // total deadline all end at it; a timer armed at t ends with a
+            // copy started at t - delay whose time limit is as long as the
+            // delay, d + p = p + d): the simulator takes them in a fixed
+            // order, the executor in whichever order the scheduler runs its
+            // tasks, and either is right. The executor's run meets them as
+            // they happen and leaves such a case out (counted).
+            guard let executed = await Self.executed(policy, request, script, seed: seed) else {
                 coverage.withLock { $0.ties += 1 }
                 return
             }
-            let executed = await Self.executed(policy, request, script, seed: seed)
             coverage.withLock { seen in
                 if attempts.contains(where: { a in attempts.contains { $0.number != a.number && $0.start < a.end && a.start < $0.end } }) {
                     seen.overlapping += 1

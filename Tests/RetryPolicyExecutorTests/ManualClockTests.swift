@@ -24,4 +24,24 @@ import Testing
         }
         await early.value
     }
+
+    @Test("sleepersAtNextDeadline counts the sleepers that the next advance wakes together")
+    func sleepersDueTogether() async throws {
+        let clock = ManualClock()
+        #expect(clock.sleepersAtNextDeadline == 0)
+        let early = Task { try await clock.sleep(for: .seconds(1)) }
+        let late = Task { try await clock.sleep(for: .seconds(2)) }
+        await clock.sleepers(atLeast: 2)
+        #expect(clock.sleepersAtNextDeadline == 1)
+        let alongside = Task { try await clock.sleep(for: .seconds(1)) }
+        await clock.sleepers(atLeast: 3)
+        #expect(clock.sleepersAtNextDeadline == 2)
+        clock.advanceToNextDeadline()
+        try await early.value
+        try await alongside.value
+        #expect(clock.sleepersAtNextDeadline == 1)
+        late.cancel()
+        _ = await late.result
+        #expect(clock.sleepersAtNextDeadline == 0)
+    }
 }

@@ -57,6 +57,18 @@ public final class ManualClock: Clock, Sendable {
         state.withLock { $0.sleepers.values.filter { $0.continuation != nil }.map(\.deadline).min() }
     }
 
+    /// How many sleeping tasks share the earliest deadline, so that
+    /// ``advanceToNextDeadline()`` would wake them together. A test that
+    /// follows events one instant at a time can tell from it when two
+    /// things happen at once.
+    public var sleepersAtNextDeadline: Int {
+        state.withLock { state in
+            let sleeping = state.sleepers.values.filter { $0.continuation != nil }
+            guard let earliest = sleeping.map(\.deadline).min() else { return 0 }
+            return sleeping.count { $0.deadline == earliest }
+        }
+    }
+
     public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
         try Task.checkCancellation()
         let id: Int? = state.withLock { state in
