@@ -128,7 +128,7 @@ public final class PostgresTestServer: Sendable {
         let base = "/tmp/retry-policy-pg-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         try FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: false)
         let data = base + "/data"
-        let server = PostgresTestServer(port: try freePort(), dataDirectory: base, binaries: binaries)
+        var server = PostgresTestServer(port: try freePort(), dataDirectory: base, binaries: binaries)
         do {
             if geteuid() == 0 { try run("/bin/chown", ["-R", user, base]) }
             try template.withLock { template in
@@ -146,12 +146,28 @@ public final class PostgresTestServer: Sendable {
                     atexit { PostgresTestServer.removeTemplate() }
                 }
             }
-            try server.startServer()
+            // The free port can be taken by another test between choosing
+            // it and the server binding it: then another port.
+            var tries = 1
+            while true {
+                do {
+                    try server.startServer()
+                    break
+                } catch where tries < 5 && server.logMentions("could not bind") {
+                    tries += 1
+                    server = PostgresTestServer(port: try freePort(), dataDirectory: base, binaries: binaries)
+                }
+            }
         } catch {
             server.stop()
             throw error
         }
         return server
+    }
+
+    /// Whether the server's log says `text`.
+    func logMentions(_ text: String) -> Bool {
+        ((try? String(contentsOfFile: dataDirectory + "/server.log", encoding: .utf8)) ?? "").contains(text)
     }
 
     /// (Re)starts the server process on the same port and data.
@@ -246,9 +262,31 @@ public final class PostgresTestServer: Sendable {
 
     /// A port nothing listens on now: bound to 0, read, closed.
     public static func freePort() throws -> Int {
+        let (fd, port) = try boundSocket()
+        close(fd)
+        return port
+    }
+
+    /// Sockets that keep refused ports taken until the process ends.
+    private static let refusedPortSockets = Mutex<[Int32]>([])
+
+    /// A loopback port that refuses connections for the rest of the test
+    /// process: a socket is bound to it and never listens, so a connection
+    /// is refused (`ECONNREFUSED`), and no other test can bind it meanwhile
+    /// (a port that was bound and closed can be handed to the next server
+    /// that asks for a free port).
+    public static func refusedPort() throws -> Int {
+        let (fd, port) = try boundSocket()
+        refusedPortSockets.withLock { $0.append(fd) }
+        return port
+    }
+
+    /// A TCP socket bound to a free loopback port, and the port.
+    private static func boundSocket() throws -> (Int32, Int) {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw Failure("socket() failed") }
-        defer { close(fd) }
+        var keep = false
+        defer { if !keep { close(fd) } }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = 0
@@ -262,6 +300,7 @@ public final class PostgresTestServer: Sendable {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
         }
         guard named == 0 else { throw Failure("getsockname() failed") }
-        return Int(UInt16(bigEndian: address.sin_port))
+        keep = true
+        return (fd, Int(UInt16(bigEndian: address.sin_port)))
     }
 }

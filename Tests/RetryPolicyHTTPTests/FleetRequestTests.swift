@@ -172,7 +172,7 @@ struct FleetRequestTests {
     @Test("A bad URL, a refused connection and missing tables are clear errors with status 2, never a hang")
     func stateErrors() async throws {
         let policy = try policyFile(Self.budgetPolicy())
-        let refused = try PostgresTestServer.freePort()
+        let refused = try PostgresTestServer.refusedPort()
         let emptyDatabase = database  // no --init-state: the tables are missing
         let cases: [(String, String)] = [
             ("mysql://fleet@127.0.0.1/db", "invalid state URL"),

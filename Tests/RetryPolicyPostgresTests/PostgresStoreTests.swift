@@ -124,7 +124,7 @@ struct PostgresStoreTests {
 
     @Test("A refused connection fails start at once with a clear error")
     func refused() async throws {
-        let port = try PostgresTestServer.freePort()
+        let port = try PostgresTestServer.refusedPort()
         let store = PostgresRetryStateStore(configuration: try PostgresStateConfiguration(url: "postgres://fleet@127.0.0.1:\(port)/db"))
         let clock = ContinuousClock()
         let start = clock.now

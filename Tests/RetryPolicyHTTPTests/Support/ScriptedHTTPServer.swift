@@ -1,4 +1,5 @@
 import NIOCore
+import PostgresTestServer
 import NIOHTTP1
 import NIOPosix
 import NIOSSL
@@ -111,13 +112,10 @@ final class ScriptedHTTPServer: Sendable {
         return action
     }
 
-    /// A refused port: bound once, then closed, so nothing listens there.
+    /// A refused port, kept bound without listening for the rest of the
+    /// test process so that no other test's server can take it.
     static func refusedPort() async throws -> Int {
-        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .bind(host: "127.0.0.1", port: 0).get()
-        let port = channel.localAddress!.port!
-        try await channel.close()
-        return port
+        try PostgresTestServer.refusedPort()
     }
 }
 
