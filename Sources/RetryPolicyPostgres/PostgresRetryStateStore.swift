@@ -250,7 +250,7 @@ public final class PostgresRetryStateStore: RetryStateStore {
             """
         // If the database grants the withdrawal after the wait, the tokens
         // were taken but not used: give them back with the next refund.
-        switch run(query, on: connection, ifGrantedLate: { [self] in addRefund(cost, key: key) }) {
+        switch run(query, on: connection, refundIfGrantedLate: (cost, key)) {
         case .tokens(let tokens):
             counters.add(\.sharedWithdrawals)
             budget.synchronize(available: tokens)
@@ -283,7 +283,7 @@ public final class PostgresRetryStateStore: RetryStateStore {
             """
         // The failure is recorded whether or not the statement lands late;
         // nothing to give back.
-        switch run(query, on: connection, ifGrantedLate: nil) {
+        switch run(query, on: connection, refundIfGrantedLate: nil) {
         case .tokens(let tokens):
             counters.add(\.sharedWithdrawals)
             budget.synchronize(available: tokens)
@@ -323,10 +323,10 @@ public final class PostgresRetryStateStore: RetryStateStore {
     }
 
     /// Runs a budget statement that returns the row's tokens and waits for
-    /// it at most `withdrawTimeout`. `ifGrantedLate` runs if the statement
-    /// returns a row after the wait gave up.
+    /// it at most `withdrawTimeout`. If the statement returns a row after
+    /// the wait gave up, `refundIfGrantedLate` is added to the next refund.
     private func run(
-        _ query: PostgresQuery, on connection: PostgresConnection, ifGrantedLate: (@Sendable () -> Void)?
+        _ query: PostgresQuery, on connection: PostgresConnection, refundIfGrantedLate refund: (cost: Int, key: String)?
     ) -> BudgetReply {
         counters.add(\.roundTrips)
         roundTripCounter.increment()
@@ -338,9 +338,9 @@ public final class PostgresRetryStateStore: RetryStateStore {
         case .failure(let error):
             return .unreachable(String(reflecting: error))
         case .timedOut:
-            if let ifGrantedLate {
-                future.whenSuccess { result in
-                    if !result.rows.isEmpty { ifGrantedLate() }
+            if let refund {
+                future.whenSuccess { [self] result in
+                    if !result.rows.isEmpty { addRefund(refund.cost, key: refund.key) }
                 }
             }
             return .unreachable("timed out after \(configuration.withdrawTimeout)")
