@@ -364,7 +364,7 @@ extension ForeignReader {
         }
         var text: Substring
         switch scalar.resolved {
-        case .integer: text = Substring(scalar.value)
+        case .integer, .oversizedInteger: text = Substring(scalar.value)
         case .string(let string): text = Substring(string)
         case .float:
             error(.invalidValue, node, "\(what): \(failure): expected a whole number, found \(scalar.value)")
@@ -451,7 +451,7 @@ extension ForeignReader {
             return nil
         }
         switch scalar.resolved {
-        case .integer, .float, .string: break
+        case .integer, .oversizedInteger, .float, .string: break
         default:
             error(.wrongType, node, "\(what): is not a number, found \(node.kindDescription)")
             return nil
