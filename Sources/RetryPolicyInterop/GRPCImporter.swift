@@ -133,11 +133,3 @@ enum GRPCImporter {
         imported.comment("budget", "retries only while more than maxTokens/2 remain).")
     }
 }
-
-extension YAMLNode {
-    /// A scalar's text; `nil` for a mapping or list.
-    var scalarText: String? {
-        if case .scalar(let scalar) = self { return scalar.value }
-        return nil
-    }
-}
