@@ -155,6 +155,11 @@ enum EnvoyImporter {
                         if ForeignReader.field(item, "name") == nil { reader.error(.missingField, item, "reset_headers[\(index)]: name is required") }
                         continue
                     }
+                    // Envoy refuses a header name that is not a token, as a policy does.
+                    guard HTTPToken.isValid(name) else {
+                        reader.error(.invalidValue, nameNode, "reset_headers[\(index)].name: expected a header name (letters, digits and !#$%&'*+-.^_`|~), found \(InteropValue.quoted(String(name.prefix(40))))")
+                        continue
+                    }
                     var format = RetryAfterPolicy.Header.Format.seconds
                     if let formatNode = ForeignReader.field(item, "format"), let text = reader.string(formatNode, "reset_headers[\(index)].format") {
                         switch text {

@@ -39,7 +39,29 @@ public struct ImportedPolicy: Sendable {
     }
 
     mutating func comment(_ key: String, _ line: String) {
-        comments[key, default: []].append(line)
+        comments[key, default: []].append(Self.commentText(line))
+    }
+
+    /// `text` as one comment line: every character that would end the
+    /// line or that a policy file may not hold (line breaks of any kind,
+    /// control characters) written as a visible `\u{..}` escape, so that
+    /// foreign text quoted in a comment can never become YAML.
+    static func commentText(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: needsEscape) else { return text }
+        var result = ""
+        for scalar in text.unicodeScalars {
+            if needsEscape(scalar) {
+                result += "\\u{" + String(scalar.value, radix: 16) + "}"
+            } else {
+                result.unicodeScalars.append(scalar)
+            }
+        }
+        return result
+    }
+
+    private static func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
+        (scalar.value < 0x20 && scalar != "\t") || (0x7F...0x9F).contains(scalar.value)
+            || scalar.value == 0x2028 || scalar.value == 0x2029 || scalar.value == 0xFEFF
     }
 
     mutating func warn(_ feature: String, at location: SourceLocation, _ message: String) {
@@ -191,7 +213,7 @@ public struct ImportedPolicy: Sendable {
         func comments(_ key: String, indent: String = "") {
             for line in self.comments[key] ?? [] { lines.append(indent + "# " + line) }
         }
-        lines.append("# Imported from \(source) (\(format.title)) by retry-policy import.")
+        lines.append("# Imported from \(Self.commentText(source)) (\(format.title)) by retry-policy import.")
         comments("")
         lines.append("version: 1")
         lines.append("name: \(yamlName)")

@@ -96,7 +96,12 @@ public indirect enum InteropValue: Sendable, Equatable {
             case "\t": result += "\\t"
             case "\r": result += "\\r"
             default:
-                if scalar.value < 0x20 {
+                // Control characters, and the line breaks YAML 1.1 (libyaml)
+                // reads inside a quoted string (NEL, LS, PS), as escapes
+                // that JSON and YAML read alike.
+                if scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) || scalar.value == 0x2028
+                    || scalar.value == 0x2029 || scalar.value == 0xFEFF
+                {
                     let hex = String(scalar.value, radix: 16)
                     result += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
                 } else {

@@ -64,6 +64,11 @@ public struct RequestStateMachine: Sendable {
         /// If it has not finished after this long, cancel it and report a
         /// `timeout` for it.
         public var timeLimit: Duration?
+
+        public init(number: Int, timeLimit: Duration?) {
+            self.number = number
+            self.timeLimit = timeLimit
+        }
     }
 
     /// Where the request is. Each case carries what only that step needs.

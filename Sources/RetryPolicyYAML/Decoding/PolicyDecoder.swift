@@ -218,7 +218,7 @@ struct PolicyDecoder {
                     format = value
                 }
                 if let node = header["name"], let name = reader.string(node, at: header.path("name"), what: "a header name") {
-                    if Self.isToken(name) {
+                    if HTTPToken.isValid(name) {
                         headers.append(RetryAfterPolicy.Header(name: name, format: format))
                     } else {
                         reader.expected("a header name (letters, digits and !#$%&'*+-.^_`|~)", for: header.path("name"),
@@ -229,13 +229,6 @@ struct PolicyDecoder {
             result.headers = headers
         }
         return result
-    }
-
-    /// RFC 9110 §5.6.2 token, the syntax of header names.
-    static func isToken(_ text: String) -> Bool {
-        !text.isEmpty && text.utf8.count <= 256 && text.unicodeScalars.allSatisfy {
-            ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || "!#$%&'*+-.^_`|~".unicodeScalars.contains($0)
-        }
     }
 
     private mutating func timeoutBudget(_ node: YAMLNode, at keyPath: String) -> TimeoutBudget? {

@@ -1,0 +1,171 @@
+import RetryPolicyCore
+
+/// A request whose copies run side by side (hedging).
+extension RetryExecutor {
+    /// What a hedged request waits for: an attempt's result, its timer, or
+    /// the caller's cancellation.
+    @usableFromInline
+    enum HedgeEvent<Value: Sendable>: Sendable {
+        case finished(number: Int, result: AttemptResult<Value>)
+        /// The timer of generation `generation` fired.
+        case timer(generation: Int)
+        case cancelled
+    }
+
+    /// A hedged request: the machine starts copies of the request while
+    /// earlier ones are still in flight. Each copy runs in a child task of
+    /// one task group (with its own time limit) and reports its result on
+    /// a stream; the hedge timer is one task, cancelled whenever the
+    /// machine asks for another. The machine decides on every result and
+    /// every timer, and when it settles the request the group cancels
+    /// whatever is still running, so no copy outlives the request.
+    @inlinable
+    func hedgedRun<Value: Sendable, G: RandomNumberGenerator>(
+        _ machine: inout RequestStateMachine,
+        from first: RequestStateMachine.Action,
+        _ request: RetryRequest,
+        start: C.Instant,
+        now: C.Instant,
+        using generator: inout G,
+        judge: (Value) -> AttemptOutcome,
+        operation: @Sendable (AttemptContext) async throws -> Value
+    ) async throws(RetryFailure) -> Value {
+        var action = first
+        let clock = self.clock
+        let executor = self
+        let (events, continuation) = AsyncStream<HedgeEvent<Value>>.makeStream()
+        var timer: Task<Void, Never>?
+        defer {
+            timer?.cancel()
+            continuation.finish()
+        }
+        let outcome: Result<Value, RetryFailure> = await withoutActuallyEscaping(operation) { escapable in
+            await withTaskCancellationHandler {
+                await withTaskGroup(of: Void.self) { group in
+                    var iterator = events.makeAsyncIterator()
+                    var now = now
+                    var generation = 0
+                    var reported = 0
+                    var lastValue: Value?
+                    while true {
+                        switch action {
+                        case .hedge(let attempt, let next):
+                            if let attempt {
+                                if Task.isCancelled {
+                                    group.cancelAll()
+                                    return .failure(executor.cancellation(&machine, request: request, start: start))
+                                }
+                                if executor.observer != nil {
+                                    executor.reportAttemptStarted(number: attempt.number, at: start.duration(to: now))
+                                }
+                                let context = AttemptContext(attempt: attempt.number, credentialRefreshes: machine.credentialRefreshes)
+                                let startedAt = now
+                                group.addTask {
+                                    let result: AttemptResult<Value>
+                                    if let limit = attempt.timeLimit {
+                                        result = await executor.perform(
+                                            escapable, context: context, limit: limit, startedAt: startedAt)
+                                    } else {
+                                        do { result = .value(try await escapable(context)) } catch { result = .failure(error) }
+                                    }
+                                    continuation.yield(.finished(number: attempt.number, result: result))
+                                }
+                            }
+                            // Each action replaces the timer; one that fired
+                            // before it was replaced is ignored by its
+                            // generation.
+                            timer?.cancel()
+                            timer = nil
+                            generation += 1
+                            if let next {
+                                let deadline = now.advanced(by: next)
+                                let current = generation
+                                timer = Task {
+                                    do {
+                                        try await clock.sleep(until: deadline, tolerance: nil)
+                                        continuation.yield(.timer(generation: current))
+                                    } catch {}
+                                }
+                            }
+                            if executor.observer != nil { executor.observer?(.nextHedge(in: next)) }
+                        case .startAttempt(let number, let limit):
+                            // One attempt alone: a copy with no hedge timer.
+                            action = .hedge(start: .init(number: number, timeLimit: limit), nextHedgeIn: nil)
+                            continue
+                        case .wait(let delay, let reason):
+                            // A cooldown before a copy.
+                            do throws(RetryFailure) {
+                                action = try await executor.waitOut(
+                                    delay, reason: reason, machine: &machine, now: &now, start: start, request: request)
+                            } catch {
+                                group.cancelAll()
+                                return .failure(error)
+                            }
+                            continue
+                        case .refreshCredentials:
+                            do throws(RetryFailure) {
+                                action = try await executor.refreshCredentials(
+                                    machine: &machine, now: &now, start: start, request: request)
+                            } catch {
+                                group.cancelAll()
+                                return .failure(error)
+                            }
+                            continue
+                        case .succeed:
+                            group.cancelAll()
+                            executor.reportRecords(of: machine, from: &reported, request: request)
+                            return Result { () throws(RetryFailure) -> Value in
+                                try executor.succeed(lastValue, attempts: machine.attempt, request: request, start: start, now: now)
+                            }
+                        case .fail(let failure):
+                            group.cancelAll()
+                            executor.reportRecords(of: machine, from: &reported, request: request)
+                            return .failure(executor.fail(failure, lastValue: lastValue, request: request, start: start))
+                        }
+
+                        // The next event that counts.
+                        var event: HedgeEvent<Value>?
+                        while event == nil {
+                            // The stream is finished only when the request
+                            // ends, but its iterator also returns nil when
+                            // the task is cancelled while it waits (before
+                            // `.cancelled` is read): both are cancellation.
+                            guard let next = await iterator.next() else {
+                                group.cancelAll()
+                                return .failure(executor.cancellation(&machine, request: request, start: start))
+                            }
+                            if case .timer(let fired) = next, fired != generation { continue }
+                            event = next
+                        }
+                        now = clock.now
+                        switch event! {
+                        case .cancelled:
+                            group.cancelAll()
+                            return .failure(executor.cancellation(&machine, request: request, start: start))
+                        case .timer:
+                            timer = nil
+                            action = machine.hedgeDelayElapsed(at: executor.time(now, since: start))
+                        case .finished(let number, let result):
+                            do throws(RetryFailure) {
+                                action = try executor.attemptFinished(
+                                    result, number: number, machine: &machine, end: now, start: start, lastValue: &lastValue,
+                                    request: request, using: &generator, judge: judge, reportsRecord: false)
+                            } catch {
+                                group.cancelAll()
+                                return .failure(error)
+                            }
+                            if case .hedge = action { executor.reportRecords(of: machine, from: &reported, request: request) }
+                        }
+                        if !executor.setup.isUnobserved, let transition = machine.breakerTransition {
+                            executor.reportBreaker(transition, request: request)
+                        }
+                    }
+                }
+            } onCancel: {
+                continuation.yield(.cancelled)
+            }
+        }
+        return try outcome.get()
+    }
+}
+

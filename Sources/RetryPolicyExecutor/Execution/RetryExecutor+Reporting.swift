@@ -1,0 +1,51 @@
+import RetryPolicyCore
+
+/// Events, logs and metrics of a request, built out of line.
+extension RetryExecutor {
+    /// Reports the attempts the machine recorded since `reported`.
+    @inlinable @inline(never)
+    func reportRecords(of machine: RequestStateMachine, from reported: inout Int, request: RetryRequest) {
+        defer { reported = machine.history.count }
+        guard !setup.isUnobserved else { return }
+        for record in machine.history[reported...] {
+            observer?(.attemptFinished(record))
+            telemetry?.attemptFinished(record, policy: decider.policy.name, endpoint: request.endpoint)
+        }
+    }
+
+    @inlinable @inline(never)
+    func reportWaiting(_ delay: Duration, reason: WaitReason, request: RetryRequest) {
+        observer?(.waiting(delay, cause: reason))
+        telemetry?.waited(delay, cause: reason, policy: decider.policy.name, endpoint: request.endpoint)
+    }
+
+    @inlinable @inline(never)
+    func reportSuccess(attempts: Int, request: RetryRequest, elapsed: Duration) {
+        guard !setup.isUnobserved else { return }
+        observer?(.succeeded(attempts: attempts, elapsed: elapsed))
+        telemetry?.requestSucceeded(
+            attempts: attempts, elapsed: elapsed, policy: decider.policy.name, endpoint: request.endpoint)
+    }
+
+    // The two events the loop reports itself, built out of line: a
+    // `RetryEvent` is as large as an attempt record.
+
+    @inlinable @inline(never)
+    func reportAttemptStarted(number: Int, at startedAt: Duration) {
+        observer?(.attemptStarted(number: number, at: startedAt))
+    }
+
+    /// A change of the circuit breaker this request caused: an event, a
+    /// log line and a metric.
+    @inlinable @inline(never)
+    func reportBreaker(_ transition: CircuitBreakerTransition, request: RetryRequest) {
+        guard !setup.isUnobserved else { return }
+        observer?(.circuitBreaker(transition))
+        telemetry?.breakerChanged(transition, policy: decider.policy.name, endpoint: request.endpoint)
+    }
+
+    @inlinable @inline(never)
+    func reportRefreshingCredentials() {
+        observer?(.refreshingCredentials)
+    }
+}

@@ -1,0 +1,195 @@
+import RetryPolicyCore
+
+/// The steps both runs share: telling the machine what happened, waiting,
+/// refreshing, and ending the request.
+extension RetryExecutor {
+    /// The wall-clock and request-relative time of `instant`.
+    @inlinable
+    func time(_ instant: C.Instant, since start: C.Instant) -> RequestTime {
+        RequestTime(elapsed: start.duration(to: instant), wall: wallClock.timestamp(at: instant))
+    }
+
+    /// Starts the machine: with the first attempt `run` already made, or
+    /// with admission when there is none (and nothing at all when the
+    /// caller already cancelled).
+    @inlinable @inline(never)
+    func begin<Value: Sendable, G: RandomNumberGenerator>(
+        _ machine: inout RequestStateMachine,
+        first: FirstAttempt<Value>?,
+        start: C.Instant,
+        now: inout C.Instant,
+        lastValue: inout Value?,
+        request: RetryRequest,
+        using generator: inout G,
+        judge: (Value) -> AttemptOutcome
+    ) throws(RetryFailure) -> RequestStateMachine.Action {
+        guard let first else {
+            // No attempt starts after cancellation.
+            if Task.isCancelled { throw cancellation(&machine, request: request, start: start) }
+            let action = machine.start(at: time(start, since: start))
+            if !setup.isUnobserved, let transition = machine.breakerTransition {
+                reportBreaker(transition, request: request)
+            }
+            return action
+        }
+        let started = machine.startAdmitted(at: time(start, since: start))
+        guard case .startAttempt = started else { return started }
+        now = first.end
+        return try attemptFinished(
+            first.result, number: nil, machine: &machine, end: first.end, start: start, lastValue: &lastValue,
+            request: request, using: &generator, judge: judge)
+    }
+
+    /// Judges an attempt's result, tells the machine, and reports the
+    /// attempt to the observer and telemetry.
+    ///
+    /// A value that arrived is kept even if the caller cancelled just
+    /// after: the work is done. A failure under cancellation is the
+    /// cancellation, whatever the operation threw.
+    @inlinable @inline(never)
+    func attemptFinished<Value: Sendable, G: RandomNumberGenerator>(
+        _ result: AttemptResult<Value>,
+        number: Int?,
+        machine: inout RequestStateMachine,
+        end: C.Instant,
+        start: C.Instant,
+        lastValue: inout Value?,
+        request: RetryRequest,
+        using generator: inout G,
+        judge: (Value) -> AttemptOutcome,
+        reportsRecord: Bool = true
+    ) throws(RetryFailure) -> RequestStateMachine.Action {
+        if case .value = result {} else if Task.isCancelled {
+            throw cancellation(&machine, request: request, start: start)
+        }
+        let time = time(end, since: start)
+        // The machine's attempt in progress, or the hedged copy `number`.
+        let number = number ?? machine.attempt
+        let action: RequestStateMachine.Action
+        switch result {
+        case .value(let returned):
+            lastValue = returned
+            action = machine.attemptFinished(number, judge(returned), at: time, producedValue: true, using: &generator)
+        case .failure(let error):
+            lastValue = nil
+            action = machine.attemptFinished(
+                number, classifier.outcome(for: error), at: time, producedValue: false, thrown: error, using: &generator)
+        case .timedOut:
+            lastValue = nil
+            action = machine.attemptFinished(number, .transport(.timeout), at: time, producedValue: false, using: &generator)
+        }
+        guard reportsRecord else { return action }
+        if !setup.isUnobserved, let record = machine.history.last {
+            observer?(.attemptFinished(record))
+            telemetry?.attemptFinished(record, policy: decider.policy.name, endpoint: request.endpoint)
+            if let transition = machine.breakerTransition { reportBreaker(transition, request: request) }
+        }
+        return action
+    }
+
+    /// Tells the machine a wait ended at `now`.
+    @inlinable @inline(never)
+    func waitFinished(
+        _ machine: inout RequestStateMachine, at now: C.Instant, start: C.Instant, request: RetryRequest
+    )
+        -> RequestStateMachine.Action
+    {
+        let action = machine.waitFinished(at: time(now, since: start))
+        if let transition = machine.breakerTransition { reportBreaker(transition, request: request) }
+        return action
+    }
+
+    /// Tells the machine a credential refresh ended at `now`.
+    @inlinable @inline(never)
+    func credentialRefreshFinished(
+        _ machine: inout RequestStateMachine, at now: C.Instant, start: C.Instant, failure: (any Error)?,
+        request: RetryRequest
+    ) -> RequestStateMachine.Action {
+        let action = machine.credentialRefreshFinished(at: time(now, since: start), failure: failure)
+        if let transition = machine.breakerTransition { reportBreaker(transition, request: request) }
+        return action
+    }
+
+    /// The failure the machine decided, carrying the last value returned.
+    @inlinable @inline(never)
+    func fail<Value: Sendable>(_ failure: RetryFailure, lastValue: Value?, request: RetryRequest, start: C.Instant)
+        -> RetryFailure
+    {
+        var failure = failure
+        failure.lastResponse = lastValue
+        return finish(failure, request, start)
+    }
+
+    /// The failure for a request cancelled before, during or between
+    /// attempts, reported like every other.
+    @inlinable @inline(never)
+    func cancellation(_ machine: inout RequestStateMachine, request: RetryRequest, start: C.Instant) -> RetryFailure {
+        finish(machine.cancelled(at: time(clock.now, since: start)), request, start)
+    }
+
+    /// Reports the failure to the observer and telemetry, and returns it
+    /// for throwing.
+    @inlinable @inline(never)
+    func finish(_ failure: RetryFailure, _ request: RetryRequest, _ start: C.Instant) -> RetryFailure {
+        if !setup.isUnobserved {
+            let elapsed = start.duration(to: clock.now)
+            observer?(.failed(error: failure.error, reason: failure.reason, attempts: failure.attempts.count, elapsed: elapsed))
+            telemetry?.requestFailed(failure, elapsed: elapsed, policy: decider.policy.name, endpoint: request.endpoint)
+        }
+        return failure
+    }
+
+    /// Sleeps out a wait the machine asked for, from `now`, and tells the
+    /// machine it ended; cancellation while waiting ends the request.
+    @inlinable @inline(__always)
+    func waitOut(
+        _ delay: Duration, reason: WaitReason, machine: inout RequestStateMachine, now: inout C.Instant, start: C.Instant,
+        request: RetryRequest
+    ) async throws(RetryFailure) -> RequestStateMachine.Action {
+        if !setup.isUnobserved { reportWaiting(delay, reason: reason, request: request) }
+        do {
+            try await clock.sleep(until: now.advanced(by: delay), tolerance: nil)
+        } catch {
+            throw cancellation(&machine, request: request, start: start)
+        }
+        now = clock.now
+        return waitFinished(&machine, at: now, start: start, request: request)
+    }
+
+    /// Refreshes credentials as the machine asked and tells it how that
+    /// went; cancellation during the refresh ends the request.
+    @inlinable @inline(__always)
+    func refreshCredentials(
+        machine: inout RequestStateMachine, now: inout C.Instant, start: C.Instant, request: RetryRequest
+    ) async throws(RetryFailure) -> RequestStateMachine.Action {
+        var failure: (any Error)?
+        if let refresh = self.refreshCredentials {
+            if observer != nil { reportRefreshingCredentials() }
+            do {
+                try await refresh()
+            } catch {
+                if Task.isCancelled { throw cancellation(&machine, request: request, start: start) }
+                failure = error
+            }
+        }
+        now = clock.now
+        return credentialRefreshFinished(&machine, at: now, start: start, failure: failure, request: request)
+    }
+
+    /// The request succeeded with `value`, the last attempt's. The machine
+    /// succeeds only on an attempt that produced a value; were that ever
+    /// not so, the request fails with an internal error rather than
+    /// returning nothing.
+    @inlinable @inline(never)
+    func succeed<Value: Sendable>(
+        _ value: Value?, attempts: Int, request: RetryRequest, start: C.Instant, now: C.Instant
+    ) throws(RetryFailure) -> Value {
+        guard let value else {
+            var error = SDKError(kind: .internalError)
+            error.detail = "the request succeeded without a value"
+            throw finish(RetryFailure(error: error, reason: .notRetryable, attempts: []), request, start)
+        }
+        if !setup.isUnobserved { reportSuccess(attempts: attempts, request: request, elapsed: start.duration(to: now)) }
+        return value
+    }
+}
