@@ -3,7 +3,10 @@ import PackageDescription
 
 let package = Package(
     name: "swift-retry-policy",
-    platforms: [.macOS(.v15), .iOS(.v18)],
+    // The floor of `Clock` and `Duration`. Nothing in the libraries needs a newer
+    // OS (scripts/check-platform-apis keeps Synchronization and the other
+    // iOS 17+/18+ APIs out of them).
+    platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9), .visionOS(.v1)],
     products: [
         .library(name: "RetryPolicyCore", targets: ["RetryPolicyCore"]),
         .library(name: "RetryPolicyYAML", targets: ["RetryPolicyYAML"]),
@@ -37,7 +40,9 @@ let package = Package(
     ],
     targets: [
         // The pure engine: model, decider, backoff, taxonomy. No I/O, no Foundation.
-        .target(name: "RetryPolicyCore"),
+        // The compiler's atomic instructions (`import Builtin`, as swift-atomics
+        // does) keep the budget and cooldown lock-free without Synchronization.
+        .target(name: "RetryPolicyCore", swiftSettings: [.enableExperimentalFeature("BuiltinModule")]),
 
         // libyaml, found through pkg-config.
         .systemLibrary(
@@ -222,7 +227,7 @@ let package = Package(
             ]
         ),
         // Starts a throwaway PostgreSQL for the integration tests.
-        .target(name: "PostgresTestServer", path: "Tests/PostgresTestServer"),
+        .target(name: "PostgresTestServer", dependencies: ["RetryPolicyCore"], path: "Tests/PostgresTestServer"),
         .testTarget(
             name: "RetryPolicyPostgresTests",
             dependencies: [

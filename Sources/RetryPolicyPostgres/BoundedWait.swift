@@ -1,6 +1,6 @@
 import Dispatch
 import NIOCore
-import Synchronization
+import RetryPolicyCore
 
 /// Waits on the calling thread, at most `timeout`, for `future`.
 ///
@@ -56,9 +56,9 @@ extension Duration {
 
 /// A value behind a lock that closures can share.
 final class LockedBox<Value: Sendable>: Sendable {
-    private let mutex: Mutex<Value>
+    private let mutex: LockedValue<Value>
 
-    init(_ value: Value) { mutex = Mutex(value) }
+    init(_ value: Value) { mutex = LockedValue(value) }
 
     var value: Value { mutex.withLock { $0 } }
 

@@ -179,10 +179,9 @@ struct DocumentationExamples {
 
 /// A thread-safe call counter.
 final class Counter: Sendable {
-    private let storage = Mutex(0)
+    private let storage = LockedValue(0)
     /// Returns the new count.
     @discardableResult func increment() -> Int { storage.withLock { $0 += 1; return $0 } }
     var value: Int { storage.withLock { $0 } }
 }
 
-import Synchronization

@@ -4,7 +4,6 @@ import PostgresNIO
 import PostgresTestServer
 import RetryPolicyCore
 import RetryPolicyPostgres
-import Synchronization
 import Testing
 
 /// A fresh database on the shared test server, so tests running in
@@ -310,7 +309,7 @@ struct PostgresStoreTests {
 }
 
 final class Granted: Sendable {
-    let count = Atomic<Int>(0)
+    let count = AtomicInt64(0)
 }
 
 /// Restarts need a server of their own.

@@ -1,6 +1,5 @@
 import RetryPolicyCore
 import RetryPolicyExecutor
-import Synchronization
 
 /// Wraps a typed-throwing executor call in a `Result`.
 func capture<T>(_ body: () async throws(RetryFailure) -> T) async -> Result<T, RetryFailure> {
@@ -13,7 +12,7 @@ extension Result where Failure == RetryFailure {
 
 /// Collects observer events.
 final class EventLog: Sendable {
-    private let storage = Mutex<[RetryEvent]>([])
+    private let storage = LockedValue<[RetryEvent]>([])
     var events: [RetryEvent] { storage.withLock { $0 } }
     var observer: RetryObserver { { event in self.storage.withLock { $0.append(event) } } }
     var waits: [Duration] { events.compactMap { if case .waiting(let d, _) = $0 { d } else { nil } } }
