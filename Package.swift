@@ -23,6 +23,22 @@ let package = Package(
         // BoringSSL and PostgresNIO.
         .executable(name: "retry-policy-request", targets: ["RetryPolicyRequestCLI"]),
     ],
+    // The server integrations, each behind a trait that is on by default. A
+    // dependent that turns them off (`traits: []`) resolves none of SwiftNIO,
+    // AsyncHTTPClient, swift-nio-ssl, BoringSSL, swift-crypto or PostgresNIO:
+    // every target dependency on those packages names its trait below, and
+    // the products that need them build empty without it.
+    traits: [
+        .trait(
+            name: "AsyncHTTPClient",
+            description: "RetryPolicyAsyncHTTPClient: the executor around AsyncHTTPClient (SwiftNIO, swift-nio-ssl)."
+        ),
+        .trait(
+            name: "Postgres",
+            description: "RetryPolicyPostgres: budgets, cooldowns and breakers shared through PostgreSQL (PostgresNIO)."
+        ),
+        .default(enabledTraits: ["AsyncHTTPClient", "Postgres"]),
+    ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
@@ -90,11 +106,11 @@ let package = Package(
             dependencies: [
                 "RetryPolicyCore",
                 "RetryPolicyExecutor",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(traits: ["AsyncHTTPClient"])),
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["AsyncHTTPClient"])),
+                .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["AsyncHTTPClient"])),
+                .product(name: "NIOHTTP1", package: "swift-nio", condition: .when(traits: ["AsyncHTTPClient"])),
+                .product(name: "NIOSSL", package: "swift-nio-ssl", condition: .when(traits: ["AsyncHTTPClient"])),
             ]
         ),
         .target(name: "RetryPolicyURLSession", dependencies: ["RetryPolicyCore", "RetryPolicyExecutor"]),
@@ -104,11 +120,11 @@ let package = Package(
             name: "RetryPolicyPostgres",
             dependencies: [
                 "RetryPolicyCore",
-                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["Postgres"])),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["Postgres"])),
+                .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["Postgres"])),
             ]
         ),
 
@@ -150,9 +166,9 @@ let package = Package(
                 "RetryPolicyPostgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(traits: ["AsyncHTTPClient"])),
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["AsyncHTTPClient"])),
+                .product(name: "NIOHTTP1", package: "swift-nio", condition: .when(traits: ["AsyncHTTPClient"])),
             ]
         ),
 
@@ -219,11 +235,11 @@ let package = Package(
                 "RetryPolicyAsyncHTTPClient",
                 "RetryPolicyURLSession",
                 "PostgresTestServer",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(traits: ["AsyncHTTPClient"])),
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["AsyncHTTPClient"])),
+                .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["AsyncHTTPClient"])),
+                .product(name: "NIOHTTP1", package: "swift-nio", condition: .when(traits: ["AsyncHTTPClient"])),
+                .product(name: "NIOSSL", package: "swift-nio-ssl", condition: .when(traits: ["AsyncHTTPClient"])),
             ]
         ),
         // Starts a throwaway PostgreSQL for the integration tests.
@@ -234,7 +250,7 @@ let package = Package(
                 "RetryPolicyCore",
                 "RetryPolicyPostgres",
                 "PostgresTestServer",
-                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["Postgres"])),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]

@@ -1,3 +1,4 @@
+#if Postgres  // the trait; without it this module is empty
 import Dispatch
 import NIOCore
 import RetryPolicyCore
@@ -66,3 +67,4 @@ final class LockedBox<Value: Sendable>: Sendable {
         mutex.withLock { body(&$0) }
     }
 }
+#endif

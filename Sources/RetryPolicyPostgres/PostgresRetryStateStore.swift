@@ -1,3 +1,4 @@
+#if Postgres  // the trait; without it this module is empty
 import Logging
 import Metrics
 import NIOCore
@@ -784,3 +785,4 @@ final class Counters: Sendable {
 
     func nextConnectionID() -> Int { Int(truncatingIfNeeded: connectionIDs.add(1, ordering: .relaxed).newValue) }
 }
+#endif

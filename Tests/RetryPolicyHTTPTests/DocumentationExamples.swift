@@ -1,3 +1,4 @@
+#if AsyncHTTPClient  // the trait; these tests need SwiftNIO and AsyncHTTPClient
 import AsyncHTTPClient
 import Foundation
 #if canImport(FoundationNetworking)
@@ -185,3 +186,4 @@ final class Counter: Sendable {
     var value: Int { storage.withLock { $0 } }
 }
 
+#endif

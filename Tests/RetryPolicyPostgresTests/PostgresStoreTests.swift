@@ -1,3 +1,4 @@
+#if Postgres  // the trait; these tests need PostgresNIO
 import Foundation
 import Logging
 import PostgresNIO
@@ -361,3 +362,4 @@ struct PostgresRestartTests {
         for store in [a, b] { await store.shutdown() }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Postgres  // the trait; these tests need PostgresNIO
 import Foundation
 import PostgresTestServer
 import PropertyBased
@@ -408,3 +409,4 @@ struct SharedBreakerRestartTests {
         for store in [a, b] { await store.shutdown() }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if AsyncHTTPClient  // the trait; these tests need SwiftNIO and AsyncHTTPClient
 import RetryPolicyCore
 import RetryPolicyExecutor
 
@@ -61,3 +62,4 @@ func imfFixdate(_ timestamp: Timestamp) -> String {
     func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
     return "\(weekday), \(two(day)) \(months[month - 1]) \(year) \(two(secondOfDay / 3600)):\(two(secondOfDay / 60 % 60)):\(two(secondOfDay % 60)) GMT"
 }
+#endif

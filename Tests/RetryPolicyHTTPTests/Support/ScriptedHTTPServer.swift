@@ -1,3 +1,4 @@
+#if AsyncHTTPClient  // the trait; these tests need SwiftNIO and AsyncHTTPClient
 import NIOCore
 import PostgresTestServer
 import NIOHTTP1
@@ -183,3 +184,4 @@ private final class ScriptHandler: ChannelInboundHandler {
         }
     }
 }
+#endif
