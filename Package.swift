@@ -3,7 +3,10 @@ import PackageDescription
 
 let package = Package(
     name: "swift-retry-policy",
-    platforms: [.macOS(.v15), .iOS(.v18)],
+    // The floor of `Clock` and `Duration`. Nothing in the libraries needs a newer
+    // OS (scripts/check-platform-apis keeps Synchronization and the other
+    // iOS 17+/18+ APIs out of them).
+    platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9), .visionOS(.v1)],
     products: [
         .library(name: "RetryPolicyCore", targets: ["RetryPolicyCore"]),
         .library(name: "RetryPolicyYAML", targets: ["RetryPolicyYAML"]),
@@ -19,6 +22,22 @@ let package = Package(
         // live here, so that the lint commands build without NIO, AsyncHTTPClient,
         // BoringSSL and PostgresNIO.
         .executable(name: "retry-policy-request", targets: ["RetryPolicyRequestCLI"]),
+    ],
+    // The server integrations, each behind a trait that is on by default. A
+    // dependent that turns them off (`traits: []`) resolves none of SwiftNIO,
+    // AsyncHTTPClient, swift-nio-ssl, BoringSSL, swift-crypto or PostgresNIO:
+    // every target dependency on those packages names its trait below, and
+    // the products that need them build empty without it.
+    traits: [
+        .trait(
+            name: "AsyncHTTPClient",
+            description: "RetryPolicyAsyncHTTPClient: the executor around AsyncHTTPClient (SwiftNIO, swift-nio-ssl)."
+        ),
+        .trait(
+            name: "Postgres",
+            description: "RetryPolicyPostgres: budgets, cooldowns and breakers shared through PostgreSQL (PostgresNIO)."
+        ),
+        .default(enabledTraits: ["AsyncHTTPClient", "Postgres"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
@@ -37,7 +56,9 @@ let package = Package(
     ],
     targets: [
         // The pure engine: model, decider, backoff, taxonomy. No I/O, no Foundation.
-        .target(name: "RetryPolicyCore"),
+        // The compiler's atomic instructions (`import Builtin`, as swift-atomics
+        // does) keep the budget and cooldown lock-free without Synchronization.
+        .target(name: "RetryPolicyCore", swiftSettings: [.enableExperimentalFeature("BuiltinModule")]),
 
         // libyaml, found through pkg-config.
         .systemLibrary(
@@ -85,11 +106,11 @@ let package = Package(
             dependencies: [
                 "RetryPolicyCore",
                 "RetryPolicyExecutor",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(traits: ["AsyncHTTPClient"])),
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["AsyncHTTPClient"])),
+                .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["AsyncHTTPClient"])),
+                .product(name: "NIOHTTP1", package: "swift-nio", condition: .when(traits: ["AsyncHTTPClient"])),
+                .product(name: "NIOSSL", package: "swift-nio-ssl", condition: .when(traits: ["AsyncHTTPClient"])),
             ]
         ),
         .target(name: "RetryPolicyURLSession", dependencies: ["RetryPolicyCore", "RetryPolicyExecutor"]),
@@ -99,11 +120,11 @@ let package = Package(
             name: "RetryPolicyPostgres",
             dependencies: [
                 "RetryPolicyCore",
-                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["Postgres"])),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["Postgres"])),
+                .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["Postgres"])),
             ]
         ),
 
@@ -145,9 +166,9 @@ let package = Package(
                 "RetryPolicyPostgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(traits: ["AsyncHTTPClient"])),
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["AsyncHTTPClient"])),
+                .product(name: "NIOHTTP1", package: "swift-nio", condition: .when(traits: ["AsyncHTTPClient"])),
             ]
         ),
 
@@ -214,22 +235,22 @@ let package = Package(
                 "RetryPolicyAsyncHTTPClient",
                 "RetryPolicyURLSession",
                 "PostgresTestServer",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(traits: ["AsyncHTTPClient"])),
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["AsyncHTTPClient"])),
+                .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["AsyncHTTPClient"])),
+                .product(name: "NIOHTTP1", package: "swift-nio", condition: .when(traits: ["AsyncHTTPClient"])),
+                .product(name: "NIOSSL", package: "swift-nio-ssl", condition: .when(traits: ["AsyncHTTPClient"])),
             ]
         ),
         // Starts a throwaway PostgreSQL for the integration tests.
-        .target(name: "PostgresTestServer", path: "Tests/PostgresTestServer"),
+        .target(name: "PostgresTestServer", dependencies: ["RetryPolicyCore"], path: "Tests/PostgresTestServer"),
         .testTarget(
             name: "RetryPolicyPostgresTests",
             dependencies: [
                 "RetryPolicyCore",
                 "RetryPolicyPostgres",
                 "PostgresTestServer",
-                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["Postgres"])),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]

@@ -1,3 +1,4 @@
+#if AsyncHTTPClient  // the trait; without it this module is empty
 import AsyncHTTPClient
 import NIOCore
 import NIOHTTP1
@@ -190,3 +191,4 @@ enum AsyncHTTPClientErrorMapping {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if AsyncHTTPClient  // the trait; without it this module is empty
 import AsyncHTTPClient
 import NIOCore
 import NIOHTTP1
@@ -119,3 +120,4 @@ extension RetryingHTTPClient where C == ContinuousClock {
             executor: RetryExecutor(decider: RetryDecider(policy: policy), observer: observer, telemetry: telemetry))
     }
 }
+#endif

@@ -1,5 +1,3 @@
-import Synchronization
-
 /// The numbers of a circuit breaker: when calls under a policy fail often
 /// enough, stop sending them for a while, then let a few probes through to
 /// see whether the server has recovered.
@@ -455,13 +453,13 @@ public final class CircuitBreaker: Sendable {
     public let configuration: CircuitBreakerConfiguration
     public let key: String?
     public let store: (any RetryStateStore)?
-    private let machine: Mutex<CircuitBreakerStateMachine>
+    private let machine: LockedValue<CircuitBreakerStateMachine>
 
     public init(configuration: CircuitBreakerConfiguration) {
         self.configuration = configuration
         key = nil
         store = nil
-        machine = Mutex(CircuitBreakerStateMachine(configuration: configuration))
+        machine = LockedValue(CircuitBreakerStateMachine(configuration: configuration))
     }
 
     /// A breaker shared through `store` under `key`.
@@ -469,7 +467,7 @@ public final class CircuitBreaker: Sendable {
         self.configuration = configuration
         self.key = key
         self.store = store
-        machine = Mutex(CircuitBreakerStateMachine(configuration: configuration))
+        machine = LockedValue(CircuitBreakerStateMachine(configuration: configuration))
     }
 
     public var state: CircuitBreakerStateMachine.State { machine.withLock { $0.state } }

@@ -1,5 +1,3 @@
-import Synchronization
-
 /// A server-directed pause shared by every request under a policy.
 ///
 /// When a 429 or 503 carries `Retry-After`, the server has said "not before
@@ -16,10 +14,10 @@ public final class CooldownGate: Sendable {
         var error: SDKError?
     }
 
-    private let state = Mutex(State(until: Timestamp(nanosecondsSince1970: .min), error: nil))
+    private let state = LockedValue(State(until: Timestamp(nanosecondsSince1970: .min), error: nil))
     /// The same deadline as `state.until`, readable without the lock so the
     /// common "no cooldown" admission costs one atomic load.
-    private let untilNanoseconds = Atomic<Int64>(.min)
+    private let untilNanoseconds = AtomicInt64(.min)
 
     /// The key the cooldown is shared under, when it has a store.
     public let key: String?

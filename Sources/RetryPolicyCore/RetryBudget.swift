@@ -1,5 +1,3 @@
-import Synchronization
-
 /// The numbers of a retry budget: a token bucket shared by every request
 /// under one policy.
 ///
@@ -143,13 +141,13 @@ public final class RetryBudget: Sendable {
     public let key: String?
     /// Where the bucket is shared; `nil` keeps it in this process.
     public let store: (any RetryStateStore)?
-    private let tokens: Atomic<Int>
+    private let tokens: AtomicInt64
 
     public init(configuration: RetryBudgetConfiguration) {
         self.configuration = configuration
         self.key = nil
         self.store = nil
-        self.tokens = Atomic(Swift.max(configuration.capacity, 0))
+        self.tokens = AtomicInt64(Int64(Swift.max(configuration.capacity, 0)))
     }
 
     /// A bucket shared through `store` under `key`.
@@ -157,11 +155,11 @@ public final class RetryBudget: Sendable {
         self.configuration = configuration
         self.key = key
         self.store = store
-        self.tokens = Atomic(Swift.max(configuration.capacity, 0))
+        self.tokens = AtomicInt64(Int64(Swift.max(configuration.capacity, 0)))
     }
 
     /// Tokens left now (with a store: as last seen by this process).
-    public var available: Int { tokens.load(ordering: .relaxed) }
+    public var available: Int { Int(truncatingIfNeeded: tokens.load(ordering: .relaxed)) }
 
     /// Takes `cost` tokens if that many are left. Never goes negative.
     public func withdraw(_ cost: Int) -> Bool {
@@ -188,6 +186,7 @@ public final class RetryBudget: Sendable {
     /// Takes `cost` tokens from this process's bucket only.
     public func withdrawLocally(_ cost: Int) -> Bool {
         if cost <= 0 { return true }
+        let cost = Int64(cost)
         var current = tokens.load(ordering: .relaxed)
         while true {
             if current < cost { return false }
@@ -202,12 +201,13 @@ public final class RetryBudget: Sendable {
     /// only; returns the tokens left. Never goes negative.
     public func drainLocally(_ cost: Int) -> Int {
         if cost <= 0 { return available }
+        let cost = Int64(cost)
         var current = tokens.load(ordering: .relaxed)
         while true {
             let desired = Swift.max(current - cost, 0)
             let (exchanged, original) = tokens.compareExchange(
                 expected: current, desired: desired, ordering: .acquiringAndReleasing)
-            if exchanged { return desired }
+            if exchanged { return Int(truncatingIfNeeded: desired) }
             current = original
         }
     }
@@ -215,9 +215,11 @@ public final class RetryBudget: Sendable {
     /// Returns `amount` tokens to this process's bucket only.
     public func depositLocally(_ amount: Int) {
         if amount <= 0 { return }
+        let amount = Int64(amount)
+        let capacity = Int64(configuration.capacity)
         var current = tokens.load(ordering: .relaxed)
         while true {
-            let desired = Swift.min(configuration.capacity, current &+ amount)
+            let desired = Swift.min(capacity, current &+ amount)
             if desired == current { return }
             let (exchanged, original) = tokens.compareExchange(
                 expected: current, desired: desired, ordering: .acquiringAndReleasing)
@@ -229,6 +231,6 @@ public final class RetryBudget: Sendable {
     /// Sets this process's view to `available` tokens (clamped to
     /// `0...capacity`): what a store does when it learns the shared value.
     public func synchronize(available: Int) {
-        tokens.store(Swift.min(Swift.max(available, 0), Swift.max(configuration.capacity, 0)), ordering: .relaxed)
+        tokens.store(Int64(Swift.min(Swift.max(available, 0), Swift.max(configuration.capacity, 0))), ordering: .relaxed)
     }
 }

@@ -1,6 +1,5 @@
 import RetryPolicyCore
 import RetryPolicyYAML
-import Synchronization
 
 /// What the files of one lint run share: every file named by others (an
 /// extended base, a parity partner, a stack layer) is parsed and decoded
@@ -23,9 +22,9 @@ final class LintRunCache: Sendable {
         var comparison: PolicyComparison
     }
 
-    private let comparisons = Mutex<[Pair: Compared]>([:])
+    private let comparisons = LockedValue<[Pair: Compared]>([:])
     /// How many comparisons were computed rather than reused.
-    let comparisonsMade = Mutex(0)
+    let comparisonsMade = LockedValue(0)
 
     /// `PolicyDiff.compare(policy, partner)`, or the comparison of the same
     /// two files made from the other side, mirrored. A stored comparison

@@ -1,6 +1,7 @@
+#if Postgres  // the trait; without it this module is empty
 import Dispatch
 import NIOCore
-import Synchronization
+import RetryPolicyCore
 
 /// Waits on the calling thread, at most `timeout`, for `future`.
 ///
@@ -56,9 +57,9 @@ extension Duration {
 
 /// A value behind a lock that closures can share.
 final class LockedBox<Value: Sendable>: Sendable {
-    private let mutex: Mutex<Value>
+    private let mutex: LockedValue<Value>
 
-    init(_ value: Value) { mutex = Mutex(value) }
+    init(_ value: Value) { mutex = LockedValue(value) }
 
     var value: Value { mutex.withLock { $0 } }
 
@@ -66,3 +67,4 @@ final class LockedBox<Value: Sendable>: Sendable {
         mutex.withLock { body(&$0) }
     }
 }
+#endif

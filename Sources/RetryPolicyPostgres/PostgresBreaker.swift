@@ -1,3 +1,4 @@
+#if Postgres  // the trait; without it this module is empty
 import Foundation
 import Logging
 import NIOCore
@@ -367,3 +368,4 @@ extension PostgresRetryStateStore {
         return Timestamp(nanosecondsSince1970: Int64(spec.tv_sec) * 1_000_000_000 + Int64(spec.tv_nsec))
     }
 }
+#endif

@@ -1,10 +1,10 @@
+#if Postgres  // the trait; without it this module is empty
 import Logging
 import Metrics
 import NIOCore
 import NIOPosix
 import PostgresNIO
 import RetryPolicyCore
-import Synchronization
 
 /// A `RetryStateStore` that shares retry budgets and cooldowns through
 /// PostgreSQL, so that every process using the same database and key (a
@@ -109,7 +109,7 @@ public final class PostgresRetryStateStore: RetryStateStore {
         var value: Value
     }
 
-    let state = Mutex(State())
+    let state = LockedValue(State())
     let counters = Counters()
     private let eventLoopGroup: any EventLoopGroup
     let fallbackCounter: Counter
@@ -774,8 +774,8 @@ public final class PostgresRetryStateStore: RetryStateStore {
 
 /// The counters behind ``PostgresRetryStateStore/statistics``.
 final class Counters: Sendable {
-    private let values = Mutex(PostgresRetryStateStore.Statistics())
-    private let connectionIDs = Atomic<Int>(0)
+    private let values = LockedValue(PostgresRetryStateStore.Statistics())
+    private let connectionIDs = AtomicInt64(0)
 
     func add(_ field: WritableKeyPath<PostgresRetryStateStore.Statistics, Int>) {
         values.withLock { $0[keyPath: field] += 1 }
@@ -783,5 +783,6 @@ final class Counters: Sendable {
 
     var snapshot: PostgresRetryStateStore.Statistics { values.withLock { $0 } }
 
-    func nextConnectionID() -> Int { connectionIDs.add(1, ordering: .relaxed).newValue }
+    func nextConnectionID() -> Int { Int(truncatingIfNeeded: connectionIDs.add(1, ordering: .relaxed).newValue) }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Postgres  // the trait; without it this module is empty
 import Foundation
 
 /// How a ``PostgresRetryStateStore`` reaches its database and behaves when
@@ -131,3 +132,4 @@ public enum PostgresStateError: Error, Sendable, Equatable, CustomStringConverti
         }
     }
 }
+#endif

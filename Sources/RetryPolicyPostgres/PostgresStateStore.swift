@@ -1,2 +1,4 @@
+#if Postgres  // the trait; without it this module is empty
 import RetryPolicyCore
 import PostgresNIO
+#endif

@@ -1,3 +1,4 @@
+#if AsyncHTTPClient && Postgres  // the traits; without them RequestTool says how to build this tool
 import AsyncHTTPClient
 import NIOCore
 import NIOHTTP1
@@ -103,3 +104,4 @@ extension RetryingHTTPClient where C == ContinuousClock {
         return try result.get()
     }
 }
+#endif

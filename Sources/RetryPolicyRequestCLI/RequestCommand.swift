@@ -1,3 +1,4 @@
+#if AsyncHTTPClient && Postgres  // the traits; without them RequestTool says how to build this tool
 import ArgumentParser
 import Foundation
 import Logging
@@ -149,3 +150,4 @@ struct RequestCommand: AsyncParsableCommand {
         return Array(contents)
     }
 }
+#endif

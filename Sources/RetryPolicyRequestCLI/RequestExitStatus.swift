@@ -1,3 +1,4 @@
+#if AsyncHTTPClient && Postgres  // the traits; without them RequestTool says how to build this tool
 import RetryPolicyCommandSupport
 import RetryPolicyCore
 
@@ -53,3 +54,4 @@ enum RequestExitStatus {
         SDKError.Kind.standard.map { ($0, code(for: $0)) }
     }
 }
+#endif

@@ -3,7 +3,7 @@
 #if canImport(Glibc)
 import Glibc
 import Logging
-import Synchronization
+import RetryPolicyCore
 
 /// Watches one directory with Linux inotify.
 ///
@@ -57,7 +57,7 @@ final class InotifyDirectoryWatcher: DirectoryWatcher {
     private let wakeWrite: Int32
     private let logger: Logger
     private let notify: @Sendable () -> Void
-    private let state = Mutex(State())
+    private let state = LockedValue(State())
 
     init(directory: String, logger: Logger, notify: @escaping @Sendable () -> Void) throws(DirectoryWatchError) {
         let inotify = inotify_init1(Int32(IN_NONBLOCK) | Int32(IN_CLOEXEC))

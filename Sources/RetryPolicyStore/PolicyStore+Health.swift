@@ -1,5 +1,5 @@
 import Metrics
-import Synchronization
+import RetryPolicyCore
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials

@@ -1,5 +1,5 @@
 import Logging
-import Synchronization
+import RetryPolicyCore
 
 extension PolicyStore {
     /// How the store notices that files changed.
@@ -288,7 +288,7 @@ extension PolicyStore {
 /// The one pending removal check of a watch: a task that signals the watch
 /// a quiet period after a reload left files absent but in service.
 final class RemovalConfirmations: Sendable {
-    private let scheduled = Mutex<Task<Void, Never>?>(nil)
+    private let scheduled = LockedValue<Task<Void, Never>?>(nil)
     private let start: @Sendable (Int) -> Task<Void, Never>
 
     init<C: Clock>(

@@ -3,7 +3,6 @@ import Logging
 import Metrics
 import RetryPolicyCore
 import RetryPolicyYAML
-import Synchronization
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -133,13 +132,13 @@ public final class PolicyStore: Sendable {
     /// without locking, a reload replaces it whole.
     private let current: ManagedAtomic<SnapshotReference>
     /// Serialises reloads; readers never touch it.
-    private let reloading = Mutex(ReloadState())
+    private let reloading = LockedValue(ReloadState())
     /// Subscribers of ``events()``.
-    private let subscribers = Mutex(Subscribers())
+    private let subscribers = LockedValue(Subscribers())
     /// What ``watchMode`` returns.
-    let currentWatchMode = Mutex(WatchMode.notWatching)
+    let currentWatchMode = LockedValue(WatchMode.notWatching)
     /// What ``health`` reports besides the snapshot; never held during I/O.
-    let healthState = Mutex(HealthState())
+    let healthState = LockedValue(HealthState())
     /// `nil` when no metrics backend is bootstrapped or given.
     let gauges: StoreGauges?
 

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import RetryPolicyCore
 
 #if canImport(Glibc)
 import Glibc
@@ -64,7 +64,7 @@ public final class PostgresTestServer: Sendable {
     public let port: Int
     public let dataDirectory: String
     private let binaries: Binaries
-    private let running = Mutex(false)
+    private let running = LockedValue(false)
 
     /// `postgres://fleet@127.0.0.1:PORT/postgres`
     public var url: String { "postgres://\(Self.databaseUser)@127.0.0.1:\(port)/postgres" }
@@ -87,7 +87,7 @@ public final class PostgresTestServer: Sendable {
         }
     }
 
-    private static let sharedServer = Mutex<PostgresTestServer?>(nil)
+    private static let sharedServer = LockedValue<PostgresTestServer?>(nil)
 
     private static func stopShared() {
         let server = sharedServer.withLock { server in
@@ -97,7 +97,7 @@ public final class PostgresTestServer: Sendable {
         server?.stop()
     }
 
-    private static let template = Mutex<String?>(nil)
+    private static let template = LockedValue<String?>(nil)
 
     /// Servers and directories left by test processes that died without
     /// cleaning up (a crash skips `atexit`).
@@ -268,7 +268,7 @@ public final class PostgresTestServer: Sendable {
     }
 
     /// Sockets that keep refused ports taken until the process ends.
-    private static let refusedPortSockets = Mutex<[Int32]>([])
+    private static let refusedPortSockets = LockedValue<[Int32]>([])
 
     /// A loopback port that refuses connections for the rest of the test
     /// process: a socket is bound to it and never listens, so a connection

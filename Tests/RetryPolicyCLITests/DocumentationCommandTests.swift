@@ -1,9 +1,10 @@
 import Foundation
 import Testing
 
-/// Every `$ retry-policy ...` command shown in the README and the docs runs
-/// here, from the package root, and must print exactly what the docs show
-/// (and end with the `[exit status N]` they show, 0 when none is shown).
+/// Every `$ retry-policy ...` (or `$ swift run retry-policy ...`) command
+/// shown in the README and the docs runs here, from the package root, and
+/// must print exactly what the docs show (and end with the
+/// `[exit status N]` they show, 0 when none is shown).
 ///
 /// `request` examples need a server and are run by `RequestCommandTests`;
 /// a command with a trailing `# comment` is an illustration of a situation
@@ -46,7 +47,10 @@ struct DocumentationCommandTests {
                 status = Int32(last.dropFirst("[exit status ".count).dropLast()) ?? -1
                 lines.removeLast()
             }
-            let command = open.command
+            var command = open.command
+            // `swift run retry-policy ARGS` prints what `retry-policy ARGS`
+            // prints (SwiftPM's build progress goes to standard error first).
+            if command.hasPrefix("swift run retry-policy ") { command.removeFirst("swift run ".count) }
             let runnable = command.hasPrefix("retry-policy ") && !command.hasPrefix("retry-policy request ") && !command.contains("#")
             if runnable {
                 examples.append(Example(

@@ -1,5 +1,4 @@
 import RetryPolicyCore
-import Synchronization
 import Testing
 
 /// A store that shares one bucket and records what it is asked, standing in
@@ -13,13 +12,13 @@ final class RecordingStateStore: RetryStateStore {
         var keys: Set<String> = []
     }
 
-    let shared: Mutex<Int>
-    let calls = Mutex(Calls())
+    let shared: LockedValue<Int>
+    let calls = LockedValue(Calls())
     /// Gates that receive cooldowns recorded by any of them, as a store's
     /// notifications would deliver them.
-    let gates = Mutex<[CooldownGate]>([])
+    let gates = LockedValue<[CooldownGate]>([])
 
-    init(tokens: Int) { shared = Mutex(tokens) }
+    init(tokens: Int) { shared = LockedValue(tokens) }
 
     func withdraw(_ cost: Int, from budget: RetryBudget) -> Bool {
         calls.withLock {

@@ -1,6 +1,5 @@
 import RetryPolicyCore
 import RetryPolicyExecutor
-import Synchronization
 import Testing
 
 /// The executor runs a hedged request's copies at the same time, on a
@@ -28,8 +27,8 @@ struct ExecutorHedgingTests {
         let clock: ManualClock
         /// Latency and status of each copy, by attempt number.
         let script: [Int: (Duration, Int)]
-        let cancelled = Mutex<Set<Int>>([])
-        let started = Mutex<[Int]>([])
+        let cancelled = LockedValue<Set<Int>>([])
+        let started = LockedValue<[Int]>([])
 
         init(clock: ManualClock, script: [Int: (Duration, Int)]) {
             self.clock = clock
@@ -50,7 +49,7 @@ struct ExecutorHedgingTests {
     }
 
     final class Log: Sendable {
-        let events = Mutex<[RetryEvent]>([])
+        let events = LockedValue<[RetryEvent]>([])
         func append(_ event: RetryEvent) { events.withLock { $0.append(event) } }
     }
 

@@ -231,9 +231,8 @@ struct ExecutorRetryTests {
 
 /// A thread-safe call counter.
 final class Counter: Sendable {
-    private let storage = Mutex(0)
+    private let storage = LockedValue(0)
     func increment() { storage.withLock { $0 += 1 } }
     var value: Int { storage.withLock { $0 } }
 }
 
-import Synchronization

@@ -2,7 +2,6 @@ import PropertyBased
 import RetryPolicyCore
 import RetryPolicyExecutor
 import RetryPolicyLint
-import Synchronization
 import Testing
 
 /// The executor on a manual clock and the simulator (`retry-policy
@@ -198,7 +197,7 @@ struct ExecutorSimulatorAgreementTests {
             var waiter: CheckedContinuation<(RetryEvent, Duration), Never>?
             var arrivalWaiter: CheckedContinuation<Void, Never>?
         }
-        private let state = Mutex(State())
+        private let state = LockedValue(State())
 
         func append(_ event: RetryEvent, at now: Duration) {
             typealias Waiters = (CheckedContinuation<(RetryEvent, Duration), Never>?, CheckedContinuation<Void, Never>?)
@@ -377,7 +376,7 @@ struct ExecutorSimulatorAgreementTests {
     func executorAndSimulatorAgree() async {
         // How many generated cases a breaker ended: the property must reach
         // the breaker's states, not only policies without one.
-        let circuitOpen = Mutex(0)
+        let circuitOpen = LockedValue(0)
         defer { #expect(circuitOpen.withLock { $0 } > 0, "no generated case ended with circuit_open") }
         await propertyCheck(
             count: 2_000,
@@ -425,7 +424,7 @@ struct ExecutorSimulatorAgreementTests {
     func hedgedExecutorAndSimulatorAgree() async {
         // The property must reach what hedging adds: copies overlapping,
         // a later copy winning, losers cancelled.
-        let coverage = Mutex((overlapping: 0, laterWinner: 0, cancelled: 0, ties: 0))
+        let coverage = LockedValue((overlapping: 0, laterWinner: 0, cancelled: 0, ties: 0))
         defer {
             let seen = coverage.withLock { $0 }
             print("hedged agreement: \(seen.ties) of 800 cases left out for events at one instant")

@@ -2,7 +2,6 @@ import PropertyBased
 import RetryPolicyCore
 import RetryPolicyTestSupport
 import RetryPolicyExecutor
-import Synchronization
 import Testing
 
 /// A server that answers every request with 429 and a hostile
@@ -29,7 +28,7 @@ struct HostileRetryAfterExecutorTests {
             func duration(to other: Instant) -> Duration { other.offset - offset }
             static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
         }
-        private let state = Mutex((now: Duration.zero, sleeps: [Duration]()))
+        private let state = LockedValue((now: Duration.zero, sleeps: [Duration]()))
         var now: Instant { Instant(offset: state.withLock { $0.now }) }
         var minimumResolution: Duration { .zero }
         var sleeps: [Duration] { state.withLock { $0.sleeps } }

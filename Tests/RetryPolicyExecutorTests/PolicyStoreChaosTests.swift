@@ -5,7 +5,6 @@ import Logging
 import RetryPolicyCore
 import RetryPolicyExecutor
 import RetryPolicyStore
-import Synchronization
 import Testing
 
 /// One task changes a real directory in every way deployments do, at
@@ -57,7 +56,7 @@ struct PolicyStoreChaosTests {
             while clock.now < deadline {
                 try await world.randomOperation()
             }
-            flags.stop.store(true, ordering: .releasing)
+            flags.stop.withLock { $0 = true }
             try await group.waitForAll()
         }
 
@@ -99,7 +98,7 @@ struct PolicyStoreChaosTests {
         clock: ContinuousClock
     ) async {
         var previous: PolicyStore.Snapshot?
-        while !flags.stop.load(ordering: .acquiring) {
+        while !flags.stop.withLock({ $0 }) {
             let start = clock.now
             let snapshot = store.snapshot
             let probe = store.decider(named: ChaosWorld.configMapNames[0])
@@ -137,9 +136,9 @@ struct PolicyStoreChaosTests {
 }
 
 final class ReaderStats: Sendable {
-    let reads = Atomic(0)
-    let slowest = Mutex(Duration.zero)
-    let violations = Mutex<[String]>([])
+    let reads = AtomicInt64(0)
+    let slowest = LockedValue(Duration.zero)
+    let violations = LockedValue<[String]>([])
 }
 
 /// What the writer did, for the readers to check against.
@@ -153,7 +152,7 @@ final class ChaosTruth: Sendable {
         var present: Set<String> = []
     }
 
-    private let state = Mutex(State())
+    private let state = LockedValue(State())
 
     func wrote(_ name: String, attempts: Int) {
         let now = ContinuousClock.now

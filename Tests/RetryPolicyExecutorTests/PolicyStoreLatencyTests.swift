@@ -5,7 +5,6 @@ import Logging
 import RetryPolicyCore
 import RetryPolicyExecutor
 import RetryPolicyStore
-import Synchronization
 import Testing
 
 /// How long after a change on disk the store serves it, per kind of change,

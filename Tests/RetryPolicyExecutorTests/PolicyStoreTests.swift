@@ -3,7 +3,6 @@ import Foundation
 import RetryPolicyCore
 import RetryPolicyExecutor
 import RetryPolicyStore
-import Synchronization
 import Testing
 
 /// A loader for a tiny `key: value` policy format, so that the store's
@@ -78,7 +77,7 @@ struct PolicyStoreTests {
     @Test("an invalid edit keeps the last good policy in service and reports located diagnostics")
     func invalidEditKeepsLastGood() throws {
         try write("tmdb.yaml", "name: tmdb\nattempts: 4\n")
-        let reported = Mutex<[PolicyFileProblem]>([])
+        let reported = LockedValue<[PolicyFileProblem]>([])
         let store = PolicyStore(directory: directory, loader: lineLoader, onProblems: { problems in
             reported.withLock { $0 += problems }
         })
@@ -152,7 +151,7 @@ struct PolicyStoreTests {
             for _ in 0..<4 {
                 group.addTask {
                     var lastGeneration = 0
-                    while !flags.stop.load(ordering: .acquiring) {
+                    while !flags.stop.withLock({ $0 }) {
                         let snapshot = store.snapshot
                         // Both files are always written with the same
                         // attempts, but reloads read them one at a time;
@@ -182,7 +181,7 @@ struct PolicyStoreTests {
                 store.reload()
                 await Task.yield()
             }
-            flags.stop.store(true, ordering: .releasing)
+            flags.stop.withLock { $0 = true }
             try await group.waitForAll()
         }
         #expect(flags.anomalies.load(ordering: .relaxed) == 0)
@@ -283,9 +282,9 @@ struct PolicyStoreTests {
 
 /// Shared state of the concurrent-reader test.
 final class ReaderFlags: Sendable {
-    let stop = Atomic(false)
-    let anomalies = Atomic(0)
-    let reads = Atomic(0)
+    let stop = LockedValue(false)
+    let anomalies = AtomicInt64(0)
+    let reads = AtomicInt64(0)
 }
 
 @Suite("PolicyStore with the YAML loader")
@@ -346,7 +345,7 @@ struct PolicyStoreYAMLTests {
 
 /// A metrics backend that remembers the last value of every gauge.
 final class GaugeRecorder: MetricsFactory, Sendable {
-    private let values = Mutex<[String: Double]>([:])
+    private let values = LockedValue<[String: Double]>([:])
 
     private static func key(_ label: String, _ dimensions: [String: String]) -> String {
         label + dimensions.sorted { $0.key < $1.key }.map { "|\($0.key)=\($0.value)" }.joined()

@@ -4,7 +4,6 @@ import Glibc
 import RetryPolicyCore
 import RetryPolicyExecutor
 import RetryPolicyStore
-import Synchronization
 import Testing
 
 /// The event-driven watch against a real temporary directory. Tests wait
@@ -161,7 +160,7 @@ struct PolicyStoreWatchTests {
     @Test("an invalid edit keeps the last good policy and is reported; fixing the file reloads it")
     func invalidEditThenFix() async throws {
         try writeInPlace("p.yaml", "name: p\nattempts: 2\n")
-        let reported = Mutex<[PolicyFileProblem]>([])
+        let reported = LockedValue<[PolicyFileProblem]>([])
         let store = PolicyStore(directory: directory, loader: lineLoader, onProblems: { problems in
             reported.withLock { $0 += problems }
         })
@@ -449,7 +448,7 @@ struct PolicyStoreWatchTests {
             for _ in 0..<4 {
                 group.addTask {
                     var lastGeneration = 0
-                    while !flags.stop.load(ordering: .acquiring) {
+                    while !flags.stop.withLock({ $0 }) {
                         let snapshot = store.snapshot
                         guard let p = snapshot.deciders["p"], let q = snapshot.deciders["q"],
                             (1...rounds).contains(p.policy.attempts), (1...rounds).contains(q.policy.attempts),
@@ -476,7 +475,7 @@ struct PolicyStoreWatchTests {
                 }
                 try await log.wait("round \(round) reloaded") { _ in store.snapshot.generation > generation }
             }
-            flags.stop.store(true, ordering: .releasing)
+            flags.stop.withLock { $0 = true }
             try await group.waitForAll()
         }
         #expect(flags.anomalies.load(ordering: .relaxed) == 0)
@@ -600,7 +599,7 @@ struct PolicyStoreWatchTests {
 
 /// Everything a store reports, for tests to wait on.
 final class StoreEventLog: Sendable {
-    private let recorded = Mutex<[PolicyStore.Event]>([])
+    private let recorded = LockedValue<[PolicyStore.Event]>([])
 
     /// Subscribes before returning, so no event after this call is missed.
     static func recording(_ store: PolicyStore) -> StoreEventLog {

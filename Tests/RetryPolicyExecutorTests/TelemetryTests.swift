@@ -3,7 +3,6 @@ import Metrics
 import RetryPolicyCore
 import RetryPolicyTestSupport
 import RetryPolicyExecutor
-import Synchronization
 import Testing
 
 @Suite("Telemetry through swift-metrics and swift-log")
@@ -92,7 +91,7 @@ final class CapturingLogHandler: LogHandler, @unchecked Sendable {
         var message: String
         var metadata: [String: String]
     }
-    private let storage = Mutex<[Entry]>([])
+    private let storage = LockedValue<[Entry]>([])
     var entries: [Entry] { storage.withLock { $0 } }
     var metadata: Logger.Metadata = [:]
     var logLevel: Logger.Level = .trace

@@ -1,3 +1,4 @@
+#if AsyncHTTPClient  // the trait; these tests need SwiftNIO and AsyncHTTPClient
 import AsyncHTTPClient
 import NIOCore
 import RetryPolicyAsyncHTTPClient
@@ -272,3 +273,4 @@ struct AsyncHTTPClientTests {
         #expect(elapsed < .seconds(30))
     }
 }
+#endif

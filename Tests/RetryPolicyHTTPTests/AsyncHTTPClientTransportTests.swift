@@ -1,3 +1,4 @@
+#if AsyncHTTPClient  // the trait; these tests need SwiftNIO and AsyncHTTPClient
 import AsyncHTTPClient
 import NIOCore
 import NIOPosix
@@ -239,3 +240,4 @@ func thrownError(_ body: () async throws -> Void) async -> (any Error)? {
         return error
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if AsyncHTTPClient  // the trait; these tests need SwiftNIO and AsyncHTTPClient
 import AsyncHTTPClient
 import Foundation
 #if canImport(FoundationNetworking)
@@ -179,10 +180,10 @@ struct DocumentationExamples {
 
 /// A thread-safe call counter.
 final class Counter: Sendable {
-    private let storage = Mutex(0)
+    private let storage = LockedValue(0)
     /// Returns the new count.
     @discardableResult func increment() -> Int { storage.withLock { $0 += 1; return $0 } }
     var value: Int { storage.withLock { $0 } }
 }
 
-import Synchronization
+#endif

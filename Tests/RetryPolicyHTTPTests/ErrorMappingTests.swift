@@ -1,3 +1,4 @@
+#if AsyncHTTPClient  // the trait; these tests need SwiftNIO and AsyncHTTPClient
 import AsyncHTTPClient
 import Foundation
 #if canImport(FoundationNetworking)
@@ -286,3 +287,4 @@ struct ErrorMappingTests {
         #expect(ErrorClassifier.urlSession.outcome(for: Strange()) == .transport(.unknown))
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if AsyncHTTPClient  // the trait; these tests need SwiftNIO and AsyncHTTPClient
 import Foundation
 import PostgresTestServer
 import RetryPolicyCore
@@ -188,3 +189,4 @@ struct FleetRequestTests {
         }
     }
 }
+#endif

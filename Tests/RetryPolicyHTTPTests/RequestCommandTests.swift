@@ -1,3 +1,4 @@
+#if AsyncHTTPClient  // the trait; these tests need SwiftNIO and AsyncHTTPClient
 import Foundation
 import RetryPolicyCore
 import Testing
@@ -224,3 +225,4 @@ struct RequestCommandTests {
         #expect(elapsed < simulatedElapsed + .milliseconds(400), "request took \(elapsed), simulate says \(simulatedElapsed)")
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if AsyncHTTPClient  // the trait; these tests need SwiftNIO and AsyncHTTPClient
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -115,3 +116,4 @@ struct URLSessionTests {
         #expect(failure.error.kind == .networkError)
     }
 }
+#endif

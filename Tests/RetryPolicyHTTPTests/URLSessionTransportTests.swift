@@ -1,3 +1,4 @@
+#if AsyncHTTPClient  // the trait; these tests need SwiftNIO and AsyncHTTPClient
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -205,3 +206,4 @@ struct URLSessionTransportTests {
         #expect(server.requestCount == 1)
     }
 }
+#endif

@@ -3,14 +3,13 @@ import PropertyBased
 import RetryPolicyCore
 import RetryPolicyLint
 import RetryPolicyYAML
-import Synchronization
 import Testing
 
 /// The real file system, with every path it is asked about written down.
 final class RecordingFileSystem: PolicyFileSystem {
     let base = SystemFileSystem()
     let workingDirectory: String
-    private let touched = Mutex<[String]>([])
+    private let touched = LockedValue<[String]>([])
 
     init(workingDirectory: String) {
         self.workingDirectory = workingDirectory

@@ -1,3 +1,4 @@
+#if Postgres  // the trait; these tests need PostgresNIO
 import RetryPolicyPostgres
 import Testing
 
@@ -33,3 +34,4 @@ import Testing
         #expect(throws: PostgresStateError.self) { try PostgresStateConfiguration(url: url) }
     }
 }
+#endif

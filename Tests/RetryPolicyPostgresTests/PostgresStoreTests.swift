@@ -1,10 +1,10 @@
+#if Postgres  // the trait; these tests need PostgresNIO
 import Foundation
 import Logging
 import PostgresNIO
 import PostgresTestServer
 import RetryPolicyCore
 import RetryPolicyPostgres
-import Synchronization
 import Testing
 
 /// A fresh database on the shared test server, so tests running in
@@ -310,7 +310,7 @@ struct PostgresStoreTests {
 }
 
 final class Granted: Sendable {
-    let count = Atomic<Int>(0)
+    let count = AtomicInt64(0)
 }
 
 /// Restarts need a server of their own.
@@ -362,3 +362,4 @@ struct PostgresRestartTests {
         for store in [a, b] { await store.shutdown() }
     }
 }
+#endif

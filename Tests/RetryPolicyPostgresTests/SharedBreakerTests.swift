@@ -1,9 +1,9 @@
+#if Postgres  // the trait; these tests need PostgresNIO
 import Foundation
 import PostgresTestServer
 import PropertyBased
 import RetryPolicyCore
 import RetryPolicyPostgres
-import Synchronization
 import Testing
 
 /// A policy whose breaker opens after three failures in a row, for a 10 s
@@ -143,7 +143,7 @@ struct SharedBreakerTests {
             try await database.store { $0.withdrawTimeout = .seconds(10) },
             try await database.store { $0.withdrawTimeout = .seconds(10) },
         ]
-        let round = Atomic<Int>(0)
+        let round = AtomicInt64(0)
         await propertyCheck(count: 8, input: Gen.int(in: 1...4), Gen.int(in: 1...5), Gen.int(in: 0...4)) { limit, perStore, released in
             let key = "probes-\(round.add(1, ordering: .relaxed).newValue)"
             var breakers: [CircuitBreaker] = []
@@ -409,3 +409,4 @@ struct SharedBreakerRestartTests {
         for store in [a, b] { await store.shutdown() }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Postgres  // the trait; these tests need PostgresNIO
 import Foundation
 import PostgresTestServer
 import RetryPolicyCore
@@ -188,3 +189,4 @@ struct SharedStateMeasurements {
         await store.shutdown()
     }
 }
+#endif

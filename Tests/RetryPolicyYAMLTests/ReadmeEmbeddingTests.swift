@@ -53,7 +53,6 @@ func fetch<C: Clock<Duration>>(
 // README end
 
 import Foundation
-import Synchronization
 import Testing
 
 /// A clock whose sleeps end at once by moving its time forward: the
@@ -66,10 +65,10 @@ final class JumpingClock: Clock, Sendable {
         static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
     }
 
-    private let current = Mutex(Instant(offset: .zero))
+    private let current = LockedValue(Instant(offset: .zero))
     var now: Instant { current.withLock { $0 } }
     var minimumResolution: Duration { .nanoseconds(1) }
-    let slept = Mutex<[Duration]>([])
+    let slept = LockedValue<[Duration]>([])
 
     func sleep(until deadline: Instant, tolerance: Duration?) async throws {
         try Task.checkCancellation()

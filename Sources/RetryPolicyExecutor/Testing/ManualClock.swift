@@ -1,4 +1,4 @@
-import Synchronization
+import RetryPolicyCore
 
 /// A clock that moves only when told to, for testing code that waits.
 ///
@@ -38,7 +38,7 @@ public final class ManualClock: Clock, Sendable {
         var totalSleeps = 0
     }
 
-    private let state = Mutex(State())
+    private let state = LockedValue(State())
 
     public init() {}
 

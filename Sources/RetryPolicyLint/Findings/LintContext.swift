@@ -1,5 +1,4 @@
 import RetryPolicyCore
-import Synchronization
 
 /// What a check may look at besides the policy itself.
 public struct LintContext: Sendable {
@@ -51,7 +50,7 @@ public struct LintContext: Sendable {
 /// The policies the checks of one context compiled, each with the policy
 /// it was compiled from: a policy equal to one already compiled reuses it.
 final class CompiledPolicies: Sendable {
-    private let entries = Mutex<[(policy: Policy, compiled: CompiledPolicy)]>([])
+    private let entries = LockedValue<[(policy: Policy, compiled: CompiledPolicy)]>([])
 
     func compiled(_ policy: Policy) -> CompiledPolicy {
         if let found = entries.withLock({ $0.first { $0.policy == policy }?.compiled }) { return found }

@@ -1,5 +1,4 @@
 import RetryPolicyCore
-import Synchronization
 
 /// What one run (a lint of a repository) has loaded, so that a file many
 /// others name (an extended base, a parity partner, a stack layer) is
@@ -29,10 +28,10 @@ public final class PolicyLoadCache: Sendable {
         var value: Value
     }
 
-    private let documents = Mutex<[Key: Entry<Result<PolicyDocument, PolicyLoadError>>]>([:])
-    private let trees = Mutex<[Key: Entry<Result<YAMLNode?, PolicyLoadError>>]>([:])
+    private let documents = LockedValue<[Key: Entry<Result<PolicyDocument, PolicyLoadError>>]>([:])
+    private let trees = LockedValue<[Key: Entry<Result<YAMLNode?, PolicyLoadError>>]>([:])
     /// How many documents and trees were made rather than reused.
-    let misses = Mutex((documents: 0, trees: 0))
+    let misses = LockedValue((documents: 0, trees: 0))
 
     public init() {}
 

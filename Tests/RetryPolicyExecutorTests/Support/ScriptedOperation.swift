@@ -1,6 +1,5 @@
 import RetryPolicyCore
 import RetryPolicyExecutor
-import Synchronization
 
 /// A response as the executor sees it.
 struct FakeResponse: RetryableResponse, Hashable {
@@ -30,9 +29,9 @@ final class ScriptedOperation: Sendable {
         var cancellations = 0
         var contexts: [AttemptContext] = []
     }
-    private let state: Mutex<State>
+    private let state: LockedValue<State>
 
-    init(_ steps: [Step]) { state = Mutex(State(steps: steps)) }
+    init(_ steps: [Step]) { state = LockedValue(State(steps: steps)) }
     convenience init(statuses: [Int]) { self.init(statuses.map { .respond(FakeResponse(statusCode: $0)) }) }
 
     var calls: Int { state.withLock { $0.calls } }
@@ -63,7 +62,7 @@ final class ScriptedOperation: Sendable {
 
 /// Collects observer events.
 final class EventLog: Sendable {
-    private let storage = Mutex<[RetryEvent]>([])
+    private let storage = LockedValue<[RetryEvent]>([])
     var events: [RetryEvent] { storage.withLock { $0 } }
     var observer: RetryObserver { { event in self.storage.withLock { $0.append(event) } } }
     var waits: [Duration] {

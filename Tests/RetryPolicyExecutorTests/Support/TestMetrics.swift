@@ -1,5 +1,5 @@
 import CoreMetrics
-import Synchronization
+import RetryPolicyCore
 
 /// A metrics backend that remembers every value, for asserting telemetry.
 final class TestMetrics: MetricsFactory, Sendable {
@@ -11,8 +11,8 @@ final class TestMetrics: MetricsFactory, Sendable {
         }
     }
 
-    private let counters = Mutex<[Key: Int64]>([:])
-    private let timers = Mutex<[Key: [Int64]]>([:])
+    private let counters = LockedValue<[Key: Int64]>([:])
+    private let timers = LockedValue<[Key: [Int64]]>([:])
 
     func counter(_ label: String, _ dimensions: [String: String]) -> Int64 {
         counters.withLock { $0[Key(label: label, dimensions: dimensions)] ?? 0 }

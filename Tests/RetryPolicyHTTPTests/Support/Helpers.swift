@@ -1,6 +1,6 @@
+#if AsyncHTTPClient  // the trait; these tests need SwiftNIO and AsyncHTTPClient
 import RetryPolicyCore
 import RetryPolicyExecutor
-import Synchronization
 
 /// Wraps a typed-throwing executor call in a `Result`.
 func capture<T>(_ body: () async throws(RetryFailure) -> T) async -> Result<T, RetryFailure> {
@@ -13,7 +13,7 @@ extension Result where Failure == RetryFailure {
 
 /// Collects observer events.
 final class EventLog: Sendable {
-    private let storage = Mutex<[RetryEvent]>([])
+    private let storage = LockedValue<[RetryEvent]>([])
     var events: [RetryEvent] { storage.withLock { $0 } }
     var observer: RetryObserver { { event in self.storage.withLock { $0.append(event) } } }
     var waits: [Duration] { events.compactMap { if case .waiting(let d, _) = $0 { d } else { nil } } }
@@ -62,3 +62,4 @@ func imfFixdate(_ timestamp: Timestamp) -> String {
     func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
     return "\(weekday), \(two(day)) \(months[month - 1]) \(year) \(two(secondOfDay / 3600)):\(two(secondOfDay / 60 % 60)):\(two(secondOfDay % 60)) GMT"
 }
+#endif

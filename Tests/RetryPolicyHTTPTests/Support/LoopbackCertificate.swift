@@ -1,3 +1,4 @@
+#if AsyncHTTPClient  // the trait; these tests need SwiftNIO and AsyncHTTPClient
 import NIOSSL
 
 /// A self-signed certificate for 127.0.0.1 and `localhost`, and its key,
@@ -41,3 +42,4 @@ enum LoopbackCertificate {
             configuration: .makeServerConfiguration(certificateChain: [.certificate(certificate)], privateKey: .privateKey(key)))
     }
 }
+#endif

@@ -1,9 +1,10 @@
+#if AsyncHTTPClient  // the trait; these tests need SwiftNIO and AsyncHTTPClient
 import NIOCore
 import PostgresTestServer
 import NIOHTTP1
 import NIOPosix
 import NIOSSL
-import Synchronization
+import RetryPolicyCore
 
 #if canImport(Glibc)
 import Glibc
@@ -41,14 +42,14 @@ final class ScriptedHTTPServer: Sendable {
         var waiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
     }
 
-    private let state: Mutex<State>
-    private let channel: Mutex<(any Channel)?> = Mutex(nil)
+    private let state: LockedValue<State>
+    private let channel: LockedValue<(any Channel)?> = LockedValue(nil)
     let port: Int
     /// `https` when the server speaks TLS.
     let scheme: String
 
     private init(script: [ServerAction], port: Int, scheme: String) {
-        self.state = Mutex(State(script: script))
+        self.state = LockedValue(State(script: script))
         self.port = port
         self.scheme = scheme
     }
@@ -121,7 +122,7 @@ final class ScriptedHTTPServer: Sendable {
 
 /// Lets handlers reach the server object created after the bootstrap.
 private final class ServerBox: Sendable {
-    let server = Mutex<ScriptedHTTPServer?>(nil)
+    let server = LockedValue<ScriptedHTTPServer?>(nil)
 }
 
 private final class ScriptHandler: ChannelInboundHandler {
@@ -183,3 +184,4 @@ private final class ScriptHandler: ChannelInboundHandler {
         }
     }
 }
+#endif

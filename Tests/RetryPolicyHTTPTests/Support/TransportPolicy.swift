@@ -1,3 +1,4 @@
+#if AsyncHTTPClient  // the trait; these tests need SwiftNIO and AsyncHTTPClient
 import RetryPolicyCore
 
 extension Policy {
@@ -23,3 +24,4 @@ extension Policy {
 /// A host under the reserved `.invalid` top-level domain, which RFC 6761
 /// guarantees never resolves.
 let invalidTLDHost = "retry-policy-test.invalid"
+#endif
