@@ -48,15 +48,6 @@ struct PolicyRequest: Sendable {
     }
 }
 
-extension Substring {
-    fileprivate var trimmingSpaces: Substring {
-        var result = self
-        while result.first == " " || result.first == "\t" { result.removeFirst() }
-        while result.last == " " || result.last == "\t" { result.removeLast() }
-        return result
-    }
-}
-
 extension RetryingHTTPClient {
     /// Sends a ``PolicyRequest`` under the policy.
     func perform<G: RandomNumberGenerator>(

@@ -123,7 +123,7 @@ struct RequestCommand: AsyncParsableCommand {
             if let last = error.lastResponse as? HTTPResponse {
                 FileHandle.standardOutput.write(Data(last.body.readableBytesView))
             }
-            StandardError.write("error: \(error.error.message) (\(error.reason.rawValue) after \(error.attempts.count) attempt\(error.attempts.count == 1 ? "" : "s"))\n")
+            StandardError.write("error: \(error.error.message) (\(error.reason.rawValue) after \(plural(error.attempts.count, "attempt")))\n")
             throw ExitCodeError(status: RequestExitStatus.code(for: error.error.kind))
         }
     }
