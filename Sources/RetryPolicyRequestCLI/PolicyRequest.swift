@@ -31,14 +31,6 @@ struct PolicyRequest: Sendable {
         self.endpoint = endpoint
     }
 
-    /// Parses `Name: value` (the `curl -H` form).
-    static func header(_ text: String) -> (name: String, value: String)? {
-        guard let colon = text.firstIndex(of: ":") else { return nil }
-        let name = text[..<colon].trimmingSpaces
-        guard !name.isEmpty else { return nil }
-        return (String(name), String(text[text.index(after: colon)...].trimmingSpaces))
-    }
-
     var clientRequest: HTTPClientRequest {
         var request = HTTPClientRequest(url: url)
         request.method = NIOHTTP1.HTTPMethod(rawValue: method.uppercased())

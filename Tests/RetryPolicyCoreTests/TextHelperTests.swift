@@ -44,3 +44,41 @@ import Testing
         #expect(PolicyFileName.testFiles(besidePolicy: "tmdb.json").isEmpty)
     }
 }
+
+@Suite struct HeaderSyntaxTests {
+    func parsed(_ text: String) -> ResponseHeaders.Field? { try? ResponseHeaders.Field.parse(text).get() }
+
+    @Test("Name: value as curl writes it; the value loses surrounding spaces and tabs, keeps its colons")
+    func accepted() {
+        #expect(parsed("Retry-After: 3") == ResponseHeaders.Field(name: "Retry-After", value: "3"))
+        #expect(parsed("Retry-After:3") == ResponseHeaders.Field(name: "Retry-After", value: "3"))
+        #expect(parsed("X-Reason: \t a b \t") == ResponseHeaders.Field(name: "X-Reason", value: "a b"))
+        #expect(parsed("Date: Wed, 21 Oct 2015 07:28:00 GMT") == ResponseHeaders.Field(name: "Date", value: "Wed, 21 Oct 2015 07:28:00 GMT"))
+        #expect(parsed("X-Empty:") == ResponseHeaders.Field(name: "X-Empty", value: ""))
+    }
+
+    @Test("no colon, an empty name, or a space or tab in the name is refused, saying where")
+    func refused() {
+        func problem(_ text: String) -> HeaderSyntaxError.Problem? {
+            if case .failure(let error) = ResponseHeaders.Field.parse(text) { return error.problem }
+            return nil
+        }
+        #expect(problem("no-colon") == .noColon)
+        #expect(problem(": 2") == .emptyName)
+        #expect(problem("Retry After: 2") == .blankInName(column: 6))
+        #expect(problem(" Retry-After: 2") == .blankInName(column: 1))
+        #expect(problem("Retry-After\t: 2") == .blankInName(column: 12))
+    }
+
+    @Test("the message quotes the text, says what is wrong, and spells Name=value as Name: value")
+    func messages() {
+        func message(_ text: String) -> String {
+            if case .failure(let error) = ResponseHeaders.Field.parse(text) { return error.description }
+            return ""
+        }
+        #expect(message("Retry-After=3") == "expected a header as curl writes it, 'Name: value', found 'Retry-After=3': no ':' after the name; write 'Retry-After: 3'")
+        #expect(message("no-colon") == "expected a header as curl writes it, 'Name: value', found 'no-colon': no ':' after the name")
+        #expect(message(": 2") == "expected a header as curl writes it, 'Name: value', found ': 2': no name before ':'")
+        #expect(message("Retry After: 2") == "expected a header as curl writes it, 'Name: value', found 'Retry After: 2': the name holds a space or tab at column 6")
+    }
+}

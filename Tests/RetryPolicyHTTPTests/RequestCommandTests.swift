@@ -115,6 +115,9 @@ struct RequestCommandTests {
 
         let usage = try run(["request", "http://127.0.0.1:1/", "--policy", broken, "--header", "no-colon"])
         #expect(usage.status == 2)
+        #expect(usage.stderr.contains("expected a header as curl writes it, 'Name: value', found 'no-colon': no ':' after the name"), "\(usage.stderr)")
+        let spaced = try run(["request", "http://127.0.0.1:1/", "--policy", broken, "-H", " Accept: text/plain"])
+        #expect(spaced.status == 2 && spaced.stderr.contains("the name holds a space or tab at column 1"), "\(spaced.stderr)")
     }
 
     // MARK: request and simulate agree

@@ -76,6 +76,11 @@ struct AnalysisTests {
 
     @Test("scripted responses are parsed strictly")
     func scripted() {
+        if case .failure(let error) = ScriptedResponse.parse("503; Retry After: 2") {
+            #expect(error.reason == "after ';', expected a header as curl writes it, 'Name: value', found 'Retry After: 2': the name holds a space or tab at column 6")
+        } else {
+            Issue.record("accepted a space in a header name")
+        }
         #expect((try? ScriptedResponse.parse("429; Retry-After: 2").get())?.description == "429; Retry-After: 2")
         #expect((try? ScriptedResponse.parse("429;Retry-After:2").get())?.description == "429; Retry-After: 2")
         #expect((try? ScriptedResponse.parse("connection_lost").get())?.outcome == .transport(.connectionLost))

@@ -48,13 +48,10 @@ public struct ScriptedResponse: Hashable, Sendable, CustomStringConvertible {
             }
             var headers = ResponseHeaders()
             for field in parts.dropFirst() {
-                guard let colon = field.firstIndex(of: ":"), colon != field.startIndex,
-                    !field[..<colon].contains(where: { $0 == " " || $0 == "\t" })
-                else {
-                    return .failure(ParseError(
-                        text: whole, reason: "expected a header as curl writes it, 'Name: value', after ';', found '\(field)'"))
+                switch ResponseHeaders.Field.parse(field) {
+                case .success(let header): headers.append(name: header.name, value: header.value)
+                case .failure(let error): return .failure(ParseError(text: whole, reason: "after ';', \(error)"))
                 }
-                headers.append(name: String(field[..<colon]), value: String(field[field.index(after: colon)...].trimmingSpaces))
             }
             return .success(ScriptedResponse(outcome: .response(status: status, headers: headers)))
         }
