@@ -75,12 +75,6 @@ struct SimulateCommand: ParsableCommand {
     }
 
     func run() throws {
-        for (option, text) in [("--responses", responses ?? ""), ("--outage-response", outageResponse)] {
-            let old = text.split(separator: ",").filter { ScriptedResponse.usesDeprecatedHeaderSyntax($0) }
-            if let first = old.first, case .success(let response) = ScriptedResponse.parse(first) {
-                StandardError.write("warning: \(option): '\(first)' is the earlier header syntax; write '\(response)'\n")
-            }
-        }
         let loaded = try PolicyFiles.loadPolicy(policy, root: rootOptions.policyRoot())
         let latency = latency.value
         if let clients {
