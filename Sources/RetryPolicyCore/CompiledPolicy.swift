@@ -165,28 +165,62 @@ public final class CompiledPolicy: Sendable {
     /// Which rule, which action and which error kind decide `outcome` sent
     /// with `method`.
     public func resolution(for outcome: AttemptOutcome, method: HTTPMethod) -> Resolution {
-        if let index = firstMatch(for: outcome, method: method) {
+        let source = firstMatch(for: outcome, method: method).map(Resolution.Source.rule)
+            ?? unmatchedSource(implicitSuccess: Self.isImplicitSuccess(outcome))
+        switch source {
+        case .rule(let index):
             let rule = policy.rules[index]
             return Resolution(
-                source: .rule(index), action: rule.action,
+                source: source, action: rule.action,
                 errorKind: rule.action == .success ? nil : (rule.error ?? .internalError),
                 honorsRetryAfter: rule.honorRetryAfter ?? policy.retryAfter.honor,
                 refreshCredentials: rule.refreshCredentials, location: rule.location)
-        }
-        if case .response(let status, _) = outcome, (200...299).contains(status) {
+        case .implicitSuccess:
             return Resolution(
-                source: .implicitSuccess, action: .success, errorKind: nil, honorsRetryAfter: false,
+                source: source, action: .success, errorKind: nil, honorsRetryAfter: false,
                 refreshCredentials: false, location: nil)
-        }
-        guard let defaultRule = policy.defaultRule else {
+        case .implicitStop:
             return Resolution(
-                source: .implicitStop, action: .stop, errorKind: .internalError,
+                source: source, action: .stop, errorKind: .internalError,
                 honorsRetryAfter: policy.retryAfter.honor, refreshCredentials: false, location: nil)
+        case .defaultRule:
+            let defaultRule = policy.defaultRule!
+            return Resolution(
+                source: source, action: defaultRule.action,
+                errorKind: defaultRule.action == .success ? nil : defaultRule.error,
+                honorsRetryAfter: policy.retryAfter.honor, refreshCredentials: false, location: defaultRule.location)
         }
-        return Resolution(
-            source: .defaultRule, action: defaultRule.action,
-            errorKind: defaultRule.action == .success ? nil : defaultRule.error,
-            honorsRetryAfter: policy.retryAfter.honor, refreshCredentials: false, location: defaultRule.location)
+    }
+
+    /// What decides the input in `slot` for the method in `methodSlot`:
+    /// ``resolution(for:method:)``'s source, without building the rest of
+    /// the resolution.
+    package func source(inputSlot slot: Int, methodSlot: Int) -> Resolution.Source {
+        if let index = firstMatch(inputSlot: slot, methodSlot: methodSlot) { return .rule(index) }
+        let status = slot + StatusPattern.validCodes.lowerBound
+        return unmatchedSource(implicitSuccess: slot < StatusPattern.validCodes.count && Self.isImplicitSuccess(status: status))
+    }
+
+    /// What decides an input no rule matches: a 2xx is a success
+    /// whatever the default says; anything else gets the default, or
+    /// stops when there is none.
+    private func unmatchedSource(implicitSuccess: Bool) -> Resolution.Source {
+        if implicitSuccess { return .implicitSuccess }
+        return policy.defaultRule == nil ? .implicitStop : .defaultRule
+    }
+
+    // MARK: Implicit success
+
+    /// Whether `status` is a success when no rule matches it: a 2xx.
+    @inline(__always)
+    package static func isImplicitSuccess(status: Int) -> Bool { (200...299).contains(status) }
+
+    /// Whether `outcome` is a success when no rule matches it: a 2xx
+    /// response.
+    @inline(__always)
+    package static func isImplicitSuccess(_ outcome: AttemptOutcome) -> Bool {
+        if case .response(let status, _) = outcome { return isImplicitSuccess(status: status) }
+        return false
     }
 
     /// Every rule that decides at least one input for one of `methods`.

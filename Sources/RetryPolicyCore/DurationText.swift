@@ -153,7 +153,7 @@ public enum DurationText {
     }
 
     private static func trimmed(_ value: Double) -> String {
-        decimal(Int64((value * 1000).rounded()), fractionDigits: 3)
+        NumberText.decimal(Int64((value * 1000).rounded()), fractionDigits: 3)
     }
 
     /// `scaled` divided by 10^`fractionDigits`, written as a decimal
@@ -161,16 +161,7 @@ public enum DurationText {
     /// fractionDigits: 3)` is `1.5`, `decimal(30_000, fractionDigits: 3)` is
     /// `30`. For a non-negative `scaled`.
     public static func decimal(_ scaled: Int64, fractionDigits: Int) -> String {
-        var unit: Int64 = 1
-        for _ in 0..<fractionDigits { unit *= 10 }
-        let whole = scaled / unit
-        var fraction = scaled % unit
-        if fraction == 0 { return "\(whole)" }
-        var digits = fractionDigits
-        while fraction % 10 == 0 { fraction /= 10; digits -= 1 }
-        var fractionText = "\(fraction)"
-        while fractionText.count < digits { fractionText = "0" + fractionText }
-        return "\(whole).\(fractionText)"
+        NumberText.decimal(scaled, fractionDigits: fractionDigits)
     }
 }
 

@@ -71,8 +71,7 @@ public struct RetryDecider: Sendable {
         if let index = matchingRule(for: outcome, method: method) {
             return compiled.policy.rules[index].action == .success
         }
-        if case .response(let status, _) = outcome { return (200...299).contains(status) }
-        return false
+        return CompiledPolicy.isImplicitSuccess(outcome)
     }
 
     /// The decision for a *first* attempt whose outcome is a plain success,

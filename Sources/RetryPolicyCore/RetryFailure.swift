@@ -51,8 +51,7 @@ public struct RetryFailure: Error, Sendable, CustomStringConvertible {
     public var kind: SDKError.Kind { error.kind }
 
     public var description: String {
-        let count = attempts.count == 1 ? "1 attempt" : "\(attempts.count) attempts"
-        return "\(error.message) (\(reason.rawValue) after \(count))"
+        "\(error.message) (\(reason.rawValue) after \(plural(attempts.count, "attempt")))"
     }
 
     private var storage: Storage

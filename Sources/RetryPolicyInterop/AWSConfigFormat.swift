@@ -31,7 +31,7 @@ struct AWSConfigFormat: InteropFormatHandler {
             let names = profiles.prefix(10).map(\.name).joined(separator: ", ")
             throw InteropError(
                 .noRetrySettings, at: profiles[0].section.location,
-                "expected retry_mode or max_attempts in a profile, found none in \(profiles.count) profile\(profiles.count == 1 ? "" : "s") (\(names)\(profiles.count > 10 ? ", ..." : ""))")
+                "expected retry_mode or max_attempts in a profile, found none in \(plural(profiles.count, "profile")) (\(names)\(profiles.count > 10 ? ", ..." : ""))")
         }
         return profiles.map { profile in
             var parts: [String] = []

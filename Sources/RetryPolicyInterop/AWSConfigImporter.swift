@@ -33,8 +33,8 @@ enum AWSConfigImporter {
                     diagnostics.append(Diagnostic(.invalidValue, at: location, "expected a section header such as [profile name], found \(trimmed.prefix(40))"))
                     continue
                 }
-                var name = String(trimmed.dropFirst().dropLast()).trimmingCharacters()
-                if name.hasPrefix("profile ") { name = String(name.dropFirst("profile ".count)).trimmingCharacters() }
+                var name = String(trimmed.dropFirst().dropLast().trimmingSpaces)
+                if name.hasPrefix("profile ") { name = String(name.dropFirst("profile ".count).trimmingSpaces) }
                 current = name
                 if sections[name] == nil { sections[name] = (location, [:]); order.append(name) }
                 continue
@@ -46,8 +46,8 @@ enum AWSConfigImporter {
                 continue
             }
             if line.first == " " || line.first == "\t" { continue }  // a nested setting
-            let key = Substring(trimmed[..<equals]).trimmingSpaces
-            let value = Substring(trimmed[trimmed.index(after: equals)...]).trimmingSpaces
+            let key = String(trimmed[..<equals].trimmingSpaces)
+            let value = String(trimmed[trimmed.index(after: equals)...].trimmingSpaces)
             guard let section = current else {
                 diagnostics.append(Diagnostic(.invalidValue, at: location, "expected a [section] before \(key)", suggestion: "put [default] (or [profile NAME]) above it"))
                 continue

@@ -29,7 +29,7 @@ struct EnvoyFormat: InteropFormatHandler {
             if search.listeners > 0 && search.virtualHosts == 0 {
                 throw InteropError(
                     .noRetrySettings, at: root.location,
-                    "expected a Listener whose HttpConnectionManager has an inline route_config, found \(search.listeners) listener\(search.listeners == 1 ? "" : "s")"
+                    "expected a Listener whose HttpConnectionManager has an inline route_config, found \(plural(search.listeners, "listener"))"
                         + (search.routeDiscovery > 0 ? " that take their routes from RDS" : " without routes"),
                     suggestion: "import the RouteConfiguration that RDS serves (a config_dump holds it)")
             }
@@ -40,7 +40,7 @@ struct EnvoyFormat: InteropFormatHandler {
             }
             throw InteropError(
                 .noRetrySettings, at: root.location,
-                "expected a retry_policy on a route or virtual host, found none: \(search.virtualHosts) virtual host\(search.virtualHosts == 1 ? "" : "s") and \(search.routes) route\(search.routes == 1 ? "" : "s"), which Envoy does not retry")
+                "expected a retry_policy on a route or virtual host, found none: \(plural(search.virtualHosts, "virtual host")) and \(plural(search.routes, "route")), which Envoy does not retry")
         }
         var used: Set<String> = []
         return search.places.map { place in

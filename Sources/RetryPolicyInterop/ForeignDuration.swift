@@ -15,7 +15,7 @@ enum ForeignDuration {
     /// A protobuf `Duration` in its JSON form (`"0.1s"`, `"30s"`): seconds
     /// with up to nine decimals and an `s` suffix (gRPC and Envoy).
     static func protoText(_ duration: Duration) -> String {
-        DurationText.decimal(duration.nanosecondsSaturated, fractionDigits: 9) + "s"
+        NumberText.decimal(duration.nanosecondsSaturated, fractionDigits: 9) + "s"
     }
 
     /// The largest protobuf `Duration`: 10,000 years in seconds

@@ -88,7 +88,7 @@ public enum GRPCExporter {
                     .init("maxAttempts", .int(attempts)),
                     .init("initialBackoff", .string(ForeignDuration.protoText(initial))),
                     .init("maxBackoff", .string(ForeignDuration.protoText(maximum))),
-                    .init("backoffMultiplier", .number(ImportedPolicy.number(multiplier))),
+                    .init("backoffMultiplier", .number(NumberText.number(multiplier))),
                     .init("retryableStatusCodes", .array(codes.map { .string($0.name) })),
                 ]
                 methodConfig.append(.init("retryPolicy", .object(retryPolicy)))
@@ -161,7 +161,7 @@ public enum GRPCExporter {
             // The same rule, numbers in thousandths: exact.
             return (.object([
                 .init("maxTokens", .int(budget.maxTokens)),
-                .init("tokenRatio", .number(ratioText(thousandths: budget.successRefund))),
+                .init("tokenRatio", .number(NumberText.thousandths(budget.successRefund))),
             ]), warnings)
         }
         guard budget.retryCost > 0 else {
@@ -198,15 +198,6 @@ public enum GRPCExporter {
             warnings.append(InteropWarning(feature: "budget.throttling_retry_cost", location: behaviour.location("budget.throttling_retry_cost", "budget.preset", "budget"),
                 message: "gRPC charges every failure the same; throttling_retry_cost \(budget.throttlingRetryCost) differs from retry_cost \(budget.retryCost)"))
         }
-        return (.object([.init("maxTokens", .int(maxTokens)), .init("tokenRatio", .number(ratioText(thousandths: thousandths)))]), warnings)
-    }
-
-    /// A token ratio in thousandths as gRPC writes it (`0.1`, `1`, `0.125`).
-    static func ratioText(thousandths: Int) -> String {
-        if thousandths % 1000 == 0 { return "\(thousandths / 1000)" }
-        var fraction = "\(thousandths % 1000)"
-        while fraction.count < 3 { fraction = "0" + fraction }
-        while fraction.hasSuffix("0") { fraction.removeLast() }
-        return "\(thousandths / 1000).\(fraction)"
+        return (.object([.init("maxTokens", .int(maxTokens)), .init("tokenRatio", .number(NumberText.thousandths(thousandths)))]), warnings)
     }
 }

@@ -44,7 +44,7 @@ struct GRPCFormat: InteropFormatHandler {
     func found(_ config: GRPCServiceConfig) -> String {
         var parts: [String] = []
         let count = config.methodConfigs.count
-        parts.append(count == 1 ? "1 methodConfig" : "\(count) methodConfigs")
+        parts.append(plural(count, "methodConfig"))
         let timeouts = config.methodConfigs.filter { $0.timeout != nil }.count
         if timeouts > 0 { parts.append("\(timeouts) with a timeout") }
         let unnamed = config.methodConfigs.filter(\.names.isEmpty).count

@@ -121,14 +121,14 @@ enum GRPCImporter {
         var thousandths = throttling.thousandths
         if throttling.truncated {
             imported.warn("tokenRatio", at: throttling.ratioNode.location,
-                          "gRPC keeps three decimals of tokenRatio; it is used as \(GRPCExporter.ratioText(thousandths: thousandths))")
+                          "gRPC keeps three decimals of tokenRatio; it is used as \(NumberText.thousandths(thousandths))")
         }
         if thousandths > 1_000_000 {
             imported.warn("tokenRatio", at: throttling.ratioNode.location, "the policy format allows token_ratio up to 1000; imported as 1000")
             thousandths = 1_000_000
         }
         imported.budget = .grpc(maxTokens: maxTokens, tokenRatioThousandths: thousandths)
-        imported.comment("budget", "retryThrottling {maxTokens: \(maxTokens), tokenRatio: \(GRPCExporter.ratioText(thousandths: thousandths))}: the same rule")
+        imported.comment("budget", "retryThrottling {maxTokens: \(maxTokens), tokenRatio: \(NumberText.thousandths(thousandths))}: the same rule")
         imported.comment("budget", "(every retryable failure costs a token, every success returns tokenRatio,")
         imported.comment("budget", "retries only while more than maxTokens/2 remain).")
     }

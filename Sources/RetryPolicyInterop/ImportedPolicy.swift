@@ -233,7 +233,7 @@ public struct ImportedPolicy: Sendable {
         } else {
             lines.append("  initial: \(backoff.initial.formattedForHumans)")
             lines.append("  max: \(backoff.max.formattedForHumans)")
-            lines.append("  multiplier: \(Self.number(backoff.multiplier))")
+            lines.append("  multiplier: \(NumberText.number(backoff.multiplier))")
         }
         lines.append("  jitter: \(backoff.jitter)")
         comments("retry_after")
@@ -262,7 +262,7 @@ public struct ImportedPolicy: Sendable {
             if budget.style == .grpc {
                 lines.append("  preset: grpc")
                 lines.append("  max_tokens: \(budget.maxTokens)")
-                lines.append("  token_ratio: \(GRPCExporter.ratioText(thousandths: budget.successRefund))")
+                lines.append("  token_ratio: \(NumberText.thousandths(budget.successRefund))")
             } else {
                 lines.append("  capacity: \(budget.capacity)")
                 lines.append("  retry_cost: \(budget.retryCost)")
@@ -301,11 +301,6 @@ public struct ImportedPolicy: Sendable {
         lines.append("  error: internal_error")
         lines.append("  action: stop")
         return lines.joined(separator: "\n") + "\n"
-    }
-
-    static func number(_ value: Double) -> String {
-        if value == value.rounded() && abs(value) < 1e15 { return "\(Int64(value))" }
-        return "\(value)"
     }
 }
 

@@ -83,7 +83,7 @@ struct IstioFormat: InteropFormatHandler {
             }
             throw InteropError(
                 .noRetrySettings, at: location,
-                "expected a VirtualService with spec.http routes, found \(services) VirtualService\(services == 1 ? "" : "s") without HTTP routes (tcp or tls routes are not retried)")
+                "expected a VirtualService with spec.http routes, found \(plural(services, "VirtualService")) without HTTP routes (tcp or tls routes are not retried)")
         }
         var used: Set<String> = []
         return routes.map { route in

@@ -96,7 +96,7 @@ struct PolicyBehaviour {
         if !policy.endpoints.isEmpty {
             warnings.append(InteropWarning(
                 feature: "endpoints", location: location("endpoints"),
-                message: "per-endpoint timeouts are not exported (\(policy.endpoints.count) endpoint\(policy.endpoints.count == 1 ? "" : "s")); export one configuration per route instead"))
+                message: "per-endpoint timeouts are not exported (\(plural(policy.endpoints.count, "endpoint"))); export one configuration per route instead"))
         }
         return warnings
     }

@@ -45,6 +45,6 @@ enum RetryOnReader {
     }
 
     static func split(_ text: String) -> [String] {
-        text.split(separator: ",").map { $0.trimmingSpaces }.filter { !$0.isEmpty }
+        text.split(separator: ",").map { String($0.trimmingSpaces) }.filter { !$0.isEmpty }
     }
 }

@@ -24,12 +24,12 @@ public struct LintRun: Sendable {
     /// describes: `*.yaml` and `*.yml` but not `*.tests.yaml`.
     public func policyFiles(under paths: [String]) throws(PolicyRoot.ArgumentError) -> [PolicyRoot.FoundFile] {
         try root.files(under: paths) { name in
-            (name.hasSuffix(".yaml") || name.hasSuffix(".yml")) && !Self.isTestFile(name)
+            PolicyFileName.isYAML(name) && !PolicyFileName.isTestFile(name)
         }
     }
 
     public static func isTestFile(_ name: String) -> Bool {
-        name.hasSuffix(".tests.yaml") || name.hasSuffix(".tests.yml")
+        PolicyFileName.isTestFile(name)
     }
 
     /// The name standard input is reported under when `-` is linted.
@@ -211,7 +211,7 @@ public struct LintRun: Sendable {
             let first = error.diagnostics.first.map { " (\($0.id) at \($0.location))" } ?? ""
             return .failure(ReferenceProblem(
                 id: LoaderRule.referenceProblem.id,
-                reason: "it has \(count == 1 ? "1 problem" : "\(count) problems")\(first); lint it on its own to see them"))
+                reason: "it has \(plural(count, "problem"))\(first); lint it on its own to see them"))
         }
     }
 

@@ -32,29 +32,12 @@ struct PolicyRequest: Sendable {
         self.endpoint = endpoint
     }
 
-    /// Parses `Name: value` (the `curl -H` form).
-    static func header(_ text: String) -> (name: String, value: String)? {
-        guard let colon = text.firstIndex(of: ":") else { return nil }
-        let name = text[..<colon].trimmingSpaces
-        guard !name.isEmpty else { return nil }
-        return (String(name), String(text[text.index(after: colon)...].trimmingSpaces))
-    }
-
     var clientRequest: HTTPClientRequest {
         var request = HTTPClientRequest(url: url)
         request.method = NIOHTTP1.HTTPMethod(rawValue: method.uppercased())
         for header in headers { request.headers.add(name: header.name, value: header.value) }
         if let body { request.body = .bytes(ByteBuffer(bytes: body)) }
         return request
-    }
-}
-
-extension Substring {
-    fileprivate var trimmingSpaces: Substring {
-        var result = self
-        while result.first == " " || result.first == "\t" { result.removeFirst() }
-        while result.last == " " || result.last == "\t" { result.removeLast() }
-        return result
     }
 }
 

@@ -53,8 +53,8 @@ struct RequestCommand: AsyncParsableCommand {
     @Option(help: "The request method.")
     var method: String = "GET"
 
-    @Option(name: [.customLong("header"), .customShort("H")], help: ArgumentHelp("A request header, 'Name: value' (repeatable).", valueName: "header"))
-    var headers: [String] = []
+    @Option(name: [.customLong("header"), .customShort("H")], help: ArgumentHelp("A request header, 'Name: value' (repeatable).", valueName: "header"), transform: HeaderArgument.parse)
+    var headers: [ResponseHeaders.Field] = []
 
     @Option(name: [.customLong("data"), .customShort("d")], help: ArgumentHelp("The request body: text, @FILE, or @- for standard input.", valueName: "data"))
     var data: String?
@@ -80,9 +80,6 @@ struct RequestCommand: AsyncParsableCommand {
     @OptionGroup var rootOptions: RootOptions
 
     func validate() throws {
-        for header in headers where PolicyRequest.header(header) == nil {
-            throw ValidationError("--header must look like 'Name: value', found '\(header)'")
-        }
         if state == nil && (stateKey != nil || initState) {
             throw ValidationError("--state-key and --init-state need --state")
         }
@@ -92,7 +89,7 @@ struct RequestCommand: AsyncParsableCommand {
     func run() async throws {
         let policy = try PolicyFiles.loadPolicy(self.policy, root: rootOptions.policyRoot())
         let request = PolicyRequest(
-            url: url, method: method, headers: headers.compactMap(PolicyRequest.header), body: try body(),
+            url: url, method: method, headers: headers.map { ($0.name, $0.value) }, body: try body(),
             endpoint: endpoint)
         var observer: RetryObserver?
         if verbose {
@@ -124,7 +121,7 @@ struct RequestCommand: AsyncParsableCommand {
             if let last = error.lastResponse as? HTTPResponse {
                 FileHandle.standardOutput.write(Data(last.body.readableBytesView))
             }
-            StandardError.write("error: \(error.error.message) (\(error.reason.rawValue) after \(error.attempts.count) attempt\(error.attempts.count == 1 ? "" : "s"))\n")
+            StandardError.write("error: \(error.error.message) (\(error.reason.rawValue) after \(plural(error.attempts.count, "attempt")))\n")
             throw ExitCodeError(status: RequestExitStatus.code(for: error.error.kind))
         }
     }

@@ -397,8 +397,7 @@ public final class PolicyStore: Sendable {
     // MARK: Files
 
     static func isPolicyFile(_ name: String) -> Bool {
-        (name.hasSuffix(".yaml") || name.hasSuffix(".yml")) && !name.hasSuffix(".tests.yaml")
-            && !name.hasSuffix(".tests.yml") && !name.hasPrefix(".")
+        PolicyFileName.isYAML(name) && !PolicyFileName.isTestFile(name) && !name.hasPrefix(".")
     }
 
     /// The policy files of `directory` and the root confining them to it

@@ -116,6 +116,9 @@ struct RequestCommandTests {
 
         let usage = try run(["request", "http://127.0.0.1:1/", "--policy", broken, "--header", "no-colon"])
         #expect(usage.status == 2)
+        #expect(usage.stderr.contains("expected a header as curl writes it, 'Name: value', found 'no-colon': no ':' after the name"), "\(usage.stderr)")
+        let spaced = try run(["request", "http://127.0.0.1:1/", "--policy", broken, "-H", " Accept: text/plain"])
+        #expect(spaced.status == 2 && spaced.stderr.contains("the name holds a space or tab at column 1"), "\(spaced.stderr)")
     }
 
     // MARK: request and simulate agree
@@ -131,10 +134,10 @@ struct RequestCommandTests {
         /// The loopback server's script for `responses`.
         var script: [ServerAction] {
             responses.map { text in
-                let parts = text.split(separator: ":").map(String.init)
+                let parts = text.split(separator: ";")
                 let headers = parts.dropFirst().map { field -> (String, String) in
-                    let pair = field.split(separator: "=", maxSplits: 1).map(String.init)
-                    return (pair[0], pair[1])
+                    let header = try! ResponseHeaders.Field.parse(field.trimmingSpaces).get()
+                    return (header.name, header.value)
                 }
                 return .respond(status: Int(parts[0])!, headers: headers)
             }
@@ -159,19 +162,19 @@ struct RequestCommandTests {
     static let agreements: [Agreement] = [
         Agreement(
             name: "429 with Retry-After 3 over a 1 s cap, ignored, cooldown wait",
-            policy: divPolicy(aboveCap: "ignore", cooldown: "wait"), responses: ["429:Retry-After=3", "200"]),
+            policy: divPolicy(aboveCap: "ignore", cooldown: "wait"), responses: ["429; Retry-After: 3", "200"]),
         Agreement(
             name: "the same with cooldown reject",
-            policy: divPolicy(aboveCap: "ignore", cooldown: "reject"), responses: ["429:Retry-After=3", "200"]),
+            policy: divPolicy(aboveCap: "ignore", cooldown: "reject"), responses: ["429; Retry-After: 3", "200"]),
         Agreement(
             name: "429 over the cap with above_cap stop",
-            policy: divPolicy(aboveCap: "stop", cooldown: "wait"), responses: ["429:Retry-After=3", "200"]),
+            policy: divPolicy(aboveCap: "stop", cooldown: "wait"), responses: ["429; Retry-After: 3", "200"]),
         Agreement(
             name: "429 over a 300 ms cap, clamped, with a cooldown",
             policy: divPolicy(
                 aboveCap: "clamp", cooldown: "wait", cap: "300ms",
                 headers: ", headers: [{name: retry-after-ms, format: milliseconds}]"),
-            responses: ["429:retry-after-ms=3000", "200"]),
+            responses: ["429; retry-after-ms: 3000", "200"]),
         Agreement(
             name: "503 until the attempts run out",
             policy: divPolicy(aboveCap: "stop", cooldown: "off"), responses: ["503", "503", "503"]),

@@ -76,6 +76,11 @@ struct AnalysisTests {
 
     @Test("scripted responses are parsed strictly")
     func scripted() {
+        if case .failure(let error) = ScriptedResponse.parse("503; Retry After: 2") {
+            #expect(error.reason == "after ';', expected a header as curl writes it, 'Name: value', found 'Retry After: 2': the name holds a space or tab at column 6")
+        } else {
+            Issue.record("accepted a space in a header name")
+        }
         #expect((try? ScriptedResponse.parse("429; Retry-After: 2").get())?.description == "429; Retry-After: 2")
         #expect((try? ScriptedResponse.parse("429;Retry-After:2").get())?.description == "429; Retry-After: 2")
         #expect((try? ScriptedResponse.parse("connection_lost").get())?.outcome == .transport(.connectionLost))
@@ -84,11 +89,18 @@ struct AnalysisTests {
         }
     }
 
-    @Test("the earlier header form is read as the same response and recognised as earlier")
+    @Test("the earlier header form is refused with the same response written as curl writes headers")
     func scriptedEarlierForm() throws {
-        let earlier = try ScriptedResponse.parse("503:retry-after-ms=500:retry-after=1").get()
+        func reason(_ text: String) -> String? {
+            if case .failure(let error) = ScriptedResponse.parse(text) { return error.reason }
+            return nil
+        }
+        #expect(reason("503:retry-after-ms=500:retry-after=1")
+            == "the earlier header form is no longer read; write '503; retry-after-ms: 500; retry-after: 1', headers as curl writes them, each after ';'")
+        #expect(reason("429:retry-after")?.contains("write '429; Retry-After: 2'") == true)
         let curl = try ScriptedResponse.parse("503; retry-after-ms: 500; retry-after: 1").get()
-        #expect(earlier == curl)
+        #expect(curl.description == "503; retry-after-ms: 500; retry-after: 1")
+        if case .success = ScriptedResponse.parseList("503,429:retry-after=2,200") { Issue.record("accepted the earlier form in a list") }
         #expect(ScriptedResponse.usesDeprecatedHeaderSyntax("429:retry-after=2"))
         for current in ["429; Retry-After: 2", "429", "timeout", "429; Date: Wed, 21 Oct 2015 07:28:00 GMT"] {
             #expect(!ScriptedResponse.usesDeprecatedHeaderSyntax(current), "\(current)")

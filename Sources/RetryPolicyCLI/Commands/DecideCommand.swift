@@ -34,7 +34,7 @@ struct DecideCommand: ParsableCommand {
     var retryAfter: String?
 
     @Option(name: .customLong("header"), help: ArgumentHelp("Another response header, as curl writes it (repeatable).", valueName: "Name: value"), transform: HeaderArgument.parse)
-    var headers: [HeaderArgument] = []
+    var headers: [ResponseHeaders.Field] = []
 
     @Option(help: "Which attempt produced the outcome; 1 is the first try.")
     var attempt: Int = 1

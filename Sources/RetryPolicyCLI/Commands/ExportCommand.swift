@@ -47,7 +47,7 @@ struct ExportCommand: ParsableCommand {
             StandardError.write("\(warning.location): \(severity): \(warning.message) [\(warning.feature)]\n")
         }
         if strict && !result.warnings.isEmpty {
-            StandardError.write("error: \(result.warnings.count) setting\(result.warnings.count == 1 ? "" : "s") cannot be expressed in \(to.title); nothing written (--strict)\n")
+            StandardError.write("error: \(plural(result.warnings.count, "setting")) cannot be expressed in \(to.title); nothing written (--strict)\n")
             throw ExitCodeError(status: ExitStatus.findings)
         }
         switch syntax {

@@ -93,7 +93,7 @@ struct ImportCommand: ParsableCommand {
             StandardError.write("\(warning.location): \(severity): \(warning.message) [\(warning.feature)]\n")
         }
         if strict && !warnings.isEmpty {
-            StandardError.write("error: \(warnings.count) setting\(warnings.count == 1 ? "" : "s") cannot be imported exactly; nothing written (--strict)\n")
+            StandardError.write("error: \(plural(warnings.count, "setting")) cannot be imported exactly; nothing written (--strict)\n")
             throw ExitCodeError(status: ExitStatus.findings)
         }
         if let directory {

@@ -75,12 +75,6 @@ struct SimulateCommand: ParsableCommand {
     }
 
     func run() throws {
-        for (option, text) in [("--responses", responses ?? ""), ("--outage-response", outageResponse)] {
-            let old = text.split(separator: ",").filter { ScriptedResponse.usesDeprecatedHeaderSyntax($0) }
-            if let first = old.first, case .success(let response) = ScriptedResponse.parse(first) {
-                StandardError.write("warning: \(option): '\(first)' is the earlier header syntax; write '\(response)'\n")
-            }
-        }
         let loaded = try PolicyFiles.loadPolicy(policy, root: rootOptions.policyRoot())
         let latency = latency.value
         if let clients {
@@ -236,7 +230,7 @@ enum StormText {
         output += "jitter \(policy.backoff.jitter.rawValue), \(policy.budget == nil ? "no" : configuration.shared ? "one shared" : "per-client") budget\(policy.breaker == nil ? "" : configuration.shared ? ", one shared breaker" : ", per-client breaker"), seed \(configuration.seed)\n"
         output += "server load: \(storm.totalRequests) requests in total, peak \(storm.peak) per \(configuration.window.formattedForHumans) at \(storm.peakAt.formattedForHumans)"
         output += " (\(formatRatio(storm.totalRequests, configuration.clients)) requests per client)\n"
-        output += "largest retry burst: \(storm.retryBurst == 1 ? "1 retry" : "\(storm.retryBurst) retries") within \(OutageStorm.burstWindow.formattedForHumans)\n"
+        output += "largest retry burst: \(plural(storm.retryBurst, "retry", plural: "retries")) within \(OutageStorm.burstWindow.formattedForHumans)\n"
         var outcome = "clients: \(storm.succeeded) succeeded"
         let failed = storm.failures.values.reduce(0, +)
         if failed > 0 {

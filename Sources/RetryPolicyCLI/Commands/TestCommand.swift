@@ -172,5 +172,3 @@ enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
     case human, json
 }
 
-/// `1 case`, `3 cases`.
-func plural(_ count: Int, _ noun: String) -> String { count == 1 ? "1 \(noun)" : "\(count) \(noun)s" }

@@ -25,28 +25,6 @@ struct DurationArgument: ExpressibleByArgument, Sendable {
     }
 }
 
-/// A response header in curl's form, `Name: value`.
-struct HeaderArgument: ExpressibleByArgument, Sendable {
-    var name: String
-    var value: String
-
-    init?(argument: String) {
-        guard let colon = argument.firstIndex(of: ":") else { return nil }
-        let name = argument[..<colon]
-        guard !name.isEmpty, !name.contains(" ") else { return nil }
-        self.name = String(name)
-        self.value = String(argument[argument.index(after: colon)...].drop { $0 == " " || $0 == "\t" })
-    }
-
-    /// For `@Option(transform:)`: the message shows the expected form.
-    static func parse(_ text: String) throws -> HeaderArgument {
-        guard let header = HeaderArgument(argument: text) else {
-            throw ValidationError("expected a header as curl writes it, 'Name: value', found '\(text)'")
-        }
-        return header
-    }
-}
-
 /// The request a decision or simulation is about: method, idempotency mark,
 /// endpoint. Shared by `decide` and `simulate`.
 struct RequestOptions: ParsableArguments {

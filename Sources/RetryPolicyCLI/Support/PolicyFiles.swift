@@ -1,5 +1,5 @@
 import RetryPolicyCommandSupport
-import RetryPolicyLint
+import RetryPolicyCore
 import RetryPolicyYAML
 
 /// Finding the test files the subcommands work on, all through a
@@ -19,13 +19,13 @@ extension PolicyFiles {
             }
             let found: [PolicyRoot.FoundFile]
             do {
-                found = try root.files(under: [path]) { LintRun.isTestFile($0) || $0.hasSuffix(".yaml") || $0.hasSuffix(".yml") }
+                found = try root.files(under: [path]) { PolicyFileName.isYAML($0) }
             } catch {
                 throw CommandFailure(error.description)
             }
             let isDirectory = found.count != 1 || found[0].path != path
             for file in found {
-                if LintRun.isTestFile(file.path) {
+                if PolicyFileName.isTestFile(file.path) {
                     if !result.contains(file) { result.append(file) }
                 } else if !isDirectory, let sibling = testFile(besidePolicy: file.path, root: root),
                     !result.contains(where: { $0.path == sibling })
@@ -39,12 +39,6 @@ extension PolicyFiles {
 
     /// `tmdb.tests.yaml` beside `tmdb.yaml`, when it exists.
     static func testFile(besidePolicy path: String, root: PolicyRoot) -> String? {
-        for ext in [".yaml", ".yml"] where path.hasSuffix(ext) {
-            let base = String(path.dropLast(ext.count))
-            for candidate in [base + ".tests.yaml", base + ".tests.yml"] where root.exists(candidate) {
-                return candidate
-            }
-        }
-        return nil
+        PolicyFileName.testFiles(besidePolicy: path).first { root.exists($0) }
     }
 }

@@ -135,8 +135,8 @@ public enum PolicyDiff {
             let cancelled = input == .transport(.cancelled)
             for (kindIndex, kind) in kinds.enumerated() {
                 let key = InputClass(
-                    left: Self.source(leftCompiled, input: input, slot: slot, table: kind.leftTable),
-                    right: Self.source(rightCompiled, input: input, slot: slot, table: kind.rightTable),
+                    left: leftCompiled.source(inputSlot: slot, methodSlot: kind.leftTable),
+                    right: rightCompiled.source(inputSlot: slot, methodSlot: kind.rightTable),
                     leftAllowsRetry: kind.leftAllowsRetry, rightAllowsRetry: kind.rightAllowsRetry, cancelled: cancelled)
                 if previousKeyOfKind[kindIndex] == key { continue }
                 previousKeyOfKind[kindIndex] = key
@@ -213,14 +213,6 @@ public enum PolicyDiff {
         case .status(let code): CompiledPolicy.inputSlot(status: code)!
         case .transport(let failure): CompiledPolicy.inputSlot(transport: failure)
         }
-    }
-
-    /// `CompiledPolicy.resolution(for:method:)`'s source, without building
-    /// the rest of the resolution.
-    static func source(_ compiled: CompiledPolicy, input: PolicyInput, slot: Int, table: Int) -> CompiledPolicy.Resolution.Source {
-        if let index = compiled.firstMatch(inputSlot: slot, methodSlot: table) { return .rule(index) }
-        if input.isImplicitSuccess { return .implicitSuccess }
-        return compiled.policy.defaultRule == nil ? .implicitStop : .defaultRule
     }
 
     /// The comparison computed by deciding every (input, attempt, method)

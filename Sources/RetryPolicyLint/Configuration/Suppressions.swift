@@ -153,12 +153,3 @@ public struct Suppressions: Sendable {
         return kept
     }
 }
-
-extension Substring {
-    var trimmingSpaces: Substring {
-        var result = self
-        while let first = result.first, first == " " || first == "\t" { result = result.dropFirst() }
-        while let last = result.last, last == " " || last == "\t" { result = result.dropLast() }
-        return result
-    }
-}

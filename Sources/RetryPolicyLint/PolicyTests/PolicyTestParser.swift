@@ -62,10 +62,7 @@ struct TestFileReader {
     /// `tmdb.yaml` for `tmdb.tests.yaml`.
     func defaultPolicyReference() -> String {
         let name = path.split(separator: "/").last.map(String.init) ?? path
-        for suffix in [".tests.yaml", ".tests.yml"] where name.hasSuffix(suffix) {
-            return String(name.dropLast(suffix.count)) + ".yaml"
-        }
-        return name
+        return PolicyFileName.testedBase(of: name).map { $0 + ".yaml" } ?? name
     }
 
     static let caseKeys = ["name", "status", "transport", "retry_after", "headers", "attempt", "elapsed", "method",

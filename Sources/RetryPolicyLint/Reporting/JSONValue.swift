@@ -1,3 +1,5 @@
+import RetryPolicyCore
+
 /// A JSON document with ordered keys, so that machine-readable output is
 /// byte-for-byte stable (tests and diffs of reports depend on it).
 public indirect enum JSONValue: Hashable, Sendable, ExpressibleByStringLiteral, ExpressibleByIntegerLiteral,
@@ -36,13 +38,7 @@ public indirect enum JSONValue: Hashable, Sendable, ExpressibleByStringLiteral, 
         case .bool(let value): output += value ? "true" : "false"
         case .int(let value): output += String(value)
         case .double(let value):
-            if value.isFinite, value == value.rounded(), abs(value) < 1e15 {
-                output += String(Int64(value))
-            } else if value.isFinite {
-                output += "\(value)"
-            } else {
-                output += "null"
-            }
+            output += value.isFinite ? NumberText.number(value) : "null"
         case .string(let value): Self.writeString(value, to: &output)
         case .array(let values):
             if values.isEmpty { output += "[]"; return }

@@ -24,7 +24,7 @@ enum BudgetInNumbers: PolicyCheck {
             if budget.successRefund > 0 {
                 // A retry needs more than threshold + one failure's cost.
                 let refill = (budget.threshold + budget.retryCost) / budget.successRefund + 1
-                message += "; from empty, \(refill) successes (token_ratio \(formatThousandths(budget.successRefund))) allow the next retry"
+                message += "; from empty, \(refill) successes (token_ratio \(NumberText.thousandths(budget.successRefund))) allow the next retry"
             }
             return [finding(at: context.place(key: "budget", or: budget.location, policy), message)]
         }
@@ -44,13 +44,5 @@ enum BudgetInNumbers: PolicyCheck {
             message += "; first-try successes refund nothing, so only successful retries refill it"
         }
         return [finding(at: context.place(key: "budget", or: budget.location, policy), message)]
-    }
-
-    static func formatThousandths(_ value: Int) -> String {
-        if value % 1000 == 0 { return "\(value / 1000)" }
-        var fraction = String(value % 1000)
-        while fraction.count < 3 { fraction = "0" + fraction }
-        while fraction.hasSuffix("0") { fraction.removeLast() }
-        return "\(value / 1000).\(fraction)"
     }
 }

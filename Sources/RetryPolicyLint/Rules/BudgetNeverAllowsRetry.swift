@@ -56,7 +56,7 @@ enum ThrottlingNeverAllowsRetry: PolicyCheck {
         guard budget.capacity - budget.retryCost <= budget.threshold else { return [] }
         return [finding(
             at: context.place(key: "budget.max_tokens", "budget", or: budget.location, policy),
-            "max_tokens \(budget.maxTokens): the first failure leaves \(BudgetInNumbers.formatThousandths(budget.capacity - budget.retryCost)) of \(budget.maxTokens) tokens, not more than half, so no request is ever retried",
+            "max_tokens \(budget.maxTokens): the first failure leaves \(NumberText.thousandths(budget.capacity - budget.retryCost)) of \(budget.maxTokens) tokens, not more than half, so no request is ever retried",
             suggestion: "raise max_tokens to at least 3")]
     }
 }

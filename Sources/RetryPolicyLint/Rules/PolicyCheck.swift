@@ -18,5 +18,3 @@ func ruleName(_ rule: Rule, index: Int) -> String {
     return "rule \(index + 1)"
 }
 
-/// `1 request`, `3 requests`.
-func plural(_ count: Int, _ noun: String) -> String { count == 1 ? "1 \(noun)" : "\(count) \(noun)s" }

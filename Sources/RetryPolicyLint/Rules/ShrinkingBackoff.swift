@@ -18,13 +18,7 @@ enum ShrinkingBackoff: PolicyCheck {
         let second = backoff.base(forRetry: 2)
         return [finding(
             at: context.place(key: "backoff.multiplier", "backoff", or: backoff.location, policy),
-            "backoff.multiplier \(formatNumber(backoff.multiplier)) is below 1: the delay shrinks from \(backoff.initial.formattedForHumans) before retry 1 to \(second.formattedForHumans) before retry 2",
+            "backoff.multiplier \(NumberText.number(backoff.multiplier)) is below 1: the delay shrinks from \(backoff.initial.formattedForHumans) before retry 1 to \(second.formattedForHumans) before retry 2",
             suggestion: "use multiplier 1 (constant) or 2 (exponential)")]
     }
-}
-
-/// `2`, `0.5`: numbers as a person writes them.
-func formatNumber(_ value: Double) -> String {
-    if value == value.rounded(), abs(value) < 1e15 { return "\(Int64(value))" }
-    return "\(value)"
 }

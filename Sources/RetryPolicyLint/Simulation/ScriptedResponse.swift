@@ -32,11 +32,10 @@ public struct ScriptedResponse: Hashable, Sendable, CustomStringConvertible {
     /// transport class (`timeout`).
     ///
     /// The earlier form `429:retry-after=2` (headers as `name=value`
-    /// after `:`) is still read; ``usesDeprecatedHeaderSyntax(_:)`` tells
-    /// a caller to warn about it.
+    /// after `:`) is refused with the same response in the curl form.
     public static func parse(_ text: some StringProtocol) -> Result<ScriptedResponse, ParseError> {
         let whole = String(text)
-        if usesDeprecatedHeaderSyntax(whole) { return parseDeprecated(whole) }
+        if usesDeprecatedHeaderSyntax(whole) { return .failure(refusingDeprecated(whole)) }
         let parts = whole.split(separator: ";", omittingEmptySubsequences: false).map { String($0.trimmingSpaces) }
         let head = parts[0]
         guard !head.isEmpty else {
@@ -48,13 +47,10 @@ public struct ScriptedResponse: Hashable, Sendable, CustomStringConvertible {
             }
             var headers = ResponseHeaders()
             for field in parts.dropFirst() {
-                guard let colon = field.firstIndex(of: ":"), colon != field.startIndex,
-                    !field[..<colon].contains(where: { $0 == " " || $0 == "\t" })
-                else {
-                    return .failure(ParseError(
-                        text: whole, reason: "expected a header as curl writes it, 'Name: value', after ';', found '\(field)'"))
+                switch ResponseHeaders.Field.parse(field) {
+                case .success(let header): headers.append(name: header.name, value: header.value)
+                case .failure(let error): return .failure(ParseError(text: whole, reason: "after ';', \(error)"))
                 }
-                headers.append(name: String(field[..<colon]), value: String(field[field.index(after: colon)...].trimmingSpaces))
             }
             return .success(ScriptedResponse(outcome: .response(status: status, headers: headers)))
         }
@@ -69,7 +65,8 @@ public struct ScriptedResponse: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Whether `text` is written in the earlier header form,
-    /// `429:retry-after=2`, rather than `429; Retry-After: 2`.
+    /// `429:retry-after=2`, rather than `429; Retry-After: 2`: such text
+    /// is no longer read.
     public static func usesDeprecatedHeaderSyntax(_ text: some StringProtocol) -> Bool {
         let trimmed = Substring(text).trimmingSpaces
         guard let colon = trimmed.firstIndex(of: ":") else { return false }
@@ -77,21 +74,17 @@ public struct ScriptedResponse: Hashable, Sendable, CustomStringConvertible {
         return !head.contains(";") && Int(head.trimmingSpaces) != nil
     }
 
-    private static func parseDeprecated(_ whole: String) -> Result<ScriptedResponse, ParseError> {
-        let parts = whole.split(separator: ":", omittingEmptySubsequences: false).map { String($0.trimmingSpaces) }
-        guard let status = Int(parts[0]), StatusPattern.validCodes.contains(status) else {
-            return .failure(ParseError(text: whole, reason: "status \(parts[0]) is outside 100-599"))
+    /// The refusal of `429:retry-after=2`, which shows the same response
+    /// written as curl writes headers, `429; retry-after: 2`.
+    private static func refusingDeprecated(_ whole: String) -> ParseError {
+        let parts = whole.split(separator: ":", omittingEmptySubsequences: false).map { $0.trimmingSpaces }
+        let fields = parts.dropFirst().map { $0.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false) }
+        var hint = "\(parts[0]); Retry-After: 2"
+        if fields.allSatisfy({ $0.count == 2 && !$0[0].isEmpty }) {
+            hint = ([parts[0]] + fields.map { "\($0[0]): \($0[1].trimmingSpaces)" }).joined(separator: "; ")
         }
-        var headers = ResponseHeaders()
-        for field in parts.dropFirst() {
-            let pair = field.split(separator: "=", maxSplits: 1)
-            guard pair.count == 2, !pair[0].isEmpty else {
-                return .failure(ParseError(
-                    text: whole, reason: "expected headers as curl writes them after ';', such as '\(status); Retry-After: 2'"))
-            }
-            headers.append(name: String(pair[0]), value: String(pair[1]))
-        }
-        return .success(ScriptedResponse(outcome: .response(status: status, headers: headers)))
+        return ParseError(
+            text: whole, reason: "the earlier header form is no longer read; write '\(hint)', headers as curl writes them, each after ';'")
     }
 
     /// Parses a comma-separated list: `503,503,429; Retry-After: 2,200`.

@@ -216,7 +216,7 @@ package struct FieldReader {
     }
 
     package mutating func number(_ node: YAMLNode, at keyPath: @autoclosure () -> String, in range: ClosedRange<Double>) -> Double? {
-        func what() -> String { "a number from \(Self.trim(range.lowerBound)) to \(Self.trim(range.upperBound))" }
+        func what() -> String { "a number from \(NumberText.number(range.lowerBound)) to \(NumberText.number(range.upperBound))" }
         guard case .scalar(let scalar) = node else {
             expected(what(), for: keyPath(), found: node)
             return nil
@@ -233,10 +233,6 @@ package struct FieldReader {
         if value.isFinite && range.contains(value) { return value }
         expected(what(), for: keyPath(), found: node, rule: .outOfRange)
         return nil
-    }
-
-    private static func trim(_ value: Double) -> String {
-        value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(value)
     }
 
     /// A duration in policy syntax (`250ms`, `10s`, `1m30s`), parsed by

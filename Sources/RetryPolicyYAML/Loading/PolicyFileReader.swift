@@ -108,7 +108,7 @@ enum PolicyFileReader {
     }
 
     static func isPolicyName(_ path: String) -> Bool {
-        path.hasSuffix(".yaml") || path.hasSuffix(".yml")
+        PolicyFileName.isYAML(path)
     }
 
     /// `relative` resolved against the directory of `file`, spelt the way
