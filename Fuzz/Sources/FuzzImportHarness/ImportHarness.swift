@@ -41,9 +41,9 @@ public struct ImportHarness: Sendable {
         do {
             imported = try Importer.importPolicy(bytes: bytes, path: path, from: format, selection: selection)
         } catch {
-            precondition(!error.diagnostics.isEmpty, "an import error without diagnostics")
+            check(!error.diagnostics.isEmpty, "an import error without diagnostics")
             for diagnostic in error.diagnostics {
-                precondition(diagnostic.location.line >= 1 && diagnostic.location.column >= 1, "unlocated: \(diagnostic)")
+                check(diagnostic.location.line >= 1 && diagnostic.location.column >= 1, "unlocated: \(diagnostic)")
                 _ = diagnostic.description
             }
             return
@@ -61,7 +61,7 @@ public struct ImportHarness: Sendable {
         do {
             _ = try PolicyLoader().loadDocument(bytes: Array(yaml.utf8), path: policyPath)
         } catch {
-            preconditionFailure("the imported policy's YAML does not load back:\n\(error.diagnostics.map(\.description).joined(separator: "\n"))\n--- YAML:\n\(yaml)")
+            fatalError("the imported policy's YAML does not load back:\n\(error.diagnostics.map(\.description).joined(separator: "\n"))\n--- YAML:\n\(yaml)")
         }
     }
 
@@ -81,13 +81,19 @@ public struct ImportHarness: Sendable {
                 for method in [HTTPMethod.get, .post] {
                     let decision = decider.decide(
                         DecisionInput(outcome: outcome, attempt: attempt, method: method, now: now), using: &generator)
-                    if let delay = decision.delay { precondition(delay >= .zero, "negative delay \(delay)") }
+                    if let delay = decision.delay { check(delay >= .zero, "negative delay \(delay)") }
                     _ = decision.error?.message
                 }
             }
         }
         _ = decider.admit(now: now)
     }
+}
+
+/// A precondition whose message survives an optimized build (`precondition`
+/// drops it with `-O`), so that a crash report says what was wrong.
+func check(_ condition: @autoclosure () -> Bool, _ message: @autoclosure () -> String, file: StaticString = #file, line: UInt = #line) {
+    if !condition() { fatalError(message(), file: file, line: line) }
 }
 
 // MARK: Selections found in the input
