@@ -100,11 +100,16 @@ public struct PolicyStack: Hashable, Sendable {
         public var name: String
         /// The layer's policy file, relative to the stack file.
         public var policyPath: String
+        /// Which retry configuration of another layer's file (a gRPC
+        /// method, an Envoy route, an Istio route) the layer is, when the
+        /// file holds several.
+        public var selection: String?
         public var location: SourceLocation?
 
-        public init(name: String, policyPath: String, location: SourceLocation? = nil) {
+        public init(name: String, policyPath: String, selection: String? = nil, location: SourceLocation? = nil) {
             self.name = name
             self.policyPath = policyPath
+            self.selection = selection
             self.location = location
         }
     }

@@ -11,8 +11,8 @@ struct ForeignReader {
         diagnostics.append(Diagnostic(rule, at: node.location, message))
     }
 
-    mutating func error(_ rule: InteropRule, at location: SourceLocation, _ message: String) {
-        diagnostics.append(Diagnostic(rule, at: location, message))
+    mutating func error(_ rule: InteropRule, at location: SourceLocation, _ message: String, suggestion: String? = nil) {
+        diagnostics.append(Diagnostic(rule, at: location, message, suggestion: suggestion))
     }
 
     /// The value under `key` of a mapping, matched exactly or, when
@@ -25,6 +25,48 @@ struct ForeignReader {
         return entries.first { normalized($0.key.value) == wanted }?.value
     }
 
+    /// A protobuf field of a mapping, written with its proto name
+    /// (`retry_policy`) or proto3 JSON's lowerCamelCase (`retryPolicy`):
+    /// Envoy's parser takes both.
+    static func field(_ node: YAMLNode, _ protoName: String) -> YAMLNode? {
+        value(node, protoName) ?? value(node, camelCase(protoName))
+    }
+
+    static func fieldKeyLocation(_ node: YAMLNode, _ protoName: String) -> SourceLocation? {
+        keyLocation(node, protoName) ?? keyLocation(node, camelCase(protoName))
+    }
+
+    /// `retry_back_off` as proto3 JSON writes it: `retryBackOff`.
+    static func camelCase(_ protoName: String) -> String {
+        var result = ""
+        var upper = false
+        for character in protoName {
+            if character == "_" {
+                upper = true
+            } else {
+                result.append(upper ? Character(character.uppercased()) : character)
+                upper = false
+            }
+        }
+        return result
+    }
+
+    /// A mapping's keys as protobuf field names (camelCase ones turned
+    /// back to snake_case), with their locations.
+    static func protoKeys(_ node: YAMLNode) -> [(name: String, location: SourceLocation)] {
+        entries(node).map { entry in
+            var name = ""
+            for character in entry.key.value {
+                if character.isUppercase {
+                    name += "_" + character.lowercased()
+                } else {
+                    name.append(character)
+                }
+            }
+            return (name, entry.key.location)
+        }
+    }
+
     static func keyLocation(_ node: YAMLNode, _ key: String, relaxed: Bool = false) -> SourceLocation? {
         guard case .mapping(let entries, _) = node else { return nil }
         let wanted = relaxed ? normalized(key) : key
@@ -33,6 +75,11 @@ struct ForeignReader {
 
     static func normalized(_ key: String) -> String {
         String(key.lowercased().filter { $0 != "-" && $0 != "_" })
+    }
+
+    static func items(_ node: YAMLNode) -> [YAMLNode] {
+        if case .sequence(let items, _) = node { return items }
+        return []
     }
 
     static func entries(_ node: YAMLNode) -> [(key: YAMLScalar, value: YAMLNode)] {
@@ -117,29 +164,13 @@ struct ForeignReader {
             var nanos: Int64 = 0
             if let value = Self.value(node, "seconds"), let parsed = integer(value, what + ".seconds") { seconds = Int64(parsed) }
             if let value = Self.value(node, "nanos"), let parsed = integer(value, what + ".nanos") { nanos = Int64(parsed) }
-            guard seconds >= 0, nanos >= 0, seconds < 10_000_000_000 else {
-                error(.invalidValue, node, "\(what): expected a non-negative duration")
+            guard seconds >= 0, nanos >= 0, seconds <= ForeignDuration.protoMaximumSeconds, nanos < 1_000_000_000 else {
+                error(.invalidValue, node, "\(what): expected seconds from 0 to \(ForeignDuration.protoMaximumSeconds) and nanos from 0 to 999999999")
                 return nil
             }
-            return .nanoseconds(seconds * 1_000_000_000 + nanos)
+            return .seconds(seconds) + .nanoseconds(nanos)
         }
         error(.wrongType, node, "\(what): expected a duration such as \"0.1s\", found \(node.kindDescription)")
         return nil
-    }
-
-    /// The YAML (or JSON) document of `bytes`, or the parser's errors.
-    static func parse(bytes: [UInt8], path: String) throws(InteropError) -> YAMLNode {
-        do {
-            guard let root = try YAMLParser.parse(bytes: bytes, path: path) else {
-                throw InteropError([Diagnostic(.notThisFormat, at: SourceLocation(file: path, line: 1, column: 1), "expected a configuration document, found an empty file")])
-            }
-            return root
-        } catch let error as PolicyLoadError {
-            throw InteropError(error.diagnostics)
-        } catch let error as InteropError {
-            throw error
-        } catch {
-            throw InteropError([Diagnostic(.notThisFormat, at: SourceLocation(file: path, line: 1, column: 1), "\(error)")])
-        }
     }
 }

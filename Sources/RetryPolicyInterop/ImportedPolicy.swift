@@ -22,6 +22,9 @@ public struct ImportedPolicy: Sendable {
     public var retryAfter = RetryAfterPolicy(honor: false)
     public var timeouts = TimeoutBudget()
     public var budget: RetryBudgetConfiguration?
+    /// Parallel copies instead of sequential retries (gRPC's
+    /// `hedgingPolicy`).
+    public var hedging: HedgingPolicy?
     /// Comment lines written before a top-level key (`attempts`, `backoff`,
     /// `rules`...); `""` is the file's header.
     public var comments: [String: [String]] = [:]
@@ -41,6 +44,20 @@ public struct ImportedPolicy: Sendable {
 
     mutating func warn(_ feature: String, at location: SourceLocation, _ message: String) {
         warnings.append(InteropWarning(feature: feature, location: location, message: message))
+    }
+
+    /// A duration read from the foreign file as the policy states it: in
+    /// whole milliseconds (a comment says when that rounds) and at most
+    /// the policy format's ``DurationText/maximum`` (a warning at `at` says
+    /// when a longer one is held there).
+    mutating func policyDuration(_ duration: Duration, key: String, what: String, at location: SourceLocation) -> Duration {
+        if duration > DurationText.maximum {
+            warn(what, at: location, "\(what) \(ForeignDuration.protoText(duration)) is longer than a policy may state (100 days); imported as 100 days")
+            return DurationText.maximum
+        }
+        let (value, rounded) = ForeignDuration.policyPrecision(duration)
+        if rounded { comment(key, "\(what) \(ForeignDuration.protoText(duration)) rounded to whole milliseconds.") }
+        return value
     }
 
     // MARK: The error-kind convention
@@ -99,12 +116,14 @@ public struct ImportedPolicy: Sendable {
 
     /// The policy this import stands for.
     public var policy: Policy {
-        Policy(
+        var policy = Policy(
             name: name, description: description, attempts: attempts, backoff: backoff,
             retryAfter: retryAfter, timeouts: timeouts,
             idempotency: Idempotency(retryableMethods: Set(HTTPMethod.standard), honorIdempotentRequests: true, isExplicit: true),
             budget: budget, rules: rules,
             defaultRule: DefaultRule(error: .internalError, action: .stop))
+        policy.hedging = hedging
+        return policy
     }
 
     /// Status codes as the fewest patterns: whole classes (`5xx`), ranges
@@ -217,6 +236,11 @@ public struct ImportedPolicy: Sendable {
                 }
                 lines.append("  success_refund: \(budget.successRefund)")
             }
+        }
+        if let hedging {
+            comments("hedging")
+            lines.append("hedging:")
+            lines.append("  delay: \(hedging.delay.formattedForHumans)")
         }
         comments("rules")
         lines.append("rules:")

@@ -131,7 +131,7 @@ public struct LintRun: Sendable {
                 var layers: [(layer: PolicyStack.Layer, policy: Policy)] = []
                 for layer in stack.layers {
                     let at = layer.location ?? stack.location ?? SourceLocation(file: file, line: 1, column: 1)
-                    switch loadReferenced(layer.policyPath, from: file, at: at, loader: loader, foreign: true) {
+                    switch loadReferenced(layer.policyPath, from: file, at: at, loader: loader, foreign: true, selection: layer.selection) {
                     case .success(let loaded): layers.append((layer, loaded.policy))
                     case .failure(let problem):
                         findings.append(LintFinding(
@@ -164,7 +164,8 @@ public struct LintRun: Sendable {
     /// name the mesh's or channel's own configuration).
     /// The policy comes with the canonical path it was read from.
     func loadReferenced(
-        _ reference: String, from file: String, at: SourceLocation, loader: PolicyLoader, foreign: Bool = false
+        _ reference: String, from file: String, at: SourceLocation, loader: PolicyLoader, foreign: Bool = false,
+        selection: String? = nil
     ) -> Result<(policy: Policy, canonicalPath: String), ReferenceProblem> {
         let path = Self.resolve(reference, relativeTo: file)
         let read: PolicyRoot.ReadFile
@@ -177,14 +178,31 @@ public struct LintRun: Sendable {
         let bytes = read.bytes
         // A file this run loaded as a policy states `version` and `name`,
         // which no other format does: it is not parsed again to tell.
-        if foreign, let loaded = loader.loadedPolicy(read, path: path) { return .success((loaded, read.canonicalPath)) }
-        if foreign, let format = Importer.detectFormat(bytes: bytes, path: path) {
+        if foreign, selection == nil, let loaded = loader.loadedPolicy(read, path: path) { return .success((loaded, read.canonicalPath)) }
+        let foreignFile = foreign ? ForeignFile(bytes: bytes, path: path) : nil
+        if let foreignFile, let format = Importer.detectFormat(foreignFile) {
             do {
-                return .success((try Importer.importPolicy(bytes: bytes, path: path, from: format).policy, read.canonicalPath))
+                return .success((try Importer.importPolicy(foreignFile, from: format, selection: selection).policy, read.canonicalPath))
             } catch {
-                let first = error.diagnostics.first.map { " (\($0.id) at \($0.location))" } ?? ""
-                return .failure(ReferenceProblem(id: LoaderRule.referenceProblem.id, reason: "it is not a valid \(format.title)\(first)"))
+                guard let first = error.diagnostics.first else {
+                    return .failure(ReferenceProblem(id: LoaderRule.referenceProblem.id, reason: "it is not a valid \(format.title)"))
+                }
+                // A file that imports but not on its own (several routes, no
+                // retry settings) says what it holds and how to choose.
+                if first.id == InteropRule.selection.id || first.id == InteropRule.noRetrySettings.id {
+                    let hint = first.id == InteropRule.selection.id ? " (name one with select: in the layer)" : ""
+                    return .failure(ReferenceProblem(
+                        id: LoaderRule.referenceProblem.id,
+                        reason: "\(first.message)\(hint) (\(first.id) at \(first.location))"))
+                }
+                return .failure(ReferenceProblem(
+                    id: LoaderRule.referenceProblem.id, reason: "it is not a valid \(format.title) (\(first.id) at \(first.location))"))
             }
+        }
+        if selection != nil {
+            return .failure(ReferenceProblem(
+                id: LoaderRule.referenceProblem.id,
+                reason: "select: names one retry configuration of another tool's file, and this is a policy"))
         }
         do {
             return .success((try loader.loadPolicy(read, path: path), read.canonicalPath))

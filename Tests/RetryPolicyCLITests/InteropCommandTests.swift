@@ -83,7 +83,7 @@ struct InteropCommandTests {
             """])
         let result = try workspace.run(["import", "bad.json", "--from", "grpc"])
         #expect(result.status == 1, "\(result)")
-        #expect(result.stderr.contains("bad.json:2:34: error: retryPolicy.maxAttempts: must be at least 2, found 1 [RPI03]"), "\(result)")
+        #expect(result.stderr.contains("bad.json:2:34: error: methodConfig[0].retryPolicy.maxAttempts: must be at least 2, found 1 [RPI03]"), "\(result)")
         #expect(result.stdout.isEmpty)
     }
 

@@ -20,7 +20,7 @@ struct GoldenFileTests {
         ("envoy-gateway-error.yaml", .envoy, nil),
         ("istio-ratings.yaml", .istio, nil),
         ("istio-defaults.yaml", .istio, nil),
-        ("resilience4j-backendA.yaml", .resilience4j, nil),
+        ("resilience4j-backendA.yaml", .resilience4j, "backendA"),
         ("aws-config.ini", .awsConfig, nil),
         ("aws-config.ini", .awsConfig, "batch"),
     ]

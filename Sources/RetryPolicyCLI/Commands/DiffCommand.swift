@@ -36,7 +36,10 @@ struct DiffCommand: ParsableCommand {
     var against: String?
 
     @Option(help: "The format of the --against file (default: detected from its content).")
-    var from: ImportSource?
+    var from: InteropFormat?
+
+    @Option(help: ArgumentHelp("Which retry configuration of the --against file to compare with, when it holds several (as import --select).", valueName: "name"))
+    var select: String?
 
     @Option(help: ArgumentHelp("Compare only these methods (repeatable; default: every method either policy distinguishes).", valueName: "method"))
     var method: [String] = []
@@ -57,7 +60,7 @@ struct DiffCommand: ParsableCommand {
             right = try PolicyFiles.loadPolicy(path, root: root)
         case (nil, let path?):
             second = path
-            right = try ForeignFiles.importPolicy(path, format: from?.format, root: root).withoutErrorKinds
+            right = try ForeignFiles.importPolicy(path, format: from, root: root, selection: select).withoutErrorKinds
             left = left.withoutErrorKinds
         default:
             throw CommandFailure("expected a second policy or --against FILE, not both or neither")

@@ -25,8 +25,8 @@ struct ExportCommand: ParsableCommand {
     @Argument(help: "The policy file (- reads it from standard input).")
     var policy: String
 
-    @Option(help: "The target format: grpc, envoy or istio.")
-    var to: ExportTarget
+    @Option(help: "The target format: \(InteropFormat.names(InteropFormat.exportable)).")
+    var to: InteropFormat
 
     @Option(help: "Output syntax (default: JSON for grpc, YAML for envoy and istio).")
     var syntax: ExportSyntax?
@@ -39,36 +39,21 @@ struct ExportCommand: ParsableCommand {
     func run() throws {
         let loaded = try PolicyFiles.loadPolicy(policy, root: rootOptions.policyRoot())
         let file = policy == "-" ? "<stdin>" : policy
-        let result: ExportResult
-        switch to {
-        case .grpc: result = GRPCExporter.export(loaded, file: file)
-        case .envoy: result = EnvoyExporter.export(loaded, file: file)
-        case .istio: result = IstioExporter.export(loaded, file: file)
+        guard let result = to.handler.export(loaded, file: file) else {
+            throw CommandFailure("\(to) is import-only; export writes \(InteropFormat.names(InteropFormat.exportable))")
         }
         let severity = strict ? "error" : "warning"
         for warning in result.warnings {
             StandardError.write("\(warning.location): \(severity): \(warning.message) [\(warning.feature)]\n")
         }
         if strict && !result.warnings.isEmpty {
-            StandardError.write("error: \(result.warnings.count) setting\(result.warnings.count == 1 ? "" : "s") cannot be expressed in \(to.format.title); nothing written (--strict)\n")
+            StandardError.write("error: \(result.warnings.count) setting\(result.warnings.count == 1 ? "" : "s") cannot be expressed in \(to.title); nothing written (--strict)\n")
             throw ExitCodeError(status: ExitStatus.findings)
         }
         switch syntax {
         case .json: StandardOutput.write(result.document.json() + "\n")
         case .yaml: StandardOutput.write(result.document.yaml())
         case nil: StandardOutput.write(result.text)
-        }
-    }
-}
-
-enum ExportTarget: String, ExpressibleByArgument, CaseIterable {
-    case grpc, envoy, istio
-
-    var format: InteropFormat {
-        switch self {
-        case .grpc: .grpc
-        case .envoy: .envoy
-        case .istio: .istio
         }
     }
 }

@@ -10,11 +10,19 @@ struct ImportCommand: ParsableCommand {
         commandName: "import",
         abstract: "Write another layer's retry configuration as a policy file.",
         discussion: """
-            Reads a gRPC service config (JSON), an Envoy route configuration (a RouteConfiguration, \
-            route, RouteAction or bare retry_policy, YAML or JSON), an Istio VirtualService, a \
-            resilience4j retry configuration (Spring YAML) or an AWS shared config file, and writes \
-            the equivalent policy YAML with comments where a choice was made. Where a field is \
-            absent, the source format's documented default applies (docs/interop.md).
+            Reads a gRPC service config (JSON, or the DNS TXT record form), an Envoy route \
+            configuration (a RouteConfiguration, virtual host, route, RouteAction, bare retry_policy, \
+            a Listener with an inline route_config, or an admin config_dump; snake_case or camelCase), \
+            Istio VirtualServices (several documents separated by ---), a resilience4j retry \
+            configuration (Spring YAML) or an AWS shared config file, and writes the equivalent policy \
+            YAML with comments where a choice was made. Where a field is absent, the source format's \
+            documented default applies (docs/interop.md).
+
+            A file often holds several retry configurations: method configs, routes, instances, \
+            profiles. --list prints them; --select NAME imports one (gRPC: SERVICE or SERVICE/METHOD, \
+            looked up as gRPC does); --output DIR writes every one, each to DIR/NAME.yaml. Without \
+            either, a file that holds several is refused with their names (an AWS file imports its \
+            [default] profile).
 
             Settings the policy format cannot express are warnings on standard error, located in \
             the source file; --strict makes them errors. A file that breaks its own format's rules \
@@ -27,14 +35,21 @@ struct ImportCommand: ParsableCommand {
     @Argument(help: "The configuration file (- reads it from standard input).")
     var file: String
 
-    @Option(help: "The source format: grpc, envoy, istio, resilience4j or aws-config.")
-    var from: ImportSource
+    @Option(help: "The source format: \(InteropFormat.names(InteropFormat.allCases)).")
+    var from: InteropFormat
 
-    @Option(help: ArgumentHelp("Which one to import: a resilience4j instance, an AWS profile (default: default), an Istio HTTP route name.", valueName: "name"))
+    @Option(help: ArgumentHelp(
+        "Which retry configuration to import: a gRPC SERVICE or SERVICE/METHOD, an Envoy route or virtual host, an Istio HTTP route or VirtualService, a resilience4j instance, an AWS profile.",
+        valueName: "name"))
     var select: String?
 
-    @Option(help: ArgumentHelp("Write the policy to this file instead of standard output.", valueName: "path"))
+    @Option(help: ArgumentHelp(
+        "Write the policy to this file instead of standard output; to an existing directory (or a path ending in /), write every retry configuration of the file, one policy each.",
+        valueName: "path"))
     var output: String?
+
+    @Flag(help: "List the file's retry configurations (name, line, summary) instead of importing.")
+    var list = false
 
     @Flag(help: "Treat every setting that cannot be imported exactly as an error.")
     var strict = false
@@ -51,36 +66,69 @@ struct ImportCommand: ParsableCommand {
         case .success(let read): bytes = read
         case .failure(let error): throw CommandFailure(error.diagnostics.map(\.description).joined(separator: "\n"))
         }
-        let imported: ImportedPolicy
+        let foreign = ForeignFile(bytes: bytes, path: file == "-" ? "<stdin>" : file)
+        let directory = output.flatMap { Self.directory($0) }
+        let imports: [ImportedPolicy]
+        var failures: [Diagnostic] = []
         do {
-            imported = try Importer.importPolicy(bytes: bytes, path: file == "-" ? "<stdin>" : file, from: from.format, selection: select)
+            if list {
+                for candidate in try Importer.candidates(foreign, from: from) {
+                    let aliases = candidate.aliases.isEmpty ? "" : " (also \(candidate.aliases.joined(separator: ", ")))"
+                    StandardOutput.write("\(candidate.name)\(aliases)\t\(candidate.location)\t\(candidate.summary)\n")
+                }
+                return
+            }
+            if directory != nil && select == nil {
+                (imports, failures) = try Importer.importEvery(foreign, from: from)
+            } else {
+                imports = [try Importer.importPolicy(foreign, from: from, selection: select)]
+            }
         } catch {
             for diagnostic in error.diagnostics { StandardError.write(diagnostic.description + "\n") }
             throw ExitCodeError(status: ExitStatus.findings)
         }
         let severity = strict ? "error" : "warning"
-        for warning in imported.warnings {
+        let warnings = imports.flatMap(\.warnings)
+        for warning in warnings {
             StandardError.write("\(warning.location): \(severity): \(warning.message) [\(warning.feature)]\n")
         }
-        if strict && !imported.warnings.isEmpty {
-            StandardError.write("error: \(imported.warnings.count) setting\(imported.warnings.count == 1 ? "" : "s") cannot be imported exactly; nothing written (--strict)\n")
+        if strict && !warnings.isEmpty {
+            StandardError.write("error: \(warnings.count) setting\(warnings.count == 1 ? "" : "s") cannot be imported exactly; nothing written (--strict)\n")
             throw ExitCodeError(status: ExitStatus.findings)
         }
-        if let output {
-            do {
-                try Data(imported.yaml.utf8).write(to: URL(fileURLWithPath: output))
-            } catch {
-                throw CommandFailure("\(output): cannot write (\(error.localizedDescription))")
+        if let directory {
+            for imported in imports {
+                let path = directory + "/" + imported.name + ".yaml"
+                try write(imported.yaml, to: path)
+                StandardError.write("wrote \(path)\n")
             }
+            for failure in failures { StandardError.write(failure.description + "\n") }
+            if !failures.isEmpty { throw ExitCodeError(status: ExitStatus.findings) }
+        } else if let output {
+            try write(imports[0].yaml, to: output)
         } else {
-            StandardOutput.write(imported.yaml)
+            StandardOutput.write(imports[0].yaml)
         }
     }
-}
 
-enum ImportSource: String, ExpressibleByArgument, CaseIterable {
-    case grpc, envoy, istio, resilience4j
-    case awsConfig = "aws-config"
+    /// `path` without a trailing slash when it names a directory (an
+    /// existing one, or any path ending in `/`, created if missing).
+    static func directory(_ path: String) -> String? {
+        var isDirectory: ObjCBool = false
+        if path.hasSuffix("/") {
+            let trimmed = String(path.dropLast())
+            try? FileManager.default.createDirectory(atPath: trimmed.isEmpty ? "/" : trimmed, withIntermediateDirectories: true)
+            return trimmed.isEmpty ? "" : trimmed
+        }
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue { return path }
+        return nil
+    }
 
-    var format: InteropFormat { InteropFormat(rawValue: rawValue)! }
+    func write(_ text: String, to path: String) throws {
+        do {
+            try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+        } catch {
+            throw CommandFailure("\(path): cannot write (\(error.localizedDescription))")
+        }
+    }
 }

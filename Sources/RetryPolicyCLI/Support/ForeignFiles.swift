@@ -19,7 +19,7 @@ enum ForeignFiles {
         case .failure(let error): throw CommandFailure(error.diagnostics.map(\.description).joined(separator: "\n"))
         }
         guard let format = format ?? Importer.detectFormat(bytes: bytes, path: path) else {
-            throw CommandFailure("\(path): not a recognised gRPC, Envoy, Istio or resilience4j configuration; name its format with --from")
+            throw CommandFailure("\(path): not a recognised \(InteropRegistry.handlers.filter(\.detectsByContent).map(\.format.title).joined(separator: ", ")); name its format with --from")
         }
         do {
             let imported = try Importer.importPolicy(bytes: bytes, path: path, from: format, selection: selection)

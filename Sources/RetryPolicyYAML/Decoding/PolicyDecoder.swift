@@ -59,12 +59,15 @@ struct PolicyDecoder {
         if let node = fields["stack"], let items = reader.list(node, at: "stack", what: "a list of layers", nonEmpty: true) {
             for (index, item) in items.enumerated() {
                 let keyPath = "stack[\(index)]"
-                guard let layer = reader.fields(item, at: keyPath, allowed: PolicyKeys.layer, required: PolicyKeys.layer,
+                guard let layer = reader.fields(item, at: keyPath, allowed: PolicyKeys.layer, required: PolicyKeys.layerRequired,
                                                 what: "a layer mapping with 'name' and 'policy'") else { continue }
                 let layerName = layer["name"].flatMap { reader.name($0, at: layer.path("name")) }
                 let policy = layer["policy"].flatMap { reader.string($0, at: layer.path("policy"), what: "a policy file path") }
+                let selection = layer["select"].flatMap {
+                    reader.string($0, at: layer.path("select"), what: "the name of a method config, route or instance in the layer's file")
+                }
                 if let layerName, let policy {
-                    layers.append(PolicyStack.Layer(name: layerName, policyPath: policy, location: layer.location))
+                    layers.append(PolicyStack.Layer(name: layerName, policyPath: policy, selection: selection, location: layer.location))
                 }
             }
         }

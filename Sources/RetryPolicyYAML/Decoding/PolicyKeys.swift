@@ -23,7 +23,8 @@ enum PolicyKeys {
     static let grpcBudget = ["max_tokens", "token_ratio"]
     static let rule = ["status", "transport", "methods", "error", "action", "honor_retry_after", "refresh_credentials"]
     static let defaultRule = ["error", "action"]
-    static let layer = ["name", "policy"]
+    static let layer = ["name", "policy", "select"]
+    static let layerRequired = ["name", "policy"]
 
     /// Keys only a policy (not a stack file) has: their presence next to
     /// `stack` means the file mixes the two kinds.

@@ -19,13 +19,24 @@ public enum YAMLParser {
     /// UTF-8 byte order mark (as Windows editors write) is skipped; lines
     /// and columns are counted after it, as an editor shows them.
     public static func parse(bytes: [UInt8], path: String, limits: YAMLLimits = .default) throws(PolicyLoadError) -> YAMLNode? {
-        let result: Result<YAMLNode?, PolicyLoadError> = bytes.withUnsafeBufferPointer { whole in
+        try parse(bytes: bytes, path: path, limits: limits, multipleDocuments: false).first
+    }
+
+    /// Parses every document of a YAML stream (`---` between documents, as
+    /// `kubectl apply -f` reads a file). Empty documents (a trailing
+    /// `---`, say) are left out; the limits apply to the stream as a whole.
+    public static func parseDocuments(bytes: [UInt8], path: String, limits: YAMLLimits = .default) throws(PolicyLoadError) -> [YAMLNode] {
+        try parse(bytes: bytes, path: path, limits: limits, multipleDocuments: true)
+    }
+
+    private static func parse(bytes: [UInt8], path: String, limits: YAMLLimits, multipleDocuments: Bool) throws(PolicyLoadError) -> [YAMLNode] {
+        let result: Result<[YAMLNode], PolicyLoadError> = bytes.withUnsafeBufferPointer { whole in
             let skip = whole.count >= 3 && whole[0] == 0xEF && whole[1] == 0xBB && whole[2] == 0xBF ? 3 : 0
             let buffer = UnsafeBufferPointer(rebasing: whole[skip...])
             if let problem = TextValidation.check(buffer, path: path, limits: limits) {
                 return .failure(PolicyLoadError(problem))
             }
-            var builder = TreeBuilder(path: path, limits: limits)
+            var builder = TreeBuilder(path: path, limits: limits, multipleDocuments: multipleDocuments)
             return builder.run(buffer)
         }
         return try result.get()
@@ -92,7 +103,11 @@ private struct TreeBuilder {
     let path: String
     let limits: YAMLLimits
     var stack: [Frame] = []
-    var root: YAMLNode?
+    /// The finished documents' roots.
+    var documents: [YAMLNode] = []
+    /// Whether a stream of several documents is read (otherwise a second
+    /// document is an error).
+    let multipleDocuments: Bool
     var diagnostics: [Diagnostic] = []
     var nodeCount = 0
     var documentCount = 0
@@ -114,12 +129,13 @@ private struct TreeBuilder {
         }
     }
 
-    init(path: String, limits: YAMLLimits) {
+    init(path: String, limits: YAMLLimits, multipleDocuments: Bool) {
         self.path = path
         self.limits = limits
+        self.multipleDocuments = multipleDocuments
     }
 
-    mutating func run(_ buffer: UnsafeBufferPointer<UInt8>) -> Result<YAMLNode?, PolicyLoadError> {
+    mutating func run(_ buffer: UnsafeBufferPointer<UInt8>) -> Result<[YAMLNode], PolicyLoadError> {
         let parser = UnsafeMutablePointer<yaml_parser_t>.allocate(capacity: 1)
         defer { parser.deallocate() }
         guard yaml_parser_initialize(parser) != 0 else {
@@ -151,7 +167,7 @@ private struct TreeBuilder {
                 "expected no anchors or aliases, found \(aliasCount - Self.reportedAliases) more from here on (not listed)"))
         }
         if !diagnostics.isEmpty { return .failure(failure(adding: nil)) }
-        return .success(root)
+        return .success(documents)
     }
 
     /// The collected problems (plus a fatal one), with the count of those
@@ -171,7 +187,7 @@ private struct TreeBuilder {
         switch event.type {
         case YAML_DOCUMENT_START_EVENT:
             documentCount += 1
-            if documentCount > 1 {
+            if documentCount > 1 && !multipleDocuments {
                 return Diagnostic(.documentCount, at: start, "expected one YAML document per file, found a second document")
             }
         case YAML_ALIAS_EVENT:
@@ -247,7 +263,12 @@ private struct TreeBuilder {
     private mutating func add(_ node: YAMLNode, counted: Bool = true) -> Diagnostic? {
         if counted, let problem = countNode(at: node.location) { return problem }
         guard !stack.isEmpty else {
-            root = node
+            // In a stream, a document holding only an empty plain scalar
+            // (a trailing `---`) is no document.
+            if multipleDocuments, case .scalar(let scalar) = node, scalar.value.isEmpty, scalar.style == .plain, scalar.tag == nil {
+                return nil
+            }
+            documents.append(node)
             return nil
         }
         let top = stack.count - 1

@@ -1,0 +1,103 @@
+import RetryPolicyCore
+import RetryPolicyYAML
+
+/// Envoy route configuration, in proto3 JSON or YAML, with field names in
+/// snake_case or lowerCamelCase as Envoy's parser takes them: a
+/// RouteConfiguration (or a list of them), a virtual host, a route, a
+/// RouteAction, a bare RetryPolicy, a Listener whose HttpConnectionManager
+/// holds an inline `route_config`, or an admin `config_dump` (also as
+/// `istioctl proxy-config routes -o json` prints it).
+struct EnvoyFormat: InteropFormatHandler {
+    var format: InteropFormat { .envoy }
+    var candidateNoun: String { "route retry policy" }
+
+    func recognizes(_ file: ForeignFile) -> Bool {
+        guard case .success(let documents) = file.documents, documents.count == 1, let root = documents.first else { return false }
+        let search = EnvoyRouteSearch(root)
+        return !search.places.isEmpty || search.virtualHosts > 0
+    }
+
+    func candidates(in file: ForeignFile) throws(InteropError) -> [ImportCandidate] {
+        let root = try file.document(of: format)
+        let search = EnvoyRouteSearch(root)
+        guard !search.places.isEmpty else {
+            if let other = search.otherRetryPolicies.first {
+                throw InteropError(
+                    .noRetrySettings, at: other,
+                    "expected a retry_policy on a route or virtual host, found only \(search.otherRetryPolicies.count == 1 ? "one" : "\(search.otherRetryPolicies.count)") outside the routes (a service call's core.v3.RetryPolicy, such as ext_authz's), which does not retry the route's requests")
+            }
+            if search.listeners > 0 && search.virtualHosts == 0 {
+                throw InteropError(
+                    .noRetrySettings, at: root.location,
+                    "expected a Listener whose HttpConnectionManager has an inline route_config, found \(search.listeners) listener\(search.listeners == 1 ? "" : "s")"
+                        + (search.routeDiscovery > 0 ? " that take their routes from RDS" : " without routes"),
+                    suggestion: "import the RouteConfiguration that RDS serves (a config_dump holds it)")
+            }
+            if search.virtualHosts == 0 && search.routes == 0 {
+                throw InteropError(
+                    .notThisFormat, at: root.location,
+                    "expected an Envoy route configuration (virtual_hosts, routes, retry_policy) or a bare RetryPolicy (retry_on, num_retries), found \(Self.found(root))")
+            }
+            throw InteropError(
+                .noRetrySettings, at: root.location,
+                "expected a retry_policy on a route or virtual host, found none: \(search.virtualHosts) virtual host\(search.virtualHosts == 1 ? "" : "s") and \(search.routes) route\(search.routes == 1 ? "" : "s"), which Envoy does not retry")
+        }
+        var used: Set<String> = []
+        return search.places.map { place in
+            var name = place.name
+            var counter = 2
+            while used.contains(name) {
+                name = "\(place.name)#\(counter)"
+                counter += 1
+            }
+            used.insert(name)
+            return ImportCandidate(
+                name: name, aliases: place.aliases.filter { !used.contains($0) }, summary: summary(place),
+                location: place.retryPolicy.location, node: place.retryPolicy, context: [place.holder])
+        }
+    }
+
+    func summary(_ place: EnvoyRetryPlace) -> String {
+        let kind: String
+        switch place.kind {
+        case .route: kind = "route"
+        case .virtualHost: kind = "virtual host"
+        case .bare: kind = "RetryPolicy"
+        }
+        var parts = [kind]
+        if let retryOn = ForeignReader.field(place.retryPolicy, "retry_on")?.scalarText { parts.append("retry_on \(retryOn)") }
+        if let retries = ForeignReader.field(place.retryPolicy, "num_retries")?.scalarText { parts.append("num_retries \(retries)") }
+        return parts.joined(separator: ", ")
+    }
+
+    /// The top-level keys of a document that is not a route configuration.
+    static func found(_ root: YAMLNode) -> String {
+        switch root {
+        case .mapping(let entries, _):
+            let keys = entries.prefix(6).map(\.key.value)
+            let clusterKeys: Set<String> = ["circuit_breakers", "circuitBreakers", "thresholds", "retry_budget", "connect_timeout", "connectTimeout"]
+            let cluster = keys.contains(where: clusterKeys.contains)
+                ? " (a cluster's settings: a cluster's retry budget limits retries but sets none)" : ""
+            return "a mapping of " + keys.joined(separator: ", ") + (entries.count > 6 ? ", ..." : "") + cluster
+        case .sequence(let items, _):
+            if let first = items.first, case .mapping = first { return "a list of \(items.count) (the first: \(found(first)))" }
+            return root.kindDescription
+        case .scalar: return root.kindDescription
+        }
+    }
+
+    func importCandidate(_ candidate: ImportCandidate, from file: ForeignFile) throws(InteropError) -> ImportedPolicy {
+        let root = try file.document(of: format)
+        guard let place = EnvoyRouteSearch(root).places.first(where: { $0.retryPolicy.location == candidate.location }) else {
+            throw InteropError(.selection, at: candidate.location, "expected a retry_policy at this place, found none")
+        }
+        let name = EnvoyRouteSearch(root).places.count == 1 ? file.baseName : candidate.name
+        return try EnvoyImporter.importPlace(place, path: file.path, name: name)
+    }
+
+    var canExport: Bool { true }
+
+    func export(_ policy: Policy, file: String) -> ExportResult? {
+        EnvoyExporter.export(policy, file: file)
+    }
+}

@@ -1,0 +1,58 @@
+import RetryPolicyCore
+import RetryPolicyYAML
+
+/// Everything one foreign format does: recognise its files, list the retry
+/// configurations a file holds, import one as a policy and, where the
+/// format can hold a policy, export one. A new format is one conforming
+/// type added to ``InteropRegistry/handlers``.
+public protocol InteropFormatHandler: Sendable {
+    var format: InteropFormat { get }
+
+    /// What one candidate is called in messages (`method config`, `route`).
+    var candidateNoun: String { get }
+
+    /// Whether ``recognizes(_:)`` can tell this format from its content.
+    var detectsByContent: Bool { get }
+
+    /// Whether `file` is written in this format, judged by its content.
+    func recognizes(_ file: ForeignFile) -> Bool
+
+    /// Every retry configuration `file` holds, in file order. Throws the
+    /// format's own validation errors (for the whole file, as the format's
+    /// consumer validates it) and ``InteropRule/noRetrySettings`` when the
+    /// file holds none.
+    func candidates(in file: ForeignFile) throws(InteropError) -> [ImportCandidate]
+
+    /// The candidate `selection` names, or `nil`.
+    func candidate(named selection: String, among candidates: [ImportCandidate]) -> ImportCandidate?
+
+    /// Which candidate to import when none is named: `nil` when the choice
+    /// is ambiguous.
+    func defaultCandidate(among candidates: [ImportCandidate]) -> ImportCandidate?
+
+    /// One candidate as a policy, with comments and warnings.
+    func importCandidate(_ candidate: ImportCandidate, from file: ForeignFile) throws(InteropError) -> ImportedPolicy
+
+    /// Whether ``export(_:file:)`` writes this format.
+    var canExport: Bool { get }
+
+    /// `policy` in this format, with what it cannot carry; `nil` for an
+    /// import-only format.
+    func export(_ policy: Policy, file: String) -> ExportResult?
+}
+
+extension InteropFormatHandler {
+    public func candidate(named selection: String, among candidates: [ImportCandidate]) -> ImportCandidate? {
+        candidates.first { $0.answers(to: selection) }
+    }
+
+    public func defaultCandidate(among candidates: [ImportCandidate]) -> ImportCandidate? {
+        candidates.count == 1 ? candidates[0] : nil
+    }
+
+    public var canExport: Bool { false }
+
+    public var detectsByContent: Bool { true }
+
+    public func export(_ policy: Policy, file: String) -> ExportResult? { nil }
+}

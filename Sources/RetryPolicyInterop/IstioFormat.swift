@@ -1,0 +1,124 @@
+import RetryPolicyCore
+import RetryPolicyYAML
+
+/// Istio VirtualServices: one or several documents (`---`, as
+/// `kubectl apply -f` takes them), documents of other kinds skipped, and
+/// a bare HTTP route (`retries`, `timeout`), as `export` writes it.
+struct IstioFormat: InteropFormatHandler {
+    var format: InteropFormat { .istio }
+    var candidateNoun: String { "HTTP route" }
+
+    /// One HTTP route and the VirtualService around it.
+    struct Route {
+        var node: YAMLNode
+        var name: String
+        var aliases: [String]
+        var title: String
+    }
+
+    func recognizes(_ file: ForeignFile) -> Bool {
+        guard case .success(let documents) = file.documents else { return false }
+        return documents.contains { kind(of: $0) == "VirtualService" }
+    }
+
+    func kind(of document: YAMLNode) -> String? {
+        ForeignReader.value(document, "kind")?.scalarText
+    }
+
+    /// Every HTTP route of every VirtualService, and the kinds passed over.
+    func routes(_ file: ForeignFile) throws(InteropError) -> (routes: [Route], skipped: [String], services: Int) {
+        let documents = try file.documents.get()
+        var routes: [Route] = []
+        var skipped: [String] = []
+        var services = 0
+        var reader = ForeignReader(file: file.path)
+        for document in documents {
+            guard case .mapping = document else {
+                skipped.append(document.kindDescription)
+                continue
+            }
+            let kind = kind(of: document)
+            if kind == nil && ForeignReader.value(document, "spec") == nil
+                && (ForeignReader.value(document, "retries") != nil || ForeignReader.value(document, "timeout") != nil)
+            {
+                routes.append(Route(node: document, name: file.baseName, aliases: [], title: "A VirtualService HTTP route's retries and timeout."))
+                continue
+            }
+            guard kind == "VirtualService" else {
+                skipped.append(kind ?? "a document without kind")
+                continue
+            }
+            services += 1
+            let serviceName = ForeignReader.value(document, "metadata").flatMap { ForeignReader.value($0, "name") }?.scalarText
+            let spec = ForeignReader.value(document, "spec") ?? document
+            guard let http = ForeignReader.value(spec, "http") else { continue }
+            guard let items = reader.list(http, "spec.http") else { continue }
+            let label = serviceName ?? "VirtualService at line \(document.location.line)"
+            for (index, item) in items.enumerated() {
+                guard reader.mapping(item, "spec.http[\(index)]") != nil else { continue }
+                let routeName = ForeignReader.value(item, "name")?.scalarText
+                let name = routeName ?? (items.count == 1 ? (serviceName ?? file.baseName) : "\(serviceName ?? file.baseName)/http[\(index)]")
+                var aliases: [String] = []
+                if items.count == 1, let serviceName, serviceName != name { aliases.append(serviceName) }
+                let title = "VirtualService \(label), HTTP route \(routeName ?? "http[\(index)]")."
+                routes.append(Route(node: item, name: name, aliases: aliases, title: title))
+            }
+        }
+        if !reader.diagnostics.isEmpty { throw InteropError(reader.diagnostics) }
+        return (routes, skipped, services)
+    }
+
+    func candidates(in file: ForeignFile) throws(InteropError) -> [ImportCandidate] {
+        let (routes, skipped, services) = try routes(file)
+        guard !routes.isEmpty else {
+            let documents = (try? file.documents.get()) ?? []
+            let location = documents.first?.location ?? file.start
+            if documents.isEmpty {
+                throw InteropError(.notThisFormat, at: location, "expected an Istio VirtualService, found an empty file")
+            }
+            if services == 0 {
+                throw InteropError(
+                    .notThisFormat, at: location,
+                    "expected a document of kind VirtualService (or a bare HTTP route's retries), found \(skipped.joined(separator: ", "))")
+            }
+            throw InteropError(
+                .noRetrySettings, at: location,
+                "expected a VirtualService with spec.http routes, found \(services) VirtualService\(services == 1 ? "" : "s") without HTTP routes (tcp or tls routes are not retried)")
+        }
+        var used: Set<String> = []
+        return routes.map { route in
+            var name = route.name
+            var counter = 2
+            while used.contains(name) {
+                name = "\(route.name)#\(counter)"
+                counter += 1
+            }
+            used.insert(name)
+            return ImportCandidate(
+                name: name, aliases: route.aliases, summary: summary(route.node), location: route.node.location, node: route.node)
+        }
+    }
+
+    func summary(_ route: YAMLNode) -> String {
+        guard let retries = ForeignReader.value(route, "retries") else { return "no retries (Istio's default 2)" }
+        var parts: [String] = []
+        if let attempts = ForeignReader.value(retries, "attempts")?.scalarText { parts.append("attempts \(attempts)") }
+        if let retryOn = ForeignReader.value(retries, "retryOn")?.scalarText { parts.append("retryOn \(retryOn)") }
+        return parts.isEmpty ? "retries" : parts.joined(separator: ", ")
+    }
+
+    func importCandidate(_ candidate: ImportCandidate, from file: ForeignFile) throws(InteropError) -> ImportedPolicy {
+        let all = try routes(file).routes
+        guard let route = all.first(where: { $0.node.location == candidate.location }) else {
+            throw InteropError(.selection, at: candidate.location, "expected an HTTP route at this place, found none")
+        }
+        let name = all.count == 1 ? (route.aliases.first ?? route.name) : candidate.name
+        return try IstioImporter.importRoute(route.node, name: name, describedAs: route.title, path: file.path)
+    }
+
+    var canExport: Bool { true }
+
+    func export(_ policy: Policy, file: String) -> ExportResult? {
+        IstioExporter.export(policy, file: file)
+    }
+}
