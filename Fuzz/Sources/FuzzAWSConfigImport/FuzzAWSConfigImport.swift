@@ -1,8 +1,8 @@
 import FuzzImportHarness
 
-/// libFuzzer entry point for AWS shared config files, imported for the default profile and by section name.
+/// libFuzzer entry point for AWS shared config files (profiles and sections without prefix).
 /// The checks are `ImportHarness.run`'s (Fuzz/Sources/FuzzImportHarness).
-let harness = ImportHarness(format: .awsConfig, path: "/nonexistent-fuzz-directory/config", selections: ImportHarness.iniSections)
+let harness = ImportHarness(format: .awsConfig, path: "/nonexistent-fuzz-directory/config")
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzAWSConfigImport(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {

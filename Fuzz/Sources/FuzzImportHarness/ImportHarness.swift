@@ -7,22 +7,20 @@ import RetryPolicyYAML
 ///
 /// The bytes are a file of `format` exactly as read from disk (invalid
 /// UTF-8 and NUL bytes included). Format detection must answer, never trap.
-/// An import must end in a policy or in located diagnostics. An imported
-/// policy must decide (no negative delay) and lint, and the policy file
-/// `import` writes for it must load back: a file the tool writes and then
-/// refuses is a defect. The path sits in a directory that does not exist.
+/// An import must end in a policy or in located diagnostics: without a
+/// selection, with each of the first few names the file offers, and all
+/// at once (`import --output DIR`). An imported policy must decide (no
+/// negative delay) and lint, and the policy file `import` writes for it
+/// must load back: a file the tool writes and then refuses is a defect.
+/// The path sits in a directory that does not exist.
 public struct ImportHarness: Sendable {
     public var format: InteropFormat
     /// The file the input stands for; its base name becomes the policy name.
     public var path: String
-    /// Selections worth trying for this input (instances, profiles, routes
-    /// it names), besides none.
-    public var selections: @Sendable ([UInt8]) -> [String]
 
-    public init(format: InteropFormat, path: String, selections: @escaping @Sendable ([UInt8]) -> [String] = { _ in [] }) {
+    public init(format: InteropFormat, path: String) {
         self.format = format
         self.path = path
-        self.selections = selections
     }
 
     /// The libFuzzer callback's body.
@@ -30,10 +28,41 @@ public struct ImportHarness: Sendable {
         let bytes = Array(UnsafeBufferPointer(start: data, count: size))
         _ = Importer.detectFormat(bytes: bytes, path: path)
         importAndCheck(bytes, selection: nil)
-        for selection in selections(bytes).prefix(3) {
+
+        let file = ForeignFile(bytes: bytes, path: path)
+        let candidates: [ImportCandidate]
+        do {
+            candidates = try Importer.candidates(file, from: format)
+        } catch {
+            checkLocated(error)
+            return 0
+        }
+        // The names `--select` takes, and an alias, and a name that is not there.
+        var selections = candidates.prefix(3).map(\.name)
+        if let alias = candidates.lazy.flatMap(\.aliases).first { selections.append(alias) }
+        selections.append((candidates.first?.name ?? "") + "-absent")
+        for selection in selections {
             importAndCheck(bytes, selection: selection)
         }
+
+        do {
+            let (policies, errors) = try Importer.importEvery(file, from: format)
+            for diagnostic in errors { checkLocated(diagnostic) }
+            for imported in policies { checkImported(imported, seed: UInt64(size)) }
+        } catch {
+            checkLocated(error)
+        }
         return 0
+    }
+
+    func checkLocated(_ error: InteropError) {
+        check(!error.diagnostics.isEmpty, "an import error without diagnostics")
+        for diagnostic in error.diagnostics { checkLocated(diagnostic) }
+    }
+
+    func checkLocated(_ diagnostic: Diagnostic) {
+        check(diagnostic.location.line >= 1 && diagnostic.location.column >= 1, "unlocated: \(diagnostic)")
+        _ = diagnostic.description
     }
 
     func importAndCheck(_ bytes: [UInt8], selection: String?) {
@@ -41,17 +70,16 @@ public struct ImportHarness: Sendable {
         do {
             imported = try Importer.importPolicy(bytes: bytes, path: path, from: format, selection: selection)
         } catch {
-            check(!error.diagnostics.isEmpty, "an import error without diagnostics")
-            for diagnostic in error.diagnostics {
-                check(diagnostic.location.line >= 1 && diagnostic.location.column >= 1, "unlocated: \(diagnostic)")
-                _ = diagnostic.description
-            }
+            checkLocated(error)
             return
         }
-        for warning in imported.warnings { _ = warning.description }
+        checkImported(imported, seed: UInt64(bytes.count))
+    }
 
+    func checkImported(_ imported: ImportedPolicy, seed: UInt64) {
+        for warning in imported.warnings { _ = warning.description }
         let policy = imported.policy
-        Self.decide(policy, seed: UInt64(bytes.count))
+        Self.decide(policy, seed: seed)
         let yaml = imported.yaml
         let policyPath = "/nonexistent-fuzz-directory/imported.yaml"
         let linter = PolicyLinter()
@@ -94,70 +122,6 @@ public struct ImportHarness: Sendable {
 /// drops it with `-O`), so that a crash report says what was wrong.
 func check(_ condition: @autoclosure () -> Bool, _ message: @autoclosure () -> String, file: StaticString = #file, line: UInt = #line) {
     if !condition() { fatalError(message(), file: file, line: line) }
-}
-
-// MARK: Selections found in the input
-
-extension ImportHarness {
-    /// Scalar values of `name` keys anywhere in the document (Istio HTTP
-    /// route names), in document order.
-    @Sendable public static func namedValues(_ bytes: [UInt8]) -> [String] {
-        var names: [String] = []
-        walk(bytes) { key, value in
-            if key == "name", case .scalar(let scalar) = value { names.append(scalar.value) }
-        }
-        return names
-    }
-
-    /// Keys of every mapping under an `instances` or `configs` key
-    /// (resilience4j instance and config names), in document order.
-    @Sendable public static func instanceNames(_ bytes: [UInt8]) -> [String] {
-        var names: [String] = []
-        walk(bytes) { key, value in
-            if key == "instances" || key == "configs", case .mapping(let entries, _) = value {
-                names.append(contentsOf: entries.map(\.key.value))
-            }
-        }
-        return names
-    }
-
-    /// Names of `[section]` and `[profile name]` headers of an INI file, as
-    /// the AWS config importer reads them.
-    @Sendable public static func iniSections(_ bytes: [UInt8]) -> [String] {
-        var names: [String] = []
-        for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") {
-            var text = Substring(line.drop { $0 == " " || $0 == "\t" })
-            while let last = text.last, last == " " || last == "\t" || last == "\r" { text = text.dropLast() }
-            guard text.hasPrefix("["), text.hasSuffix("]"), text.count >= 2 else { continue }
-            var name = text.dropFirst().dropLast().drop { $0 == " " || $0 == "\t" }
-            while let last = name.last, last == " " || last == "\t" { name = name.dropLast() }
-            if name.hasPrefix("profile ") {
-                name = name.dropFirst("profile ".count).drop { $0 == " " || $0 == "\t" }
-            }
-            names.append(String(name))
-        }
-        return names
-    }
-
-    /// Calls `visit` with every key and value of every mapping, to a
-    /// bounded depth; nothing for text that is not YAML.
-    static func walk(_ bytes: [UInt8], _ visit: (String, YAMLNode) -> Void) {
-        guard let root = try? YAMLParser.parse(bytes: bytes, path: "/nonexistent-fuzz-directory/input") else { return }
-        func walk(_ node: YAMLNode, depth: Int) {
-            guard depth < 32 else { return }
-            switch node {
-            case .mapping(let entries, _):
-                for entry in entries {
-                    visit(entry.key.value, entry.value)
-                    walk(entry.value, depth: depth + 1)
-                }
-            case .sequence(let items, _):
-                for item in items { walk(item, depth: depth + 1) }
-            case .scalar: break
-            }
-        }
-        walk(root, depth: 0)
-    }
 }
 
 // MARK: libFuzzer's driver

@@ -1,8 +1,8 @@
 import FuzzImportHarness
 
-/// libFuzzer entry point for Istio VirtualServices, imported whole and by HTTP route name.
+/// libFuzzer entry point for Istio VirtualServices (one or several documents).
 /// The checks are `ImportHarness.run`'s (Fuzz/Sources/FuzzImportHarness).
-let harness = ImportHarness(format: .istio, path: "/nonexistent-fuzz-directory/virtual-service.yaml", selections: ImportHarness.namedValues)
+let harness = ImportHarness(format: .istio, path: "/nonexistent-fuzz-directory/virtual-service.yaml")
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzIstioImport(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {

@@ -1,8 +1,8 @@
 import FuzzImportHarness
 
-/// libFuzzer entry point for resilience4j Spring configuration, imported whole and by instance or config name.
+/// libFuzzer entry point for resilience4j Spring configuration (kebab-case and camelCase).
 /// The checks are `ImportHarness.run`'s (Fuzz/Sources/FuzzImportHarness).
-let harness = ImportHarness(format: .resilience4j, path: "/nonexistent-fuzz-directory/application.yaml", selections: ImportHarness.instanceNames)
+let harness = ImportHarness(format: .resilience4j, path: "/nonexistent-fuzz-directory/application.yaml")
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzResilience4jImport(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
