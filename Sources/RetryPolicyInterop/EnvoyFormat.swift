@@ -44,13 +44,7 @@ struct EnvoyFormat: InteropFormatHandler {
         }
         var used: Set<String> = []
         return search.places.map { place in
-            var name = place.name
-            var counter = 2
-            while used.contains(name) {
-                name = "\(place.name)#\(counter)"
-                counter += 1
-            }
-            used.insert(name)
+            let name = ImportCandidate.unique(place.name, among: &used)
             return ImportCandidate(
                 name: name, aliases: place.aliases.filter { !used.contains($0) }, summary: summary(place),
                 location: place.retryPolicy.location, node: place.retryPolicy, context: [place.holder])

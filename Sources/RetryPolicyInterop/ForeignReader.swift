@@ -174,3 +174,11 @@ struct ForeignReader {
         return nil
     }
 }
+
+extension YAMLNode {
+    /// A scalar's text; `nil` for a mapping or list.
+    var scalarText: String? {
+        if case .scalar(let scalar) = self { return scalar.value }
+        return nil
+    }
+}

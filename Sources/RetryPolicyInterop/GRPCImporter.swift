@@ -78,8 +78,9 @@ enum GRPCImporter {
                           "hedgingDelay \(hedging.delayNode == nil ? "absent (0s)" : "0s") starts every copy at once; a policy's hedging delay is at least 1ms, imported as 1ms")
             delay = .milliseconds(1)
         }
-        imported.hedging = RetryPolicyCore.HedgingPolicy(delay: delay)
+        imported.hedging = RetryPolicyCore.HedgingPolicy(delay: delay, methods: Set(HTTPMethod.standard))
         imported.comment("hedging", "hedgingPolicy: up to maxAttempts copies, hedgingDelay apart; the first success wins.")
+        imported.comment("hedging", "gRPC hedges every call, so every method is listed.")
         imported.comment("hedging", "grpc-java hedges; gRPC's C core (C++, Python, Ruby...) and grpc-go ignore hedgingPolicy and make one attempt.")
         if hedging.nonFatalCodes.isEmpty {
             imported.comment("rules", "No nonFatalStatusCodes: every failure is fatal and ends the call.")
@@ -130,13 +131,5 @@ enum GRPCImporter {
         imported.comment("budget", "retryThrottling {maxTokens: \(maxTokens), tokenRatio: \(GRPCExporter.ratioText(thousandths: thousandths))}: the same rule")
         imported.comment("budget", "(every retryable failure costs a token, every success returns tokenRatio,")
         imported.comment("budget", "retries only while more than maxTokens/2 remain).")
-    }
-}
-
-extension YAMLNode {
-    /// A scalar's text; `nil` for a mapping or list.
-    var scalarText: String? {
-        if case .scalar(let scalar) = self { return scalar.value }
-        return nil
     }
 }

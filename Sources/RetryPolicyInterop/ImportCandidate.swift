@@ -28,6 +28,20 @@ public struct ImportCandidate: Sendable {
         self.context = context
     }
 
+    /// `name`, or `name#2`, `name#3`... when `used` has it already (two
+    /// routes of one name in different route configurations); recorded
+    /// in `used`.
+    static func unique(_ name: String, among used: inout Set<String>) -> String {
+        var result = name
+        var counter = 2
+        while used.contains(result) {
+            result = "\(name)#\(counter)"
+            counter += 1
+        }
+        used.insert(result)
+        return result
+    }
+
     /// Whether `selection` names this candidate.
     func answers(to selection: String) -> Bool {
         name == selection || aliases.contains(selection)

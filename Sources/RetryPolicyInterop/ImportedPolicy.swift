@@ -160,10 +160,27 @@ public struct ImportedPolicy: Sendable {
         return result
     }
 
+    /// `name` as a policy name: letters, digits, `.`, `_` and `-`, every
+    /// run of other characters one `-`, at most 128 characters.
     static func sanitizedName(_ name: String) -> String {
-        let allowed = name.map { $0.isLetter && $0.isASCII || $0.isNumber && $0.isASCII || $0 == "." || $0 == "_" || $0 == "-" ? $0 : "-" }
-        let text = String(allowed)
-        return text.isEmpty ? "imported" : text
+        var text = ""
+        for character in name {
+            if character.isASCII && (character.isLetter || character.isNumber || character == "." || character == "_" || character == "-") {
+                text.append(character)
+            } else if text.last != "-" {
+                text.append("-")
+            }
+        }
+        let trimmed = String(Substring(text).drop { $0 == "-" }.reversed().drop { $0 == "-" }.reversed())
+        return trimmed.isEmpty ? "default" : String(trimmed.prefix(128))
+    }
+
+    /// The name as YAML writes it: quoted where a plain scalar would not
+    /// read back as this string (`-1`, `true`, `.5`).
+    var yamlName: String {
+        let plain = name.first.map { $0.isLetter } ?? false
+            && !["true", "false", "null", "yes", "no", "on", "off", "y", "n"].contains(name.lowercased())
+        return plain ? name : InteropValue.quoted(name)
     }
 
     // MARK: Writing
@@ -177,7 +194,7 @@ public struct ImportedPolicy: Sendable {
         lines.append("# Imported from \(source) (\(format.title)) by retry-policy import.")
         comments("")
         lines.append("version: 1")
-        lines.append("name: \(name)")
+        lines.append("name: \(yamlName)")
         if let description { lines.append("description: \(InteropValue.quoted(description))") }
         comments("attempts")
         lines.append("attempts: \(attempts)")
@@ -241,6 +258,9 @@ public struct ImportedPolicy: Sendable {
             comments("hedging")
             lines.append("hedging:")
             lines.append("  delay: \(hedging.delay.formattedForHumans)")
+            if let methods = hedging.methods {
+                lines.append("  methods: [\(HTTPMethod.standard.filter(methods.contains).map(\.rawValue).joined(separator: ", "))]")
+            }
         }
         comments("rules")
         lines.append("rules:")

@@ -87,15 +87,8 @@ struct IstioFormat: InteropFormatHandler {
         }
         var used: Set<String> = []
         return routes.map { route in
-            var name = route.name
-            var counter = 2
-            while used.contains(name) {
-                name = "\(route.name)#\(counter)"
-                counter += 1
-            }
-            used.insert(name)
-            return ImportCandidate(
-                name: name, aliases: route.aliases, summary: summary(route.node), location: route.node.location, node: route.node)
+            ImportCandidate(
+                name: ImportCandidate.unique(route.name, among: &used), aliases: route.aliases, summary: summary(route.node), location: route.node.location, node: route.node)
         }
     }
 

@@ -84,7 +84,12 @@ enum Resilience4jImporter {
         }
 
         var attempts = defaultMaxAttempts
-        if let node = setting("maxAttempts"), let value = reader.integer(node, "maxAttempts", lenient: true) {
+        if setting("maxAttempts") == nil, setting("maxRetryAttempts") != nil {
+            imported.comment("attempts", "maxRetryAttempts is resilience4j 1.x's name for maxAttempts (2.0 ignores it).")
+            imported.warn("maxRetryAttempts", at: setting("maxRetryAttempts")!.location,
+                          "maxRetryAttempts is read by resilience4j 1.x only; 2.0 ignores it and uses maxAttempts (default 3)")
+        }
+        if let node = setting("maxAttempts") ?? setting("maxRetryAttempts"), let value = reader.integer(node, "maxAttempts", lenient: true) {
             if value < 1 { reader.error(.invalidValue, node, "maxAttempts: must be at least 1, found \(value)") } else { attempts = min(value, 100) }
             if value > 100 { imported.warn("maxAttempts", at: node.location, "the policy format allows 100 attempts; \(value) imported as 100") }
         } else {

@@ -122,4 +122,70 @@ struct InteropCommandTests {
         let result = try workspace.run(["lint", "stack.yaml"])
         #expect(result.stdout.contains("4 x 4 x 3 = 48 requests (app 4, sdk 4, envoy 3)"), "\(result)")
     }
+
+    static let twoMethods = """
+        {"methodConfig": [
+          {"name": [{"service": "shop.Cart"}], "retryPolicy": {"maxAttempts": 5, "initialBackoff": "0.1s",
+            "maxBackoff": "1s", "backoffMultiplier": 2, "retryableStatusCodes": ["UNAVAILABLE"]}},
+          {"name": [{"service": "shop.Orders"}], "retryPolicy": {"maxAttempts": 2, "initialBackoff": "0.1s",
+            "maxBackoff": "1s", "backoffMultiplier": 2, "retryableStatusCodes": ["UNAVAILABLE"]}}]}
+        """
+
+    @Test("a stack layer chooses one of several method configs with select:; without it lint names them")
+    func stackLayerSelect() throws {
+        let stack = """
+            version: 1
+            name: checkout-path
+            stack:
+              - {name: app, policy: api.yaml}
+              - {name: sdk, policy: channel.yaml, select: shop.Cart/Add}
+            max_amplification: 10
+
+            """
+        let unselected = stack.replacingOccurrences(of: ", select: shop.Cart/Add", with: "")
+        let workspace = try Workspace(["api.yaml": Self.policy, "channel.yaml": Self.twoMethods, "stack.yaml": stack, "unselected.yaml": unselected])
+        let chosen = try workspace.run(["lint", "stack.yaml"])
+        #expect(chosen.stdout.contains("(app 4, sdk 5)") && chosen.stdout.contains("0 errors"), "\(chosen)")
+        let ambiguous = try workspace.run(["lint", "unselected.yaml"])
+        #expect(ambiguous.status == 1, "\(ambiguous)")
+        #expect(ambiguous.stdout.contains("[RP025]") && ambiguous.stdout.contains("shop.Cart (line 2")
+                && ambiguous.stdout.contains("shop.Orders (line 4") && ambiguous.stdout.contains("select:"), "\(ambiguous)")
+    }
+
+    @Test("a huge duration in a layer's gRPC or Istio file is a finding, never a crash of lint")
+    func hugeDurationInLayer() throws {
+        let grpc = #"{"methodConfig": [{"name": [{}], "retryPolicy": {"maxAttempts": 4, "initialBackoff": "99999999999s", "maxBackoff": "99999999999s", "backoffMultiplier": 2, "retryableStatusCodes": ["UNAVAILABLE"]}}]}"#
+        let istio = "apiVersion: networking.istio.io/v1\nkind: VirtualService\nmetadata: {name: mesh}\nspec:\n  http:\n  - retries: {attempts: 3, perTryTimeout: 99999999999h}\n    timeout: 9223372036854775807ns\n"
+        let stack = """
+            version: 1
+            name: path
+            stack:
+              - {name: sdk, policy: channel.yaml}
+              - {name: mesh, policy: mesh.yaml}
+
+            """
+        let workspace = try Workspace(["channel.yaml": grpc, "mesh.yaml": istio, "stack.yaml": stack])
+        let lint = try workspace.run(["lint", "."])
+        #expect(lint.status == 0 || lint.status == 1, "\(lint)")
+        #expect(lint.stdout.contains("4 x 4 = 16 requests (sdk 4, mesh 4)"), "\(lint)")
+        let imported = try workspace.run(["import", "channel.yaml", "--from", "grpc"])
+        #expect(imported.status == 0 && imported.stderr.contains("longer than a policy may state (100 days)"), "\(imported)")
+    }
+
+    @Test("import --list names the configurations; --output DIR writes each one")
+    func importEveryConfiguration() throws {
+        let workspace = try Workspace(["channel.json": Self.twoMethods])
+        let list = try workspace.run(["import", "channel.json", "--from", "grpc", "--list"])
+        #expect(list.status == 0)
+        #expect(list.stdout == "shop.Cart\tchannel.json:2:3\tretryPolicy maxAttempts 5, UNAVAILABLE\nshop.Orders\tchannel.json:4:3\tretryPolicy maxAttempts 2, UNAVAILABLE\n", "\(list)")
+        let refused = try workspace.run(["import", "channel.json", "--from", "grpc"])
+        #expect(refused.status == 1 && refused.stderr.contains("[RPI06]") && refused.stdout.isEmpty, "\(refused)")
+        let every = try workspace.run(["import", "channel.json", "--from", "grpc", "--output", "imported/"])
+        #expect(every.status == 0, "\(every)")
+        let lint = try workspace.run(["lint", "imported/shop.Cart.yaml", "imported/shop.Orders.yaml"])
+        #expect(lint.stdout.contains("0 errors") && lint.stdout.contains("in 2 files"), "\(lint)")
+        let one = try workspace.run(["import", "channel.json", "--from", "grpc", "--select", "shop.Orders/Get"])
+        #expect(one.status == 0 && one.stdout.contains("attempts: 2"), "\(one)")
+    }
 }
+

@@ -14,6 +14,15 @@ struct GRPCValidationTests {
         import grpc
         results = []
         for config in json.load(sys.stdin):
+            # The DNS TXT record form: the first choice's serviceConfig.
+            try:
+                parsed = json.loads(config)
+                if isinstance(parsed, list) and parsed and isinstance(parsed[0], dict):
+                    parsed = parsed[0]
+                if isinstance(parsed, dict) and "serviceConfig" in parsed:
+                    config = json.dumps(parsed["serviceConfig"])
+            except ValueError:
+                pass
             channel = grpc.insecure_channel("127.0.0.1:1", options=[("grpc.service_config", config), ("grpc.enable_retries", 1)])
             try:
                 channel.unary_unary("/retry.policy.Probe/Call")(b"", timeout=0.5)

@@ -74,5 +74,13 @@ import Testing
         #expect(try YAMLParser.parse("# nothing\n", path: "e.yaml").map { _ in true } == nil)
         #expect(try YAMLParser.parse("", path: "e.yaml").map { _ in true } == nil)
     }
+
+    @Test func aStreamKeepsEveryDocumentAndDropsEmptyOnes() throws {
+        let documents = try YAMLParser.parseDocuments(bytes: Array("a: 1\n---\nb: 2\n---\n".utf8), path: "s.yaml")
+        #expect(documents.count == 2)
+        #expect(documents[1].location.line == 3)
+        #expect(try YAMLParser.parseDocuments(bytes: [], path: "s.yaml").isEmpty)
+        #expect(throws: PolicyLoadError.self) { try YAMLParser.parse(bytes: Array("a: 1\n---\nb: 2\n".utf8), path: "s.yaml") }
+    }
 }
 
