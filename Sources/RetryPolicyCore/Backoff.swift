@@ -28,31 +28,60 @@ public struct Backoff: Hashable, Sendable {
         public var description: String { rawValue }
     }
 
+    /// How the base delay grows from one retry to the next. Each shape
+    /// carries only its own parameter, so a linear backoff with a
+    /// multiplier cannot be built.
+    public enum Growth: Hashable, Sendable {
+        /// `initial × multiplier^(k-1)`; multiplier 1 is a constant delay.
+        case exponential(multiplier: Double)
+        /// `initial + step × (k-1)`; step 0 is a constant delay.
+        case linear(step: Duration)
+    }
+
     public var initial: Duration
     public var max: Duration
-    public var multiplier: Double
+    public var growth: Growth
     public var jitter: Jitter
-    /// Exponential unless the policy asks for linear growth.
-    public var shape: Shape
-    /// What a linear backoff adds per retry (unused by exponential).
-    public var step: Duration
     public var location: SourceLocation?
 
+    /// The shape of ``growth``.
+    public var shape: Shape {
+        switch growth {
+        case .exponential: .exponential
+        case .linear: .linear
+        }
+    }
+
+    /// An exponential backoff's multiplier (1 for a linear one, which
+    /// does not multiply).
+    public var multiplier: Double {
+        if case .exponential(let multiplier) = growth { return multiplier }
+        return 1
+    }
+
+    /// What a linear backoff adds per retry (zero for an exponential one).
+    public var step: Duration {
+        if case .linear(let step) = growth { return step }
+        return .zero
+    }
+
+    /// An exponential backoff: `min(initial × multiplier^(k-1), max)`
+    /// before retry `k`.
     public init(
         initial: Duration,
         max: Duration,
         multiplier: Double = 2,
         jitter: Jitter = .full,
-        shape: Shape = .exponential,
-        step: Duration = .zero,
         location: SourceLocation? = nil
     ) {
+        self.init(initial: initial, max: max, growth: .exponential(multiplier: multiplier), jitter: jitter, location: location)
+    }
+
+    public init(initial: Duration, max: Duration, growth: Growth, jitter: Jitter = .full, location: SourceLocation? = nil) {
         self.initial = initial
         self.max = max
-        self.multiplier = multiplier
+        self.growth = growth
         self.jitter = jitter
-        self.shape = shape
-        self.step = step
         self.location = location
     }
 
@@ -60,7 +89,7 @@ public struct Backoff: Hashable, Sendable {
     public static func linear(
         initial: Duration, step: Duration, max: Duration, jitter: Jitter = .full, location: SourceLocation? = nil
     ) -> Backoff {
-        Backoff(initial: initial, max: max, multiplier: 1, jitter: jitter, shape: .linear, step: step, location: location)
+        Backoff(initial: initial, max: max, growth: .linear(step: step), jitter: jitter, location: location)
     }
 
     /// No waiting at all.
@@ -74,12 +103,12 @@ public struct Backoff: Hashable, Sendable {
         let maxNanos = Double(max.nanosecondsSaturated)
         let exponent = Double(Swift.max(k, 1) - 1)
         var value = initialNanos
-        switch shape {
-        case .exponential:
+        switch growth {
+        case .exponential(let multiplier):
             if multiplier != 1 && exponent > 0 {
                 value = initialNanos * pow(multiplier, exponent)
             }
-        case .linear:
+        case .linear(let step):
             value = initialNanos + Double(step.nanosecondsSaturated) * exponent
         }
         if !(value <= maxNanos) { value = maxNanos }  // also catches NaN and +inf

@@ -74,15 +74,8 @@ public enum EnvoyExporter {
                 message: "\(target) requires max_interval at least base_interval; exported as \(base.formattedForHumans)"))
             maximum = base
         }
-        if let warning = behaviour.backoffWarning(target: target, retries: retries, targetBound: {
+        warnings += behaviour.backoffWarnings(target: target, retries: retries) {
             EnvoyConditions.bound(base: base, max: maximum, retry: $0)
-        }) {
-            warnings.append(warning)
-        }
-        if let warning = behaviour.linearBackoffWarning(target: target, retries: retries, targetBound: {
-            EnvoyConditions.bound(base: base, max: maximum, retry: $0)
-        }) {
-            warnings.append(warning)
         }
         return (.object([
             .init("base_interval", .string(ForeignDuration.protoText(base))),

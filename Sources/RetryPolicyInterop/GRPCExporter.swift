@@ -81,15 +81,8 @@ public enum GRPCExporter {
                     multiplier = 1
                 }
                 let exported = Backoff(initial: initial, max: maximum, multiplier: multiplier, jitter: .full)
-                if let warning = behaviour.backoffWarning(target: "gRPC", retries: attempts - 1, targetBound: {
+                warnings += behaviour.backoffWarnings(target: "gRPC", retries: attempts - 1) {
                     exported.bounds(forRetry: $0, previousDelay: nil).upperBound
-                }) {
-                    warnings.append(warning)
-                }
-                if let warning = behaviour.linearBackoffWarning(target: "gRPC", retries: attempts - 1, targetBound: {
-                    exported.bounds(forRetry: $0, previousDelay: nil).upperBound
-                }) {
-                    warnings.append(warning)
                 }
                 let retryPolicy: [InteropValue.Field] = [
                     .init("maxAttempts", .int(attempts)),

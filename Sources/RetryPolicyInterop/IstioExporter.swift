@@ -18,15 +18,10 @@ public enum IstioExporter {
                 retries.append(.init("perTryTimeout", .string(ForeignDuration.protoText(perAttempt))))
             }
             retries.append(.init("retryOn", .string((conditions + codes.map { "\($0)" }).joined(separator: ","))))
-            let istioWarnings = [
-                behaviour.backoffWarning(target: "Istio", retries: policy.attempts - 1, targetBound: {
-                    EnvoyConditions.bound(base: backoffBase, max: backoffMax, retry: $0)
-                }),
-                behaviour.linearBackoffWarning(target: "Istio", retries: policy.attempts - 1, targetBound: {
-                    EnvoyConditions.bound(base: backoffBase, max: backoffMax, retry: $0)
-                }),
-            ]
-            for warning in istioWarnings.compactMap({ $0 }) {
+            let istioWarnings = behaviour.backoffWarnings(target: "Istio", retries: policy.attempts - 1) {
+                EnvoyConditions.bound(base: backoffBase, max: backoffMax, retry: $0)
+            }
+            for warning in istioWarnings {
                 warnings.append(InteropWarning(
                     feature: warning.feature, location: warning.location,
                     message: warning.message + " (Istio sets no backoff: Envoy's 25ms base, 250ms max)"))

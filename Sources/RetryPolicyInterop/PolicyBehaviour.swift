@@ -101,44 +101,39 @@ struct PolicyBehaviour {
         return warnings
     }
 
-    /// A warning when the backoff before some retry is not what the target
-    /// computes: `targetBound(k)` is the target's upper bound with full
-    /// jitter, for the retries the exported configuration makes.
-    func backoffWarning(target: String, retries: Int, targetBound: (Int) -> Duration) -> InteropWarning? {
-        guard retries >= 1 else { return nil }
-        if policy.backoff.jitter != .full {
-            return InteropWarning(
+    /// What the target cannot express of the policy's backoff: jitter
+    /// other than full (the target's), and the first retry whose wait
+    /// differs from `targetBound(k)`, the target's upper bound with full
+    /// jitter for the retries the exported configuration makes. A linear
+    /// backoff's difference is located at `backoff.shape`, so it is never
+    /// exported as if the target could grow linearly.
+    func backoffWarnings(target: String, retries: Int, targetBound: (Int) -> Duration) -> [InteropWarning] {
+        guard retries >= 1 else { return [] }
+        var warnings: [InteropWarning] = []
+        let backoff = policy.backoff
+        if backoff.jitter != .full {
+            warnings.append(InteropWarning(
                 feature: "backoff.jitter", location: location("backoff.jitter", "backoff"),
-                message: "\(target) waits a random time between 0 and the backoff (full jitter); the policy uses jitter \(policy.backoff.jitter)")
+                message: "\(target) waits a random time between 0 and the backoff (full jitter); the policy uses jitter \(backoff.jitter)"))
+            // With other jitter every bound differs; the shape still says why.
+            if case .exponential = backoff.growth { return warnings }
         }
-        if policy.backoff.shape == .linear { return nil }  // linearBackoffWarning says it
         for k in 1...retries {
             let mine = backoffBounds(forRetry: k).upperBound
             let theirs = targetBound(k)
-            if mine != theirs {
-                return InteropWarning(
+            guard mine != theirs else { continue }
+            switch backoff.growth {
+            case .exponential:
+                warnings.append(InteropWarning(
                     feature: "backoff", location: location("backoff.multiplier", "backoff.initial", "backoff"),
-                    message: "\(target) waits up to \(theirs.formattedForHumans) before retry \(k), the policy up to \(mine.formattedForHumans)")
-            }
-        }
-        return nil
-    }
-
-    /// A warning when the policy's backoff is linear and the target's
-    /// exponential backoff does not wait the same before some retry:
-    /// located at `backoff.shape`, so a linear policy is never exported as
-    /// if the target could express it.
-    func linearBackoffWarning(target: String, retries: Int, targetBound: (Int) -> Duration) -> InteropWarning? {
-        guard retries >= 1, policy.backoff.shape == .linear else { return nil }
-        for k in 1...retries {
-            let mine = backoffBounds(forRetry: k).upperBound
-            let theirs = targetBound(k)
-            if mine != theirs {
-                return InteropWarning(
+                    message: "\(target) waits up to \(theirs.formattedForHumans) before retry \(k), the policy up to \(mine.formattedForHumans)"))
+            case .linear(let step):
+                warnings.append(InteropWarning(
                     feature: "backoff.shape", location: location("backoff.shape", "backoff"),
-                    message: "\(target) has no linear backoff: it waits up to \(theirs.formattedForHumans) before retry \(k), the policy (linear, step \(policy.backoff.step.formattedForHumans)) up to \(mine.formattedForHumans)")
+                    message: "\(target) has no linear backoff: it waits up to \(theirs.formattedForHumans) before retry \(k), the policy (linear, step \(step.formattedForHumans)) up to \(mine.formattedForHumans)"))
             }
+            break
         }
-        return nil
+        return warnings
     }
 }

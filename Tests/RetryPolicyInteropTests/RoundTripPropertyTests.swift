@@ -47,7 +47,7 @@ struct RoundTripPropertyTests {
         ("HTTP-date Retry-After", [.envoy], "retry_after.headers", { $0.retryAfter = RetryAfterPolicy(honor: true, cap: .seconds(30), aboveCap: .ignore) }),
         ("Retry-After header", [.grpc], "retry_after.headers", { $0.retryAfter = RetryAfterPolicy(honor: true) }),
         ("server delays", [.istio], "retry_after", { $0.retryAfter = RetryAfterPolicy(honor: true) }),
-        ("multiplier 3", [.envoy, .istio], "backoff", { $0.attempts = max($0.attempts, 3); $0.backoff.multiplier = 3; $0.backoff.max = $0.backoff.initial * 100 }),
+        ("multiplier 3", [.envoy, .istio], "backoff", { $0.attempts = max($0.attempts, 3); $0.backoff.growth = .exponential(multiplier: 3); $0.backoff.max = $0.backoff.initial * 100 }),
         ("decoding failures retried", [.grpc, .envoy, .istio], "rules", {
             $0.attempts = max($0.attempts, 2)
             $0.rules.insert(Rule(transports: [.decoding, .invalidURL], error: .networkError, action: .retry), at: 0)

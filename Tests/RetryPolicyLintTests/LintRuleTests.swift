@@ -98,7 +98,7 @@ struct LintRuleTests {
     @Test("RP105 reports a multiplier below 1 with the shrinking delays")
     func shrinkingBackoff() throws {
         var policy = cleanPolicy()
-        policy.backoff.multiplier = 0.5
+        policy.backoff.growth = .exponential(multiplier: 0.5)
         let found = findings(policy).filter { $0.id == "RP105" }
         try #require(found.count == 1)
         #expect(found[0].message.contains("multiplier 0.5 is below 1: the delay shrinks from 1s before retry 1 to 500ms before retry 2"))
@@ -107,7 +107,7 @@ struct LintRuleTests {
     @Test("RP105 is silent for a constant backoff")
     func shrinkingBackoffNegative() {
         var policy = cleanPolicy()
-        policy.backoff.multiplier = 1
+        policy.backoff.growth = .exponential(multiplier: 1)
         #expect(!ids(policy).contains("RP105"))
     }
 

@@ -155,37 +155,38 @@ struct PolicyDecoder {
     private mutating func backoff(_ node: YAMLNode) -> Backoff? {
         guard let fields = reader.fields(node, at: "backoff", allowed: PolicyKeys.backoff) else { return nil }
         let initial = fields["initial"].flatMap { reader.duration($0, at: fields.path("initial")) } ?? .zero
-        var result = Backoff(initial: initial, max: initial, location: fields.location)
-        if let node = fields["shape"], let shape = reader.choice(node, at: fields.path("shape"), of: Backoff.Shape.self) {
-            result.shape = shape
+        var shape = Backoff.Shape.exponential
+        if let node = fields["shape"], let chosen = reader.choice(node, at: fields.path("shape"), of: Backoff.Shape.self) {
+            shape = chosen
         }
-        // A max below initial is well-formed; lint reports it (RP104).
-        if let node = fields["max"], let max = reader.duration(node, at: fields.path("max")) { result.max = max }
-        if let node = fields["multiplier"], let multiplier = reader.number(node, at: fields.path("multiplier"), in: PolicyBounds.multiplier) {
-            if result.shape == .linear {
+        var multiplier = 2.0
+        if let node = fields["multiplier"], let value = reader.number(node, at: fields.path("multiplier"), in: PolicyBounds.multiplier) {
+            if shape == .linear {
                 reader.report(
                     .keyConflict, at: fields.entries["multiplier"]!.key.location,
                     "backoff.multiplier: applies only to shape exponential, found shape linear",
                     suggestion: "a linear backoff grows by 'step'; remove 'multiplier'")
             }
-            result.multiplier = multiplier
+            multiplier = value
         }
-        if let node = fields["step"], let step = reader.duration(node, at: fields.path("step")) {
-            if result.shape != .linear {
+        var step = Duration.zero
+        if let node = fields["step"], let value = reader.duration(node, at: fields.path("step")) {
+            if shape != .linear {
                 reader.report(
                     .keyConflict, at: fields.entries["step"]!.key.location,
-                    "backoff.step: applies only to shape linear, found shape \(result.shape)",
+                    "backoff.step: applies only to shape linear, found shape \(shape)",
                     suggestion: "add 'shape: linear', or use 'multiplier' for an exponential backoff")
             }
-            result.step = step
+            step = value
         }
-        if result.shape == .linear {
-            result.multiplier = 1
-            if fields["step"] == nil {
-                reader.report(.missingKey, at: fields.location, "missing required key 'step' in 'backoff' (shape linear adds it per retry)",
-                              suggestion: "write step: 0s for a constant delay")
-            }
+        if shape == .linear && fields["step"] == nil {
+            reader.report(.missingKey, at: fields.location, "missing required key 'step' in 'backoff' (shape linear adds it per retry)",
+                          suggestion: "write step: 0s for a constant delay")
         }
+        let growth: Backoff.Growth = shape == .linear ? .linear(step: step) : .exponential(multiplier: multiplier)
+        var result = Backoff(initial: initial, max: initial, growth: growth, location: fields.location)
+        // A max below initial is well-formed; lint reports it (RP104).
+        if let node = fields["max"], let max = reader.duration(node, at: fields.path("max")) { result.max = max }
         if let node = fields["jitter"], let jitter = reader.choice(node, at: fields.path("jitter"), of: Backoff.Jitter.self) {
             result.jitter = jitter
         }

@@ -1,0 +1,141 @@
+/// An attempt's outcome: the decision, the breaker's count, the record,
+/// and what the request does next.
+extension RequestStateMachine {
+    /// The attempt in progress finished at `time` with `outcome`.
+    ///
+    /// - Parameters:
+    ///   - outcome: the response's status and headers, or the transport
+    ///     failure.
+    ///   - time: when the attempt finished.
+    ///   - producedValue: whether the attempt produced something to return;
+    ///     a rule that calls a thrown error or a timeout a success is a
+    ///     policy mistake and stops the request.
+    ///   - thrown: the error the attempt threw, if it threw.
+    ///   - generator: the source of jitter.
+    public mutating func attemptFinished<G: RandomNumberGenerator>(
+        _ outcome: AttemptOutcome,
+        at time: RequestTime,
+        producedValue: Bool = true,
+        thrown: (any Error)? = nil,
+        using generator: inout G
+    ) -> Action {
+        switch state {
+        case .attempting(let startedAt, let ticket):
+            return sequentialAttemptFinished(
+                outcome, startedAt: startedAt, ticket: ticket, at: time, producedValue: producedValue, thrown: thrown,
+                using: &generator)
+        case .hedging(let box) where box.value.inFlight.count == 1:
+            return copyFinished(
+                box.value.inFlight[0].number, outcome, at: time, producedValue: producedValue, thrown: thrown,
+                using: &generator)
+        default:
+            preconditionFailure("attemptFinished follows startAttempt")
+        }
+    }
+
+    /// Attempt `number` finished at `time` with `outcome` (the other
+    /// parameters as in ``attemptFinished(_:at:producedValue:thrown:using:)``):
+    /// for a hedged request, one of its copies.
+    public mutating func attemptFinished<G: RandomNumberGenerator>(
+        _ number: Int,
+        _ outcome: AttemptOutcome,
+        at time: RequestTime,
+        producedValue: Bool = true,
+        thrown: (any Error)? = nil,
+        using generator: inout G
+    ) -> Action {
+        switch state {
+        case .hedging:
+            return copyFinished(number, outcome, at: time, producedValue: producedValue, thrown: thrown, using: &generator)
+        case .attempting(let startedAt, let ticket) where number == input.attempt:
+            return sequentialAttemptFinished(
+                outcome, startedAt: startedAt, ticket: ticket, at: time, producedValue: producedValue, thrown: thrown,
+                using: &generator)
+        default:
+            preconditionFailure("attemptFinished(\(number), ...) follows the start of attempt \(number)")
+        }
+    }
+
+    private mutating func sequentialAttemptFinished<G: RandomNumberGenerator>(
+        _ outcome: AttemptOutcome,
+        startedAt: Duration,
+        ticket: CircuitBreakerStateMachine.Ticket?,
+        at time: RequestTime,
+        producedValue: Bool,
+        thrown: (any Error)?,
+        using generator: inout G
+    ) -> Action {
+        input.outcome = outcome
+        input.elapsed = time.elapsed
+        input.now = time.wall
+        var decision = decider.decide(input, using: &generator)
+        recordInBreaker(outcome, ticket: ticket, at: time)
+        if !producedValue { Self.refuseSuccessWithoutValue(&decision, outcome) }
+        // What the next step needs, read before the decision moves into
+        // the history (a retry's action is a duration, copied for free).
+        let action = decision.action
+        let budgetCost = decision.budgetCost
+        let refresh = decision.refreshCredentials
+        let serverDirected = decision.serverDirected
+        append(
+            Self.record(
+                number: input.attempt, outcome, startedAt: startedAt, at: time, decision: decision,
+                producedValue: producedValue, thrown: thrown))
+
+        switch action {
+        case .success:
+            state = .finished
+            return .succeed
+        case .stop(var error, let reason):
+            if error.detail == nil, let thrown { error.detail = String(describing: thrown) }
+            state = .finished
+            return .fail(RetryFailure(error: error, reason: reason, attempts: history, underlyingError: thrown))
+        case .retry(let delay):
+            input.previousDelay = delay
+            input.lastRetryCost = budgetCost
+            if refresh { input.credentialRefreshes += 1 }
+            input.attempt += 1
+            if delay > .zero {
+                state = .backingOff(refresh: refresh)
+                return .wait(delay, reason: serverDirected ? .server : .backoff)
+            }
+            return afterBackoff(refresh: refresh, at: time)
+        }
+    }
+
+    /// An attempt's record; a failed attempt keeps what it threw (or that
+    /// it produced no value).
+    static func record(
+        number: Int, _ outcome: AttemptOutcome, startedAt: Duration, at time: RequestTime, decision: consuming Decision,
+        producedValue: Bool, thrown: (any Error)?
+    ) -> AttemptRecord {
+        let failed: Bool
+        if case .success = decision.action { failed = false } else { failed = true }
+        return AttemptRecord(
+            number: number, outcome: outcome, startedAt: startedAt, duration: time.elapsed - startedAt,
+            decision: decision,
+            errorDescription: failed ? (thrown.map { String(describing: $0) } ?? (producedValue ? nil : "timed out")) : nil)
+    }
+
+    /// Counts a finished attempt's outcome in the circuit breaker that
+    /// admitted it (with `ticket`), keeping the change it causes.
+    mutating func recordInBreaker(_ outcome: AttemptOutcome, ticket: CircuitBreakerStateMachine.Ticket?, at time: RequestTime) {
+        breakerTransition = nil
+        guard let ticket, let breaker = decider.breaker else { return }
+        breakerTransition = breaker.record(
+            failure: decider.compiledPolicy.breakerCountsFailure(
+                outcome, method: input.method, failures: breaker.configuration.failures),
+            ticket: ticket, at: time.wall)
+    }
+
+    /// A rule that calls an attempt without a value (a thrown error, a
+    /// timeout) a success is a policy mistake: the request stops.
+    static func refuseSuccessWithoutValue(_ decision: inout Decision, _ outcome: AttemptOutcome) {
+        guard case .success = decision.action else { return }
+        var error = SDKError(kind: .internalError)
+        if case .transport(let transport) = outcome { error.transport = transport }
+        error.detail = "the policy treats \(outcome) as a success, but the operation produced no value"
+        decision.action = .stop(error, .notRetryable)
+        decision.errorKind = .internalError
+    }
+}

@@ -1,0 +1,275 @@
+/// The life of one request under a policy: every step between attempts,
+/// with none of the waiting.
+///
+/// One machine runs one request. A driver tells it what happened (the
+/// request starts, an attempt finished, a wait ended, credentials were
+/// refreshed), with the time it happened, and the machine answers what to
+/// do next: send an attempt with a time limit, wait for a reason, refresh
+/// credentials, or finish with a success or a ``RetryFailure``. It owns
+/// admission and cooldowns, the decision, the attempt limit, per-attempt
+/// timeouts and the total deadline, budget withdrawals and refunds, the
+/// refresh-once rule, the circuit breaker's admission and counting, and the
+/// attempt history; it performs no I/O and reads
+/// no clock. The executor drives it with a real clock and the simulator
+/// with a simulated one, so both follow the same rules by construction.
+///
+/// ```swift
+/// var machine = RequestStateMachine(decider: decider, request: RetryRequest(method: .get))
+/// var action = machine.start(at: now())
+/// while true {
+///     switch action {
+///     case .startAttempt(let number, let timeLimit):
+///         let outcome = send(number, timeLimit)
+///         action = machine.attemptFinished(outcome, at: now(), using: &generator)
+///     case .wait(let delay, _):
+///         sleep(delay)
+///         action = machine.waitFinished(at: now())
+///     case .refreshCredentials:
+///         refresh()
+///         action = machine.credentialRefreshFinished(at: now())
+///     case .succeed: return
+///     case .fail(let failure): throw failure
+///     }
+/// }
+/// ```
+public struct RequestStateMachine: Sendable {
+    /// What the driver does next.
+    public enum Action: Sendable {
+        /// Send attempt `number` (1 for the first try); if it has not
+        /// finished after `timeLimit`, cancel it and report a `timeout`.
+        case startAttempt(number: Int, timeLimit: Duration?)
+        /// Wait, then call ``waitFinished(at:)``.
+        case wait(Duration, reason: WaitReason)
+        /// Refresh credentials, then call
+        /// ``credentialRefreshFinished(at:failure:)``.
+        case refreshCredentials
+        /// The last attempt succeeded; the request is over.
+        case succeed
+        /// The request is over without success.
+        case fail(RetryFailure)
+        /// Hedging only (a machine made with `concurrentAttempts: true`,
+        /// for a request its policy hedges): send `start`, if any,
+        /// alongside the attempts in flight and keep them all running;
+        /// then call ``hedgeDelayElapsed(at:)`` after `nextHedgeIn`
+        /// unless another event comes first. Each such action replaces the
+        /// previous timer; `nil` means no timer. When the request succeeds
+        /// or fails, the attempts still in flight are cancelled.
+        indirect case hedge(start: HedgedAttempt?, nextHedgeIn: Duration?)
+    }
+
+    /// An attempt a hedged request starts.
+    public struct HedgedAttempt: Hashable, Sendable {
+        /// 1 for the first copy.
+        public var number: Int
+        /// If it has not finished after this long, cancel it and report a
+        /// `timeout` for it.
+        public var timeLimit: Duration?
+    }
+
+    /// Where the request is. Each case carries what only that step needs.
+    enum State: Sendable {
+        case idle
+        /// Attempt `input.attempt` is in progress; the breaker admitted it
+        /// with `ticket`.
+        case attempting(startedAt: Duration, ticket: CircuitBreakerStateMachine.Ticket?)
+        /// Waiting out a retry's delay; then refreshing if asked.
+        case backingOff(refresh: Bool)
+        /// Waiting out a cooldown before an attempt.
+        case coolingDown
+        case refreshing
+        /// A hedged request with its copies. Behind a reference, so that
+        /// the machine of a request that is not hedged stays as small as it
+        /// is (a driver keeps it in its async frame); copied on write.
+        case hedging(HedgeBox)
+        case finished
+    }
+
+    public let decider: RetryDecider
+    /// The request, as the machine was made with it.
+    public var request: RetryRequest {
+        RetryRequest(method: input.method, markedIdempotent: input.markedIdempotent, endpoint: input.endpoint)
+    }
+    /// The time limits for the request's endpoint.
+    public var timeouts: TimeoutBudget { decider.timeouts(for: input.endpoint) }
+    /// Every attempt so far, in order (only the last one when the machine
+    /// was made with `keepsHistory: false`).
+    public internal(set) var history: [AttemptRecord] = []
+    /// Whether the request ended because a cooldown rejected an attempt.
+    public internal(set) var rejectedByCooldown = false
+    /// Whether the request ended because the circuit breaker rejected an
+    /// attempt.
+    public internal(set) var rejectedByBreaker = false
+    /// The change of the policy's circuit breaker the last event caused,
+    /// if any (a driver reports it: event, log line, metric).
+    public internal(set) var breakerTransition: CircuitBreakerTransition?
+
+    // A driver keeps its machine across every wait of a request (the
+    // executor in its retry loop's async frame), so the machine stores
+    // each fact once: the request lives in `input`, and of the timeout
+    // budget only the two limits.
+    var input: DecisionInput
+    let perAttemptLimit: Duration?
+    let totalLimit: Duration?
+    /// Whether the request is hedged (its delay is the policy's).
+    let hedges: Bool
+    var state = State.idle
+    let keepsHistory: Bool
+
+    /// - Parameters:
+    ///   - decider: the policy's shared decider.
+    ///   - request: the method, idempotency mark and endpoint.
+    ///   - keepsHistory: `false` keeps only the last attempt's
+    ///     record (a storm of a million clients needs no histories); failures
+    ///     then carry that record alone.
+    ///   - concurrentAttempts: the driver can run several attempts at once
+    ///     and handles ``Action/hedge(start:nextHedgeIn:)``. Only then does
+    ///     a policy's `hedging` apply; otherwise its requests run with
+    ///     ordinary retries.
+    public init(
+        decider: RetryDecider, request: RetryRequest = RetryRequest(), keepsHistory: Bool = true,
+        concurrentAttempts: Bool = false
+    ) {
+        self.decider = decider
+        if concurrentAttempts, let hedging = decider.policy.hedging,
+            hedging.applies(
+                to: request.method, markedIdempotent: request.markedIdempotent,
+                idempotency: decider.policy.idempotency)
+        {
+            hedges = true
+        } else {
+            hedges = false
+        }
+        let timeouts = decider.timeouts(for: request.endpoint)
+        perAttemptLimit = timeouts.perAttempt
+        totalLimit = timeouts.total
+        self.keepsHistory = keepsHistory
+        input = DecisionInput(
+            outcome: .status(200), attempt: 1, elapsed: .zero, method: request.method,
+            markedIdempotent: request.markedIdempotent, endpoint: request.endpoint)
+    }
+
+    /// The number of the attempt in progress, or of the next one.
+    public var attempt: Int { input.attempt }
+    /// How many times the request refreshed credentials (counted when a
+    /// retry asks for it).
+    public var credentialRefreshes: Int { input.credentialRefreshes }
+    /// Whether the request is over.
+    public var isFinished: Bool { if case .finished = state { true } else { false } }
+    /// Whether the request is hedged (see ``HedgingPolicy``).
+    public var isHedged: Bool { hedges }
+    /// The numbers of the hedged attempts in flight.
+    public var attemptsInFlight: [Int] {
+        if case .hedging(let box) = state { return box.value.inFlight.map(\.number) }
+        return []
+    }
+
+    // MARK: Events
+
+    /// The request starts: admission, then the first attempt.
+    public mutating func start(at time: RequestTime) -> Action {
+        guard case .idle = state else { preconditionFailure("start(at:) begins a request once") }
+        return admit(at: time)
+    }
+
+    /// The request starts with a first attempt the driver already admitted
+    /// itself (with ``RetryDecider/admit(now:)``) at `time`. A policy's
+    /// circuit breaker still decides: drivers send a first attempt on their
+    /// own only for policies without one.
+    public mutating func startAdmitted(at time: RequestTime) -> Action {
+        guard case .idle = state else { preconditionFailure("startAdmitted(at:) begins a request once") }
+        return admit(at: time, checkingCooldown: false)
+    }
+
+    /// The wait the machine asked for ended at `time`.
+    public mutating func waitFinished(at time: RequestTime) -> Action {
+        breakerTransition = nil
+        switch state {
+        case .backingOff(let refresh): return afterBackoff(refresh: refresh, at: time)
+        case .coolingDown: return admit(at: time)
+        default: preconditionFailure("waitFinished follows wait")
+        }
+    }
+
+    /// The credential refresh the machine asked for ended at `time`;
+    /// `failure` is what it threw, if it failed.
+    public mutating func credentialRefreshFinished(at time: RequestTime, failure: (any Error)? = nil) -> Action {
+        guard case .refreshing = state else { preconditionFailure("credentialRefreshFinished follows refreshCredentials") }
+        breakerTransition = nil
+        guard let failure else { return admit(at: time) }
+        state = .finished
+        guard let last = history.last else { preconditionFailure("a refresh follows a recorded attempt") }
+        var error = errorOf(last)
+        error.detail = "credential refresh failed: \(failure)"
+        return .fail(RetryFailure(error: error, reason: .notRetryable, attempts: history, underlyingError: failure))
+    }
+
+    /// The caller cancelled the request at `time` (before, during or
+    /// between attempts). The failure is the policy's error for a
+    /// `cancelled` transport failure if a rule names one, otherwise the
+    /// standard `cancelled` kind: never what the default rule says, since
+    /// cancelling is the caller's choice, not a fault.
+    public mutating func cancelled(at time: RequestTime) -> RetryFailure {
+        switch state {
+        case .attempting(_, let ticket?):
+            // An admitted attempt that will never report a result gives its
+            // place back (a half-open breaker would otherwise wait for it).
+            decider.breaker?.release(ticket)
+        case .hedging(let box):
+            releaseHedge(box.value)
+        default:
+            break
+        }
+        state = .finished
+        var error = SDKError(kind: .cancelled, transport: .cancelled)
+        if decider.matchingRule(for: .transport(.cancelled), method: input.method) != nil {
+            var cancelled = input
+            cancelled.outcome = .transport(.cancelled)
+            cancelled.elapsed = time.elapsed
+            cancelled.now = time.wall
+            // A cancelled outcome stops before anything random is drawn.
+            var generator = SplitMix64(seed: 0)
+            if let decided = decider.decide(cancelled, using: &generator).error { error = decided }
+        }
+        return RetryFailure(error: error, reason: .cancelled, attempts: history)
+    }
+
+    // MARK: Steps shared by sequential and hedged requests
+
+    /// After a retry's delay: refresh credentials if the retry asked for
+    /// it, then admit the next attempt.
+    mutating func afterBackoff(refresh: Bool, at time: RequestTime) -> Action {
+        if refresh {
+            state = .refreshing
+            return .refreshCredentials
+        }
+        return admit(at: time)
+    }
+
+    /// Adds an attempt's record to the history.
+    mutating func append(_ record: consuming AttemptRecord) {
+        if !keepsHistory {
+            history.removeAll(keepingCapacity: true)
+        } else if history.isEmpty {
+            // One allocation for the whole history: a request that failed
+            // once is likely to fail again.
+            history.reserveCapacity(max(decider.policy.attempts, 1))
+        }
+        history.append(record)
+    }
+
+    /// The error an attempt's decision reports, or would have reported had
+    /// it stopped.
+    func errorOf(_ record: AttemptRecord) -> SDKError {
+        if let error = record.decision.error { return error }
+        var error = SDKError(kind: record.decision.errorKind ?? .internalError)
+        switch record.outcome {
+        case .response(let status, _): error.statusCode = status
+        case .transport(let transport): error.transport = transport
+        }
+        return error
+    }
+
+    /// The error of the last attempt, or a timeout when none ran: what a
+    /// request that stops before an attempt reports.
+    var lastError: SDKError { history.last.map(errorOf) ?? SDKError(kind: .timeout, transport: .timeout) }
+}
