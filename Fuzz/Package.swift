@@ -24,5 +24,21 @@ let package = Package(
             ],
             swiftSettings: [.unsafeFlags(["-parse-as-library"])]
         ),
-    ]
+        .target(
+            name: "FuzzImportHarness",
+            dependencies: [
+                .product(name: "RetryPolicyCore", package: "swift-retry-policy"),
+                .product(name: "RetryPolicyYAML", package: "swift-retry-policy"),
+                .product(name: "RetryPolicyLint", package: "swift-retry-policy"),
+                .product(name: "RetryPolicyInterop", package: "swift-retry-policy"),
+            ]
+        ),
+    ] + ["GRPC", "Envoy", "Istio", "Resilience4j", "AWSConfig"].map { format in
+        // One importer per target; the harness holds the checks.
+        .executableTarget(
+            name: "Fuzz\(format)Import",
+            dependencies: ["FuzzImportHarness"],
+            swiftSettings: [.unsafeFlags(["-parse-as-library"])]
+        )
+    }
 )
