@@ -187,13 +187,16 @@ let package = Package(
             // exporting it lets it see the Swift runtime's allocations.
             linkerSettings: [.unsafeFlags(["-Xlinker", "--export-dynamic-symbol=malloc"], .when(platforms: [.linux]))]
         ),
+        // Waiting for a child process without Foundation's missed-exit hang.
+        .target(name: "ChildProcessSupport", path: "Tests/ChildProcessSupport"),
         // Runs schema/generate.py for the schema-versus-reader tests of the YAML and lint modules.
-        .target(name: "SchemaTestSupport", path: "Tests/SchemaTestSupport"),
+        .target(name: "SchemaTestSupport", dependencies: ["ChildProcessSupport"], path: "Tests/SchemaTestSupport"),
         // A counting `malloc` for the allocation tests (Linux only).
         .target(name: "AllocationCounting", path: "Tests/AllocationCounting"),
         .testTarget(
             name: "RetryPolicyYAMLTests",
             dependencies: [
+                "ChildProcessSupport",
                 "RetryPolicyCore",
                 "RetryPolicyYAML",
                 "SchemaTestSupport",
@@ -204,6 +207,7 @@ let package = Package(
         .testTarget(
             name: "RetryPolicyLintTests",
             dependencies: [
+                "ChildProcessSupport",
                 "RetryPolicyCore",
                 "RetryPolicyYAML",
                 "RetryPolicyLint",
@@ -228,6 +232,7 @@ let package = Package(
         .testTarget(
             name: "RetryPolicyHTTPTests",
             dependencies: [
+                "ChildProcessSupport",
                 "RetryPolicyCore",
                 "RetryPolicyTestSupport",
                 "RetryPolicyExecutor",
@@ -247,6 +252,7 @@ let package = Package(
         .testTarget(
             name: "RetryPolicyPostgresTests",
             dependencies: [
+                "ChildProcessSupport",
                 "RetryPolicyCore",
                 "RetryPolicyPostgres",
                 "PostgresTestServer",
@@ -258,6 +264,7 @@ let package = Package(
         .testTarget(
             name: "RetryPolicyInteropTests",
             dependencies: [
+                "ChildProcessSupport",
                 "RetryPolicyCore",
                 "RetryPolicyYAML",
                 "RetryPolicyLint",
@@ -266,6 +273,6 @@ let package = Package(
             ],
             exclude: ["Golden"]
         ),
-        .testTarget(name: "RetryPolicyCLITests", dependencies: ["RetryPolicyCore"], exclude: ["Fixtures"]),
+        .testTarget(name: "RetryPolicyCLITests", dependencies: ["RetryPolicyCore", "ChildProcessSupport"], exclude: ["Fixtures"]),
     ]
 )

@@ -1,3 +1,4 @@
+import ChildProcessSupport
 import Foundation
 
 /// What one run of the real `retry-policy` binary produced.
@@ -67,11 +68,11 @@ enum CLI {
             process.standardInput = FileHandle.nullDevice
         }
         try process.run()
-        process.waitUntilExit()
+        let status = process.waitForExit()
         try out.close()
         try err.close()
         return CLIResult(
-            status: process.terminationStatus,
+            status: status,
             stdout: String(decoding: try Data(contentsOf: outURL), as: UTF8.self),
             stderr: String(decoding: try Data(contentsOf: errURL), as: UTF8.self))
     }
@@ -112,6 +113,6 @@ func python(_ script: String, arguments: [String] = []) throws -> (status: Int32
     process.standardError = pipe
     try process.run()
     let data = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    let status = process.waitForExit()
+    return (status, String(decoding: data, as: UTF8.self))
 }

@@ -1,3 +1,4 @@
+import ChildProcessSupport
 import Foundation
 import Testing
 
@@ -43,8 +44,7 @@ struct RequestDispatchTests {
         process.standardOutput = Pipe()
         try process.run()
         let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 2)
+        #expect(process.waitForExit() == 2)
         #expect(stderr.contains("needs the retry-policy-request executable"), "\(stderr)")
         #expect(stderr.contains("swift build -c release --product retry-policy-request"), "\(stderr)")
     }

@@ -1,4 +1,5 @@
 #if AsyncHTTPClient  // the trait; these tests need SwiftNIO and AsyncHTTPClient
+import ChildProcessSupport
 import Foundation
 import PostgresTestServer
 import RetryPolicyCore
@@ -43,9 +44,9 @@ struct FleetRequestTests {
                 process.terminate()
                 Issue.record("retry-policy \(process.arguments ?? []) hung; killed after \(limit)")
             }
-            process.waitUntilExit()
+            let status = process.waitForExit()
             let stderr = (try? String(contentsOf: err, encoding: .utf8)) ?? ""
-            return (process.terminationStatus, stderr, ContinuousClock.now - started)
+            return (status, stderr, ContinuousClock.now - started)
         }
     }
 

@@ -1,4 +1,5 @@
 #if AsyncHTTPClient  // the trait; these tests need SwiftNIO and AsyncHTTPClient
+import ChildProcessSupport
 import Foundation
 import RetryPolicyCore
 import Testing
@@ -44,9 +45,9 @@ struct RequestCommandTests {
         process.standardOutput = try FileHandle(forWritingTo: out)
         process.standardError = try FileHandle(forWritingTo: err)
         try process.run()
-        process.waitUntilExit()
+        let status = process.waitForExit()
         return Run(
-            status: process.terminationStatus,
+            status: status,
             stdout: try String(contentsOf: out, encoding: .utf8),
             stderr: try String(contentsOf: err, encoding: .utf8))
     }

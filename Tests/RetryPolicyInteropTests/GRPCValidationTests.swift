@@ -1,3 +1,4 @@
+import ChildProcessSupport
 import Foundation
 import RetryPolicyCore
 import RetryPolicyInterop
@@ -61,8 +62,7 @@ struct GRPCValidationTests {
         try input.fileHandleForWriting.close()
         let data = output.fileHandleForReading.readDataToEndOfFile()
         let stderr = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
+        guard process.waitForExit() == 0 else {
             Issue.record("python3 with grpcio failed (install it: python3 -m pip install grpcio): \(String(decoding: stderr.suffix(2000), as: UTF8.self))")
             return []
         }

@@ -1,3 +1,4 @@
+import ChildProcessSupport
 import Foundation
 import RetryPolicyCore
 import RetryPolicyLint
@@ -81,8 +82,7 @@ import SchemaTestSupport
         process.standardError = output
         try process.run()
         let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "\(text)")
+        #expect(process.waitForExit() == 0, "\(text)")
         for path in paths {
             #expect(throws: Never.self) { _ = try PolicyTestSuite(yaml: String(contentsOfFile: path, encoding: .utf8), path: path) }
         }

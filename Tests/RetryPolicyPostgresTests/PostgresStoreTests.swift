@@ -1,4 +1,5 @@
 #if Postgres  // the trait; these tests need PostgresNIO
+import ChildProcessSupport
 import Foundation
 import Logging
 import PostgresNIO
@@ -40,7 +41,7 @@ struct TestDatabase {
         process.standardOutput = pipe
         try process.run()
         let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        _ = process.waitForExit()
         return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 

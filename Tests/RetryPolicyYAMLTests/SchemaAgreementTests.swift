@@ -1,3 +1,4 @@
+import ChildProcessSupport
 import Foundation
 import RetryPolicyCore
 import RetryPolicyYAML
@@ -50,11 +51,11 @@ import Testing
         try process.run()
         let data = output.fileHandleForReading.readDataToEndOfFile()
         let errorText = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 || process.terminationStatus == 1 else {
+        let status = process.waitForExit()
+        guard status == 0 || status == 1 else {
             throw SchemaValidatorUnavailable(
                 message: """
-                    schema/validate.py could not run (exit \(process.terminationStatus)). This test needs python3 with \
+                    schema/validate.py could not run (exit \(status)). This test needs python3 with \
                     the jsonschema and PyYAML packages: python3 -m pip install jsonschema pyyaml
                     \(errorText)
                     """)

@@ -1,3 +1,4 @@
+import ChildProcessSupport
 import Foundation
 import Testing
 
@@ -44,11 +45,11 @@ public enum SchemaGeneration {
         let errorReader = Thread { errorData = errors.fileHandleForReading.readDataToEndOfFile() }
         errorReader.start()
         let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        let status = process.waitForExit()
         while !errorReader.isFinished { Thread.sleep(forTimeInterval: 0.01) }
-        guard process.terminationStatus == 0 else {
+        guard status == 0 else {
             throw GeneratorFailed(description: """
-                schema/generate.py --schema \(schema) failed (exit \(process.terminationStatus)). It needs python3 with \
+                schema/generate.py --schema \(schema) failed (exit \(status)). It needs python3 with \
                 jsonschema and PyYAML (.ci/run installs them: python3 -m pip install jsonschema pyyaml).
                 \(String(decoding: errorData, as: UTF8.self))
                 """)
