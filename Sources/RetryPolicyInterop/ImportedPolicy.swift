@@ -78,6 +78,12 @@ public struct ImportedPolicy: Sendable {
             return DurationText.maximum
         }
         let (value, rounded) = ForeignDuration.policyPrecision(duration)
+        if value == .zero && duration > .zero {
+            // A positive time limit or delay stays positive: 0s would mean
+            // "none" or be refused.
+            comment(key, "\(what) \(ForeignDuration.protoText(duration)) rounded up to 1ms, the finest a policy states.")
+            return .milliseconds(1)
+        }
         if rounded { comment(key, "\(what) \(ForeignDuration.protoText(duration)) rounded to whole milliseconds.") }
         return value
     }

@@ -44,6 +44,8 @@ struct FuzzFindingTests {
          "kind: VirtualService\nmetadata: {name: a}\nspec:\n  http:\n    - retries: {attempts: 2, retryOn: \"5xx,x\\Ny: z,\\Lq: 1,\\Pr: 2\\r\\ns: 3\"}\n"),
         ("resilience4j exception class with a line break", .resilience4j,
          "resilience4j.retry:\n  instances:\n    a:\n      retryExceptions: [\"x\\ny: z\"]\n"),
+        ("Istio route timeout below a millisecond", .istio, "reories:\nout: 1.5s\n  source-exhausted\ntimeout: 125us\n"),
+        ("Envoy per-try timeout below a millisecond", .envoy, "retry_on: 5xx\nper_try_timeout: 0.0001s\n"),
         ("Envoy reset header with control characters", .envoy,
          "retry_on: 5xx\nrate_limited_retry_back_off: {reset_headers: [{name: \"Retry-After\\u0085x\\u2028\"}]}\n"),
     ]
