@@ -49,9 +49,21 @@ struct AWSConfigFormat: InteropFormatHandler {
     }
 
     func importCandidate(_ candidate: ImportCandidate, from file: ForeignFile) throws(InteropError) -> ImportedPolicy {
-        guard let profile = try profiles(file).first(where: { $0.name == candidate.name }) else {
-            throw InteropError(.selection, at: candidate.location, "expected the profile \(candidate.name), found none")
+        try importCandidates([candidate], from: file)[0].get()
+    }
+
+    func importCandidates(_ candidates: [ImportCandidate], from file: ForeignFile) -> [Result<ImportedPolicy, InteropError>] {
+        let byName: [String: AWSConfigImporter.Section]
+        do {
+            byName = Dictionary(try profiles(file).map { ($0.name, $0.section) }, uniquingKeysWith: { first, _ in first })
+        } catch {
+            return candidates.map { _ in .failure(error) }
         }
-        return try AWSConfigImporter.importProfile(profile.name, profile.section, path: file.path)
+        return candidates.map { candidate in
+            guard let section = byName[candidate.name] else {
+                return .failure(InteropError(.selection, at: candidate.location, "expected the profile \(candidate.name), found none"))
+            }
+            return Result { () throws(InteropError) in try AWSConfigImporter.importProfile(candidate.name, section, path: file.path) }
+        }
     }
 }

@@ -81,12 +81,24 @@ struct EnvoyFormat: InteropFormatHandler {
     }
 
     func importCandidate(_ candidate: ImportCandidate, from file: ForeignFile) throws(InteropError) -> ImportedPolicy {
-        let root = try file.document(of: format)
-        guard let place = EnvoyRouteSearch(root).places.first(where: { $0.retryPolicy.location == candidate.location }) else {
-            throw InteropError(.selection, at: candidate.location, "expected a retry_policy at this place, found none")
+        try importCandidates([candidate], from: file)[0].get()
+    }
+
+    func importCandidates(_ candidates: [ImportCandidate], from file: ForeignFile) -> [Result<ImportedPolicy, InteropError>] {
+        let places: [EnvoyRetryPlace]
+        do {
+            places = EnvoyRouteSearch(try file.document(of: format)).places
+        } catch {
+            return candidates.map { _ in .failure(error) }
         }
-        let name = EnvoyRouteSearch(root).places.count == 1 ? file.baseName : candidate.name
-        return try EnvoyImporter.importPlace(place, path: file.path, name: name)
+        let byPlace = Dictionary(places.map { ($0.retryPolicy.location, $0) }, uniquingKeysWith: { first, _ in first })
+        return candidates.map { candidate in
+            guard let place = byPlace[candidate.location] else {
+                return .failure(InteropError(.selection, at: candidate.location, "expected a retry_policy at this place, found none"))
+            }
+            let name = places.count == 1 ? file.baseName : candidate.name
+            return Result { () throws(InteropError) in try EnvoyImporter.importPlace(place, path: file.path, name: name) }
+        }
     }
 
     var canExport: Bool { true }

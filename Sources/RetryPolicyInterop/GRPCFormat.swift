@@ -80,12 +80,25 @@ struct GRPCFormat: InteropFormatHandler {
     }
 
     func importCandidate(_ candidate: ImportCandidate, from file: ForeignFile) throws(InteropError) -> ImportedPolicy {
-        let config = try read(file)
-        guard let methodConfig = config.methodConfigs.first(where: { $0.node.location == candidate.location }) else {
-            throw InteropError(.selection, at: candidate.location, "expected a methodConfig at this place, found none")
+        try importCandidates([candidate], from: file)[0].get()
+    }
+
+    func importCandidates(_ candidates: [ImportCandidate], from file: ForeignFile) -> [Result<ImportedPolicy, InteropError>] {
+        let config: GRPCServiceConfig
+        do {
+            config = try read(file)
+        } catch {
+            return candidates.map { _ in .failure(error) }
         }
-        let name = config.methodConfigs.filter({ !$0.names.isEmpty }).count == 1 ? file.baseName : candidate.name
-        return GRPCImporter.importMethodConfig(methodConfig, of: config, name: name, path: file.path)
+        let byPlace = Dictionary(config.methodConfigs.map { ($0.node.location, $0) }, uniquingKeysWith: { first, _ in first })
+        let named = config.methodConfigs.filter { !$0.names.isEmpty }.count
+        return candidates.map { candidate in
+            guard let methodConfig = byPlace[candidate.location] else {
+                return .failure(InteropError(.selection, at: candidate.location, "expected a methodConfig at this place, found none"))
+            }
+            let name = named == 1 ? file.baseName : candidate.name
+            return .success(GRPCImporter.importMethodConfig(methodConfig, of: config, name: name, path: file.path))
+        }
     }
 
     var canExport: Bool { true }

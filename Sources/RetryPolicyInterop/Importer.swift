@@ -33,14 +33,15 @@ public enum Importer {
     /// whole file unreadable.
     public static func importEvery(_ file: ForeignFile, from format: InteropFormat) throws(InteropError) -> (policies: [ImportedPolicy], errors: [Diagnostic]) {
         let handler = format.handler
+        let candidates = try handler.candidates(in: file)
         var policies: [ImportedPolicy] = []
         var errors: [Diagnostic] = []
-        for candidate in try handler.candidates(in: file) {
-            do {
-                var imported = try handler.importCandidate(candidate, from: file)
+        for (candidate, result) in zip(candidates, handler.importCandidates(candidates, from: file)) {
+            switch result {
+            case .success(var imported):
                 imported.name = ImportedPolicy.sanitizedName(candidate.name)
                 policies.append(imported)
-            } catch {
+            case .failure(let error):
                 errors += error.diagnostics
             }
         }

@@ -33,6 +33,11 @@ public protocol InteropFormatHandler: Sendable {
     /// One candidate as a policy, with comments and warnings.
     func importCandidate(_ candidate: ImportCandidate, from file: ForeignFile) throws(InteropError) -> ImportedPolicy
 
+    /// Several candidates, each imported on its own, with the file read
+    /// once for all of them (a file of thousands of method configs takes
+    /// as long as reading it, not thousands of times as long).
+    func importCandidates(_ candidates: [ImportCandidate], from file: ForeignFile) -> [Result<ImportedPolicy, InteropError>]
+
     /// Whether ``export(_:file:)`` writes this format.
     var canExport: Bool { get }
 
@@ -48,6 +53,10 @@ extension InteropFormatHandler {
 
     public func defaultCandidate(among candidates: [ImportCandidate]) -> ImportCandidate? {
         candidates.count == 1 ? candidates[0] : nil
+    }
+
+    public func importCandidates(_ candidates: [ImportCandidate], from file: ForeignFile) -> [Result<ImportedPolicy, InteropError>] {
+        candidates.map { candidate in Result { () throws(InteropError) in try importCandidate(candidate, from: file) } }
     }
 
     public var canExport: Bool { false }

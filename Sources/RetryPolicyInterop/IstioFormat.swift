@@ -101,12 +101,26 @@ struct IstioFormat: InteropFormatHandler {
     }
 
     func importCandidate(_ candidate: ImportCandidate, from file: ForeignFile) throws(InteropError) -> ImportedPolicy {
-        let all = try routes(file).routes
-        guard let route = all.first(where: { $0.node.location == candidate.location }) else {
-            throw InteropError(.selection, at: candidate.location, "expected an HTTP route at this place, found none")
+        try importCandidates([candidate], from: file)[0].get()
+    }
+
+    func importCandidates(_ candidates: [ImportCandidate], from file: ForeignFile) -> [Result<ImportedPolicy, InteropError>] {
+        let all: [Route]
+        do {
+            all = try routes(file).routes
+        } catch {
+            return candidates.map { _ in .failure(error) }
         }
-        let name = all.count == 1 ? (route.aliases.first ?? route.name) : candidate.name
-        return try IstioImporter.importRoute(route.node, name: name, describedAs: route.title, path: file.path)
+        let byPlace = Dictionary(all.map { ($0.node.location, $0) }, uniquingKeysWith: { first, _ in first })
+        return candidates.map { candidate in
+            guard let route = byPlace[candidate.location] else {
+                return .failure(InteropError(.selection, at: candidate.location, "expected an HTTP route at this place, found none"))
+            }
+            let name = all.count == 1 ? (route.aliases.first ?? route.name) : candidate.name
+            return Result { () throws(InteropError) in
+                try IstioImporter.importRoute(route.node, name: name, describedAs: route.title, path: file.path)
+            }
+        }
     }
 
     var canExport: Bool { true }
