@@ -221,10 +221,20 @@ let package = Package(
                 "RetryPolicyCore",
                 "RetryPolicyTestSupport",
                 "RetryPolicyExecutor",
-                "RetryPolicyStore",
                 // The simulator, which the executor must agree with.
                 "RetryPolicyLint",
                 .product(name: "PropertyBased", package: "swift-property-based"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+            ]
+        ),
+        .testTarget(
+            name: "RetryPolicyStoreTests",
+            dependencies: [
+                "RetryPolicyCore",
+                "RetryPolicyExecutor",
+                "RetryPolicyStore",
+                "RetryPolicyYAML",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
             ]
