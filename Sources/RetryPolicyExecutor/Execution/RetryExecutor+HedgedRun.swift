@@ -19,7 +19,9 @@ extension RetryExecutor {
     /// machine asks for another. The machine decides on every result and
     /// every timer, and when it settles the request the group cancels
     /// whatever is still running, so no copy outlives the request.
-    @inlinable
+    // Out of line: the sequential run's async frame, allocated for every
+    // request that retries, must not grow by the hedged run's task group.
+    @inlinable @inline(never)
     func hedgedRun<Value: Sendable, G: RandomNumberGenerator>(
         _ machine: inout RequestStateMachine,
         from first: RequestStateMachine.Action,
