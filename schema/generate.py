@@ -464,6 +464,13 @@ def loader_only(kind, document, found):
     if any("\u0000" in text for text in all_strings(document)):
         hits.add("nul-in-text")
     declared = set(document.get("errors") or {}) if kind == "policy" and isinstance(document, dict) else set()
+    conditions = document.get("conditions") if kind == "policy" and isinstance(document, dict) else None
+    conditions = set(conditions) if isinstance(conditions, list) and all(isinstance(c, str) for c in conditions) else set()
+    backoff = document.get("backoff") if kind == "policy" and isinstance(document, dict) else None
+    if isinstance(backoff, dict) and isinstance(backoff.get("min"), str) and DURATION.fullmatch(backoff["min"]):
+        cap = backoff.get("max", backoff.get("initial", "0s"))
+        if isinstance(cap, str) and DURATION.fullmatch(cap) and duration_nanoseconds(backoff["min"]) > duration_nanoseconds(cap):
+            hits.add("backoff-min-above-max")
     breaker = document.get("breaker") if kind == "policy" and isinstance(document, dict) else None
     if isinstance(breaker, dict):
         rules = document.get("rules")
@@ -491,6 +498,9 @@ def loader_only(kind, document, found):
             thousandths = Fraction(repr(position.value)) * 1000
             if thousandths.denominator != 1 or thousandths <= 0:
                 hits.add("token-ratio-three-decimals")
+        if kind == "policy" and "condition" in names and isinstance(position.value, str) \
+                and list(position.path[:1]) == ["rules"] and position.value not in conditions:
+            hits.add("undeclared-condition")
         if kind == "policy" and "errorKind" in names and isinstance(position.value, str):
             if position.value not in STANDARD_KINDS and position.value not in declared:
                 hits.add("undeclared-error-kind")
@@ -698,6 +708,7 @@ def check_loader_only_list(kind, listing):
     """The generated checks of the list are exactly those predicted here."""
     predicted = {
         "policy": {"nul-in-text", "duration-over-100-days", "status-range-reversed", "undeclared-error-kind",
+                   "undeclared-condition", "backoff-min-above-max",
                    "breaker-rule-number", "breaker-max-break-below-break",
                    "token-ratio-three-decimals"},
         "tests": {"nul-in-text", "duration-over-100-days"},
@@ -771,6 +782,21 @@ def main(arguments):
         # `extends` names a file; the test provides one, which lends nothing.
         if kind == "policy" and isinstance(document, dict) and "extends" in document:
             document["extends"] = "base.yaml"
+        # A floor drawn at random is mostly above the cap; nine in ten
+        # documents take the cap as their floor, which loads.
+        backoff = document.get("backoff") if kind == "policy" and isinstance(document, dict) else None
+        if isinstance(backoff, dict) and "min" in backoff and rng.random() < 0.9:
+            backoff["min"] = backoff.get("max", backoff.get("initial", "0s"))
+        # Nine documents in ten declare the conditions their rules name,
+        # so that most load; the rest exercise the refusal.
+        if kind == "policy" and isinstance(document, dict) and isinstance(document.get("rules"), list):
+            named = []
+            for rule in document["rules"]:
+                condition = rule.get("condition") if isinstance(rule, dict) else None
+                named += [c for c in (condition if isinstance(condition, list) else [condition]) if isinstance(c, str)]
+            if named and rng.random() < 0.9:
+                declared = document.get("conditions") if isinstance(document.get("conditions"), list) else []
+                document["conditions"] = list(dict.fromkeys(declared + named))
     index = 0
     for document in documents:
         emit(index, "generated", None, None, document, [])

@@ -1,8 +1,11 @@
 /// How long to wait before retry *k* when the server gave no delay.
 ///
 /// Exponential (the default): `base(k) = min(initial × multiplier^(k-1), max)`;
-/// linear: `base(k) = min(initial + step × (k-1), max)`. Jitter then spreads
-/// the delay so that clients that failed together do not retry together.
+/// linear: `base(k) = min(initial + step × (k-1), max)`; or a function of
+/// `k` defined in code (``Growth/custom(_:)``, from Swift only: a policy
+/// file keeps to the named shapes so that lint and `table` can read it).
+/// Jitter then spreads the delay so that clients that failed together do
+/// not retry together, and ``min`` is the floor of the result.
 public struct Backoff: Hashable, Sendable {
     /// How the base delay grows from one retry to the next.
     public enum Shape: String, Hashable, Sendable, CaseIterable, CustomStringConvertible {
@@ -36,19 +39,45 @@ public struct Backoff: Hashable, Sendable {
         case exponential(multiplier: Double)
         /// `initial + step × (k-1)`; step 0 is a constant delay.
         case linear(step: Duration)
+        /// A function of the retry number, defined in code. Capped by
+        /// ``Backoff/max`` and floored by ``Backoff/min`` like the others.
+        case custom(CustomBackoff)
+    }
+
+    /// A base delay defined in Swift: `delay(k)` before retry `k` (1 for
+    /// the first retry). Two are equal when their names are, which is what
+    /// lets a policy holding one stay `Hashable` and diffable.
+    public struct CustomBackoff: Hashable, Sendable, CustomStringConvertible {
+        public let name: String
+        public let delay: @Sendable (_ retry: Int) -> Duration
+
+        public init(name: String, delay: @escaping @Sendable (_ retry: Int) -> Duration) {
+            self.name = name
+            self.delay = delay
+        }
+
+        public static func == (lhs: Self, rhs: Self) -> Bool { lhs.name == rhs.name }
+        public func hash(into hasher: inout Hasher) { hasher.combine(name) }
+        public var description: String { name }
     }
 
     public var initial: Duration
-    public var max: Duration
+    /// The largest base delay; `nil` lets growth go on (to the 100-day
+    /// ceiling every duration has).
+    public var max: Duration?
+    /// The smallest delay, applied after jitter: full jitter's draws near
+    /// zero become at least this (zero, the default, changes nothing).
+    public var min: Duration = .zero
     public var growth: Growth
     public var jitter: Jitter
     public var location: SourceLocation?
 
-    /// The shape of ``growth``.
-    public var shape: Shape {
+    /// The named shape of ``growth``; `nil` for one defined in code.
+    public var shape: Shape? {
         switch growth {
         case .exponential: .exponential
         case .linear: .linear
+        case .custom: nil
         }
     }
 
@@ -69,17 +98,24 @@ public struct Backoff: Hashable, Sendable {
     /// before retry `k`.
     public init(
         initial: Duration,
-        max: Duration,
+        max: Duration?,
         multiplier: Double = 2,
         jitter: Jitter = .full,
+        min: Duration = .zero,
         location: SourceLocation? = nil
     ) {
-        self.init(initial: initial, max: max, growth: .exponential(multiplier: multiplier), jitter: jitter, location: location)
+        self.init(
+            initial: initial, max: max, growth: .exponential(multiplier: multiplier), jitter: jitter, min: min,
+            location: location)
     }
 
-    public init(initial: Duration, max: Duration, growth: Growth, jitter: Jitter = .full, location: SourceLocation? = nil) {
+    public init(
+        initial: Duration, max: Duration?, growth: Growth, jitter: Jitter = .full, min: Duration = .zero,
+        location: SourceLocation? = nil
+    ) {
         self.initial = initial
         self.max = max
+        self.min = min
         self.growth = growth
         self.jitter = jitter
         self.location = location
@@ -87,10 +123,30 @@ public struct Backoff: Hashable, Sendable {
 
     /// A linear backoff: `min(initial + step × (k-1), max)` before retry `k`.
     public static func linear(
-        initial: Duration, step: Duration, max: Duration, jitter: Jitter = .full, location: SourceLocation? = nil
+        initial: Duration, step: Duration, max: Duration?, jitter: Jitter = .full, min: Duration = .zero,
+        location: SourceLocation? = nil
     ) -> Backoff {
-        Backoff(initial: initial, max: max, growth: .linear(step: step), jitter: jitter, location: location)
+        Backoff(initial: initial, max: max, growth: .linear(step: step), jitter: jitter, min: min, location: location)
     }
+
+    /// A backoff whose base delay before retry `k` is `delay(k)`, defined
+    /// in code; `max` caps it and jitter spreads it as for the named
+    /// shapes. `initial` is `delay(1)`.
+    public static func custom(
+        _ name: String, max: Duration? = nil, jitter: Jitter = .full, min: Duration = .zero,
+        delay: @escaping @Sendable (_ retry: Int) -> Duration
+    ) -> Backoff {
+        Backoff(
+            initial: delay(1), max: max, growth: .custom(CustomBackoff(name: name, delay: delay)), jitter: jitter,
+            min: min)
+    }
+
+    /// The cap, or the ceiling every duration has when there is none.
+    var effectiveMax: Duration { max ?? Self.ceiling }
+
+    /// 100 days: the longest duration a policy file can state, and the
+    /// cap of an uncapped backoff.
+    public static let ceiling = Duration.seconds(100 * 86_400)
 
     /// No waiting at all.
     public static let immediate = Backoff(initial: .zero, max: .zero, multiplier: 1, jitter: .none)
@@ -100,7 +156,7 @@ public struct Backoff: Hashable, Sendable {
     /// `k` or multipliers saturate at `max` instead of overflowing.
     public func base(forRetry k: Int) -> Duration {
         let initialNanos = Double(initial.nanosecondsSaturated)
-        let maxNanos = Double(max.nanosecondsSaturated)
+        let maxNanos = Double(effectiveMax.nanosecondsSaturated)
         let exponent = Double(Swift.max(k, 1) - 1)
         var value = initialNanos
         switch growth {
@@ -110,6 +166,8 @@ public struct Backoff: Hashable, Sendable {
             }
         case .linear(let step):
             value = initialNanos + Double(step.nanosecondsSaturated) * exponent
+        case .custom(let custom):
+            value = Double(custom.delay(Swift.max(k, 1)).nanosecondsSaturated)
         }
         if !(value <= maxNanos) { value = maxNanos }  // also catches NaN and +inf
         if value < 0 { value = 0 }
@@ -124,6 +182,12 @@ public struct Backoff: Hashable, Sendable {
     ///     previous retry; only decorrelated jitter uses it, and the first
     ///     retry treats it as `initial`.
     public func bounds(forRetry k: Int, previousDelay: Duration?) -> ClosedRange<Duration> {
+        let range = jitteredBounds(forRetry: k, previousDelay: previousDelay)
+        guard min > .zero else { return range }
+        return Swift.max(range.lowerBound, min)...Swift.max(range.upperBound, min)
+    }
+
+    private func jitteredBounds(forRetry k: Int, previousDelay: Duration?) -> ClosedRange<Duration> {
         switch jitter {
         case .none:
             let base = base(forRetry: k)
@@ -134,10 +198,11 @@ public struct Backoff: Hashable, Sendable {
             let base = base(forRetry: k)
             return (base / 2)...base
         case .decorrelated:
-            let lower = Swift.min(initial, max)
+            let cap = effectiveMax
+            let lower = Swift.min(initial, cap)
             let previous = previousDelay ?? initial
             let tripled = Duration.nanoseconds(Self.saturatingTriple(previous.nanosecondsSaturated))
-            let upper = Swift.max(lower, Swift.min(max, tripled))
+            let upper = Swift.max(lower, Swift.min(cap, tripled))
             return lower...upper
         }
     }
@@ -148,11 +213,14 @@ public struct Backoff: Hashable, Sendable {
         previousDelay: Duration?,
         using generator: inout G
     ) -> Duration {
-        let range = bounds(forRetry: k, previousDelay: previousDelay)
+        // Floored after the draw: a seeded draw above the floor is the
+        // same delay as without one, so adding a floor changes only the
+        // delays it raises.
+        let range = jitteredBounds(forRetry: k, previousDelay: previousDelay)
         let low = range.lowerBound.nanosecondsSaturated
         let high = range.upperBound.nanosecondsSaturated
-        if low >= high { return range.lowerBound }
-        return .nanoseconds(Int64.random(in: low...high, using: &generator))
+        let drawn = low >= high ? range.lowerBound : .nanoseconds(Int64.random(in: low...high, using: &generator))
+        return Swift.max(drawn, min)
     }
 
     private static func saturatingTriple(_ value: Int64) -> Int64 {

@@ -131,6 +131,11 @@ public final class CompiledPolicy: Sendable {
             slot = statusSlot
         case .transport(let transport):
             slot = Self.inputSlot(transport: transport)
+        case .condition(let condition):
+            // Declared conditions are few and reported by code, off the
+            // status/transport hot path: a scan in rule order is the
+            // first match.
+            return policy.rules.firstIndex { $0.matches(condition: condition, method: method) }
         }
         return firstMatch(inputSlot: slot, methodSlot: methodSlot(method))
     }

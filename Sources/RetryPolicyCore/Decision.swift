@@ -27,6 +27,9 @@ public enum AttemptOutcome: Hashable, Sendable {
     case response(status: Int, headers: ResponseHeaders)
     /// No usable response arrived.
     case transport(TransportFailure)
+    /// A result the caller's code classified into a condition the policy
+    /// declares (see ``AttemptCondition``).
+    case condition(AttemptCondition)
 
     public static func status(_ status: Int) -> AttemptOutcome { .response(status: status, headers: .none) }
 }

@@ -24,6 +24,12 @@ public struct Policy: Hashable, Sendable {
     public var breaker: CircuitBreakerConfiguration? = nil
     /// `nil` means attempts run one after another; see ``HedgingPolicy``.
     public var hedging: HedgingPolicy? = nil
+    /// Outcome classes the caller's code may report (``AttemptCondition``),
+    /// in the order declared; rules name them with `condition`.
+    public var conditions: [AttemptCondition] = []
+    /// Error kinds the policy declares beyond ``SDKError/Kind/standard``
+    /// (the keys of the file's `errors`, with or without platform names).
+    public var declaredErrors: [SDKError.Kind] = []
     /// Evaluated in order; the first match decides.
     public var rules: [Rule]
     /// Decides inputs no rule matches; a 2xx no rule matches is a success

@@ -158,6 +158,8 @@ public struct RetryDecider: Sendable {
             if honorRetryAfter { serverDelay = policy.retryAfter.serverDelay(in: headers, now: input.now) }
         case .transport(let transport):
             error.transport = transport
+        case .condition(let condition):
+            error.condition = condition
         }
         error.retryAfter = serverDelay
 

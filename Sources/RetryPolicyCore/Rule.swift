@@ -17,11 +17,13 @@ public struct Rule: Hashable, Sendable {
     }
 
     /// Status codes this rule matches. Empty means the rule does not match
-    /// responses at all (unless `transports` is empty too, which matches
-    /// nothing).
+    /// responses at all (a rule with no statuses, transports or conditions
+    /// matches nothing).
     public var statuses: [StatusPattern]
     /// Transport failures this rule matches.
     public var transports: Set<TransportFailure>
+    /// Declared conditions (``Policy/conditions``) this rule matches.
+    public var conditions: Set<AttemptCondition>
     /// Restricts the rule to these methods; `nil` matches every method.
     public var methods: Set<HTTPMethod>?
     /// The error kind a stop (or an exhausted retry) reports. Required for
@@ -40,6 +42,7 @@ public struct Rule: Hashable, Sendable {
     public init(
         statuses: [StatusPattern] = [],
         transports: Set<TransportFailure> = [],
+        conditions: Set<AttemptCondition> = [],
         methods: Set<HTTPMethod>? = nil,
         error: SDKError.Kind? = nil,
         action: Action,
@@ -49,6 +52,7 @@ public struct Rule: Hashable, Sendable {
     ) {
         self.statuses = statuses
         self.transports = transports
+        self.conditions = conditions
         self.methods = methods
         self.error = error
         self.action = action
@@ -70,6 +74,13 @@ public struct Rule: Hashable, Sendable {
     public func matches(transport: TransportFailure, method: HTTPMethod) -> Bool {
         if let methods, !methods.contains(method) { return false }
         return transports.contains(transport)
+    }
+
+    /// Whether the rule matches a declared condition.
+    @inlinable
+    public func matches(condition: AttemptCondition, method: HTTPMethod) -> Bool {
+        if let methods, !methods.contains(method) { return false }
+        return conditions.contains(condition)
     }
 }
 

@@ -41,6 +41,9 @@ public struct SDKError: Error, Hashable, Sendable, CustomStringConvertible {
     public var statusCode: Int?
     /// The transport failure, when no response arrived.
     public var transport: TransportFailure?
+    /// The declared condition the caller's code classified the result
+    /// into, when that decided.
+    public var condition: AttemptCondition?
     /// The server's requested delay, when it sent one. Kept even when the
     /// policy refused to wait that long, so callers can surface it.
     public var retryAfter: Duration?
@@ -53,13 +56,15 @@ public struct SDKError: Error, Hashable, Sendable, CustomStringConvertible {
         statusCode: Int? = nil,
         transport: TransportFailure? = nil,
         retryAfter: Duration? = nil,
-        detail: String? = nil
+        detail: String? = nil,
+        condition: AttemptCondition? = nil
     ) {
         self.kind = kind
         self.statusCode = statusCode
         self.transport = transport
         self.retryAfter = retryAfter
         self.detail = detail
+        self.condition = condition
     }
 
     /// A one-line message built on demand, so that constructing an error on
@@ -68,6 +73,7 @@ public struct SDKError: Error, Hashable, Sendable, CustomStringConvertible {
         var parts: [String] = []
         if let statusCode { parts.append("HTTP \(statusCode)") }
         if let transport { parts.append("transport failure \(transport.rawValue)") }
+        if let condition { parts.append("condition \(condition.rawValue)") }
         if let retryAfter { parts.append("server asked to retry after \(retryAfter.formattedForHumans)") }
         if let detail { parts.append(detail) }
         return parts.isEmpty ? kind.rawValue : "\(kind.rawValue): " + parts.joined(separator: ", ")

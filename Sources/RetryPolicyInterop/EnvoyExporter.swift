@@ -61,7 +61,7 @@ public enum EnvoyExporter {
         let policy = behaviour.policy
         var warnings: [InteropWarning] = []
         var base = policy.backoff.initial
-        var maximum = policy.backoff.max
+        var maximum = policy.backoff.max ?? Backoff.ceiling
         if base < .milliseconds(1) {
             warnings.append(InteropWarning(
                 feature: "backoff.initial", location: behaviour.location("backoff.initial", "backoff"),

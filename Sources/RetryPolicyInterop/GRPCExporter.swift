@@ -60,7 +60,7 @@ public enum GRPCExporter {
             }
             if !codes.isEmpty {
                 var initial = policy.backoff.initial
-                var maximum = policy.backoff.max
+                var maximum = policy.backoff.max ?? Backoff.ceiling
                 var multiplier = policy.backoff.multiplier
                 if initial <= .zero {
                     warnings.append(InteropWarning(

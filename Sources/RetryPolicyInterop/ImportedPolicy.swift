@@ -231,14 +231,14 @@ public struct ImportedPolicy: Sendable {
         lines.append("  methods: [\(HTTPMethod.standard.map(\.rawValue).joined(separator: ", "))]")
         comments("backoff")
         lines.append("backoff:")
-        if backoff.shape == .linear {
+        if case .linear = backoff.growth {
             lines.append("  shape: linear")
             lines.append("  initial: \(backoff.initial.formattedForHumans)")
             lines.append("  step: \(backoff.step.formattedForHumans)")
-            lines.append("  max: \(backoff.max.formattedForHumans)")
+            lines.append("  max: \((backoff.max ?? Backoff.ceiling).formattedForHumans)")
         } else {
             lines.append("  initial: \(backoff.initial.formattedForHumans)")
-            lines.append("  max: \(backoff.max.formattedForHumans)")
+            lines.append("  max: \((backoff.max ?? Backoff.ceiling).formattedForHumans)")
             lines.append("  multiplier: \(NumberText.number(backoff.multiplier))")
         }
         lines.append("  jitter: \(backoff.jitter)")

@@ -39,6 +39,7 @@ struct PolicyBehaviour {
             switch outcome {
             case .response(let status, _): retriedStatuses.insert(status)
             case .transport(let failure): retriedTransports.insert(failure)
+            case .condition: break
             }
             methodsNotRetried.formUnion(Set(HTTPMethod.standard).subtracting(retriedFor))
         }
@@ -111,6 +112,11 @@ struct PolicyBehaviour {
         guard retries >= 1 else { return [] }
         var warnings: [InteropWarning] = []
         let backoff = policy.backoff
+        if backoff.min > .zero {
+            warnings.append(InteropWarning(
+                feature: "backoff.min", location: location("backoff.min", "backoff"),
+                message: "\(target) has no minimum delay; the policy waits at least \(backoff.min.formattedForHumans)"))
+        }
         if backoff.jitter != .full {
             warnings.append(InteropWarning(
                 feature: "backoff.jitter", location: location("backoff.jitter", "backoff"),
@@ -131,6 +137,10 @@ struct PolicyBehaviour {
                 warnings.append(InteropWarning(
                     feature: "backoff.shape", location: location("backoff.shape", "backoff"),
                     message: "\(target) has no linear backoff: it waits up to \(theirs.formattedForHumans) before retry \(k), the policy (linear, step \(step.formattedForHumans)) up to \(mine.formattedForHumans)"))
+            case .custom(let custom):
+                warnings.append(InteropWarning(
+                    feature: "backoff", location: location("backoff"),
+                    message: "\(target) has no backoff defined in code: it waits up to \(theirs.formattedForHumans) before retry \(k), the policy (\(custom.name)) up to \(mine.formattedForHumans)"))
             }
             break
         }

@@ -115,7 +115,7 @@ import Testing
                     #expect(delay <= max(cap, policy.retryAfter.combine == .max ? backoffMax : cap))
                 }
                 if !decision.serverDirected {
-                    #expect(delay <= max(policy.backoff.max, policy.backoff.initial))
+                    #expect(delay <= max(policy.backoff.max ?? Backoff.ceiling, policy.backoff.initial, policy.backoff.min))
                 }
             }
             if let budget = decider.budget {
@@ -172,6 +172,7 @@ import Testing
                     switch outcome {
                     case .response(let status, _): rule.matches(status: status, method: method)
                     case .transport(let failure): rule.matches(transport: failure, method: method)
+                    case .condition(let condition): rule.matches(condition: condition, method: method)
                     }
                 }
             }

@@ -263,8 +263,13 @@ struct ExecutorSimulatorAgreementTests {
             switch step.response.outcome {
             case .response(let status, let headers): return ScriptedHTTPResponse(statusCode: status, headers: headers)
             case .transport(let failure): throw TransportError(failure)
+            case .condition: throw Classified(attemptOutcome: step.response.outcome)
             }
         }
+    }
+
+    struct Classified: AttemptOutcomeConvertible {
+        var attemptOutcome: AttemptOutcome
     }
 
     struct ScriptedHTTPResponse: RetryableResponse {

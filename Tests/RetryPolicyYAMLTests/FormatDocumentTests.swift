@@ -30,14 +30,17 @@ import Testing
         #expect(policy.retryAfter.cooldown == .off)
         #expect(policy.timeouts(for: "main_banner").perAttempt == .seconds(5))
         #expect(policy.budget == RetryBudgetConfiguration(location: policy.budget?.location))
-        #expect(policy.rules.count == 5)
+        #expect(policy.rules.count == 6)
+        #expect(policy.conditions == ["malformed_body"])
+        #expect(policy.rules[5].conditions == ["malformed_body"])
+        #expect(policy.backoff.min == .zero)
         #expect(policy.rules[2].statuses == [.code(500), .range(502...504)])
         #expect(policy.rules[2].methods == [.get])
         #expect(policy.rules[4].refreshCredentials)
         #expect(policy.idempotency.isExplicit)
         #expect(policy.errorNames.name(of: "status_429", on: "android") == "MediationError.STATUS_429")
         #expect(policy.parity == ["android-sdk.yaml"])
-        #expect(policy.rules[0].location == SourceLocation(file: "policy-format.md", line: 54, column: 5))
+        #expect(policy.rules[0].location == SourceLocation(file: "policy-format.md", line: 57, column: 5))
     }
 }
 

@@ -78,7 +78,7 @@ struct LoaderErrorCase: CustomTestStringConvertible, Sendable {
             "invalid/extends-missing.yaml:3:10: error: extends: expected a readable policy file at 'invalid/no-such-base.yaml', found no such file [RP021]",
         ]),
         LoaderErrorCase("invalid/incomplete-rules.yaml", [
-            "invalid/incomplete-rules.yaml:4:5: error: rules[0]: expected 'status' or 'transport' (or both), found neither [RP023] (a rule without conditions matches nothing; use 'default' for unmatched inputs)",
+            "invalid/incomplete-rules.yaml:4:5: error: rules[0]: expected 'status', 'transport' or 'condition', found none [RP023] (a rule without conditions matches nothing; use 'default' for unmatched inputs)",
             "invalid/incomplete-rules.yaml:6:5: error: missing required key 'error' in 'rules[1]' (a retry rule reports an error kind) [RP012]",
         ]),
         LoaderErrorCase("invalid/malformed-ranges.yaml", [
@@ -90,7 +90,7 @@ struct LoaderErrorCase: CustomTestStringConvertible, Sendable {
             "invalid/malformed-ranges.yaml:10:13: error: rules[2].status: expected a status pattern or a list of at least one, found an empty list [RP019]",
         ]),
         LoaderErrorCase("invalid/many-problems.yaml", [
-            "invalid/many-problems.yaml:4:1: error: unknown key 'atempts'; expected one of: version, name, description, extends, platform, attempts, idempotency, backoff, retry_after, timeouts, endpoints, budget, breaker, hedging, rules, default, errors, parity [RP010] (did you mean 'attempts'?)",
+            "invalid/many-problems.yaml:4:1: error: unknown key 'atempts'; expected one of: version, name, description, extends, platform, attempts, idempotency, backoff, retry_after, timeouts, endpoints, budget, breaker, hedging, conditions, rules, default, errors, parity [RP010] (did you mean 'attempts'?)",
             "invalid/many-problems.yaml:6:12: error: backoff.initial: expected a duration such as 250ms, 10s or 1m30s, found the integer 1 [RP014] (write 1s or 1ms)",
             "invalid/many-problems.yaml:9:13: error: rules[0].status: expected a status code from 100 to 599, found the integer 42 [RP015]",
             "invalid/many-problems.yaml:12:26: error: rules[1].transport: expected a transport class (timeout, connection_lost, offline, dns, tls, connection_refused, cancelled, invalid_url, decoding or unknown), found the string 'dnss' [RP017] (did you mean 'dns'?)",
@@ -130,7 +130,7 @@ struct LoaderErrorCase: CustomTestStringConvertible, Sendable {
             "invalid/unknown-error-kind.yaml:8:10: error: default.error: expected a standard error kind or one declared under 'errors', found 'quota_exceeded' [RP016] (declare it under 'errors' or use one of no_fill, network_error, status_429, status_5xx, timeout, internal_error, invalid_placement, unauthorized, not_found, cancelled, decoding_failed)",
         ]),
         LoaderErrorCase("invalid/unknown-key.yaml", [
-            "invalid/unknown-key.yaml:3:1: error: unknown key 'bakoff'; expected one of: version, name, description, extends, platform, attempts, idempotency, backoff, retry_after, timeouts, endpoints, budget, breaker, hedging, rules, default, errors, parity [RP010] (did you mean 'backoff'?)",
+            "invalid/unknown-key.yaml:3:1: error: unknown key 'bakoff'; expected one of: version, name, description, extends, platform, attempts, idempotency, backoff, retry_after, timeouts, endpoints, budget, breaker, hedging, conditions, rules, default, errors, parity [RP010] (did you mean 'backoff'?)",
             "invalid/unknown-key.yaml:6:3: error: unknown key 'capp' in 'retry_after'; expected one of: honor, cap, above_cap, combine, cooldown, headers [RP010] (did you mean 'cap'?)",
         ]),
         LoaderErrorCase("invalid/unknown-method.yaml", [
@@ -162,6 +162,12 @@ struct LoaderErrorCase: CustomTestStringConvertible, Sendable {
             "invalid/yaml11-booleans.yaml:4:10: error: retry_after.honor: expected true or false, found the string 'on' [RP011] (write true; since YAML 1.2 'on' is a string)",
             "invalid/yaml11-booleans.yaml:5:13: error: retry_after.cooldown: expected off, wait or reject, found the string 'no' [RP013]",
             "invalid/yaml11-booleans.yaml:10:26: error: rules[0].refresh_credentials: expected true or false, found the string 'Yes' [RP011] (write true; since YAML 1.2 'Yes' is a string)",
+        ]),
+        LoaderErrorCase("invalid/undeclared-condition.yaml", [
+            "invalid/undeclared-condition.yaml:4:41: error: backoff.min: expected at most backoff.max (1s), found 2s [RP019] (the floor is applied after the cap; lower 'min' or raise 'max')",
+            "invalid/undeclared-condition.yaml:5:30: error: conditions: 'malformed_body' is declared twice [RP013] (remove the second 'malformed_body')",
+            "invalid/undeclared-condition.yaml:7:17: error: rules[0].condition: expected a condition declared under 'conditions', found 'malformed_bdy' [RP027] (did you mean 'malformed_body'?)",
+            "invalid/undeclared-condition.yaml:8:18: error: rules[1].condition: expected a condition declared under 'conditions', found 'maintenance_page' [RP027] (declare it: conditions: [maintenance_page])",
         ]),
         LoaderErrorCase("invalid/float-for-integer.yaml", [
             "invalid/float-for-integer.yaml:1:10: error: version: expected the format version 1, found the number 1.0 [RP011]",

@@ -33,7 +33,7 @@ import SchemaTestSupport
             SchemaGeneration.check(record, loaderIDs: ids, tally: &tally)
         }
         tally.expectCoverage(generated: 200, mutations: ["drop-required", "unknown-key", "wrong-type", "status-out-of-range", "malformed-duration"],
-                             loaderOnly: ["undeclared-error-kind", "duration-over-100-days"])
+                             loaderOnly: ["undeclared-error-kind", "duration-over-100-days", "undeclared-condition"])
     }
 
     /// docs/policy-files.md lists every loader-only check and limit of

@@ -180,6 +180,7 @@ enum DecisionSentence {
         switch input.outcome {
         case .response(let status, _): what = "HTTP \(status)"
         case .transport(let failure): what = "transport failure \(failure.rawValue)"
+        case .condition(let condition): what = "condition \(condition.rawValue)"
         }
         let ruleText: String
         if let location = outline.rule {

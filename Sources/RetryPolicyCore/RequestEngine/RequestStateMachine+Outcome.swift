@@ -11,19 +11,22 @@ extension RequestStateMachine {
     ///     a rule that calls a thrown error or a timeout a success is a
     ///     policy mistake and stops the request.
     ///   - thrown: the error the attempt threw, if it threw.
+    ///   - override: what the caller's code says about a failed attempt
+    ///     (a sequential one; hedged copies follow the policy).
     ///   - generator: the source of jitter.
     public mutating func attemptFinished<G: RandomNumberGenerator>(
         _ outcome: AttemptOutcome,
         at time: RequestTime,
         producedValue: Bool = true,
         thrown: (any Error)? = nil,
+        override: DecisionOverride = .asPolicySays,
         using generator: inout G
     ) -> Action {
         switch state {
         case .attempting(let startedAt, let ticket):
             return sequentialAttemptFinished(
                 outcome, startedAt: startedAt, ticket: ticket, at: time, producedValue: producedValue, thrown: thrown,
-                using: &generator)
+                override: override, using: &generator)
         case .hedging(let box) where box.value.inFlight.count == 1:
             return copyFinished(
                 box.value.inFlight[0].number, outcome, at: time, producedValue: producedValue, thrown: thrown,
@@ -50,7 +53,7 @@ extension RequestStateMachine {
         case .attempting(let startedAt, let ticket) where number == input.attempt:
             return sequentialAttemptFinished(
                 outcome, startedAt: startedAt, ticket: ticket, at: time, producedValue: producedValue, thrown: thrown,
-                using: &generator)
+                override: .asPolicySays, using: &generator)
         default:
             preconditionFailure("attemptFinished(\(number), ...) follows the start of attempt \(number)")
         }
@@ -63,12 +66,14 @@ extension RequestStateMachine {
         at time: RequestTime,
         producedValue: Bool,
         thrown: (any Error)?,
+        override: DecisionOverride,
         using generator: inout G
     ) -> Action {
         input.outcome = outcome
         input.elapsed = time.elapsed
         input.now = time.wall
         var decision = decider.decide(input, using: &generator)
+        if override != .asPolicySays { decision = decider.applying(override, to: decision, input: input) }
         recordInBreaker(outcome, ticket: ticket, at: time)
         if !producedValue { Self.refuseSuccessWithoutValue(&decision, outcome) }
         // What the next step needs, read before the decision moves into
@@ -134,6 +139,7 @@ extension RequestStateMachine {
         guard case .success = decision.action else { return }
         var error = SDKError(kind: .internalError)
         if case .transport(let transport) = outcome { error.transport = transport }
+        if case .condition(let condition) = outcome { error.condition = condition }
         error.detail = "the policy treats \(outcome) as a success, but the operation produced no value"
         decision.action = .stop(error, .notRetryable)
         decision.errorKind = .internalError

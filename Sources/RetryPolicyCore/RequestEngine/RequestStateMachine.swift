@@ -214,11 +214,21 @@ public struct RequestStateMachine: Sendable {
     /// standard `cancelled` kind: never what the default rule says, since
     /// cancelling is the caller's choice, not a fault.
     public mutating func cancelled(at time: RequestTime) -> RetryFailure {
+        cancelled(at: time, thrown: nil)
+    }
+
+    /// The caller cancelled the request while an attempt was in flight,
+    /// and that attempt ended by throwing `thrown` (usually the client's
+    /// own cancellation error). The attempt is recorded, as a cancelled
+    /// one, and the failure carries what it threw.
+    public mutating func cancelled(at time: RequestTime, thrown: (any Error)?) -> RetryFailure {
+        var inFlight: Duration?
         switch state {
-        case .attempting(_, let ticket?):
+        case .attempting(let startedAt, let ticket):
+            inFlight = startedAt
             // An admitted attempt that will never report a result gives its
             // place back (a half-open breaker would otherwise wait for it).
-            decider.breaker?.release(ticket)
+            if let ticket { decider.breaker?.release(ticket) }
         case .hedging(let box):
             releaseHedge(box.value)
         default:
@@ -235,7 +245,16 @@ public struct RequestStateMachine: Sendable {
             var generator = SplitMix64(seed: 0)
             if let decided = decider.decide(cancelled, using: &generator).error { error = decided }
         }
-        return RetryFailure(error: error, reason: .cancelled, attempts: history)
+        if let thrown {
+            if error.detail == nil { error.detail = String(describing: thrown) }
+            if let inFlight {
+                append(
+                    Self.record(
+                        number: input.attempt, .transport(.cancelled), startedAt: inFlight, at: time,
+                        decision: Decision(action: .stop(error, .cancelled)), producedValue: false, thrown: thrown))
+            }
+        }
+        return RetryFailure(error: error, reason: .cancelled, attempts: history, underlyingError: thrown)
     }
 
     // MARK: Steps shared by sequential and hedged requests
@@ -265,13 +284,7 @@ public struct RequestStateMachine: Sendable {
     /// The error an attempt's decision reports, or would have reported had
     /// it stopped.
     func errorOf(_ record: AttemptRecord) -> SDKError {
-        if let error = record.decision.error { return error }
-        var error = SDKError(kind: record.decision.errorKind ?? .internalError)
-        switch record.outcome {
-        case .response(let status, _): error.statusCode = status
-        case .transport(let transport): error.transport = transport
-        }
-        return error
+        record.decision.error ?? decider.error(for: record.outcome, kind: record.decision.errorKind)
     }
 
     /// The error of the last attempt, or a timeout when none ran: what a

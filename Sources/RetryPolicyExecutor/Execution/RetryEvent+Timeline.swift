@@ -12,6 +12,7 @@ extension RetryEvent: CustomStringConvertible {
             switch record.outcome {
             case .response(let status, _): outcome = "HTTP \(status)"
             case .transport(let transport): outcome = "transport failure \(transport.rawValue)"
+            case .condition(let condition): outcome = "condition \(condition.rawValue)"
             }
             var decision: String
             switch record.decision.action {

@@ -187,6 +187,7 @@ public struct RetryTelemetry: Sendable {
         switch outcome {
         case .response(let status, _): String(status)
         case .transport(let transport): transport.rawValue
+        case .condition(let condition): condition.rawValue
         }
     }
 }

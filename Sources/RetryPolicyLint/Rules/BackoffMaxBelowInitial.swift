@@ -15,10 +15,10 @@ enum BackoffMaxBelowInitial: PolicyCheck {
 
     static func check(_ policy: Policy, context: LintContext) -> [LintFinding] {
         let backoff = policy.backoff
-        guard backoff.max < backoff.initial else { return [] }
+        guard let max = backoff.max, max < backoff.initial else { return [] }
         return [finding(
             at: context.place(key: "backoff.max", "backoff", or: backoff.location, policy),
-            "backoff.max \(backoff.max.formattedForHumans) is below backoff.initial \(backoff.initial.formattedForHumans); every delay is clamped to \(backoff.max.formattedForHumans)",
+            "backoff.max \(max.formattedForHumans) is below backoff.initial \(backoff.initial.formattedForHumans); every delay is clamped to \(max.formattedForHumans)",
             suggestion: "set max to at least \(backoff.initial.formattedForHumans)")]
     }
 }

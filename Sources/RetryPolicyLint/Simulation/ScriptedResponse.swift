@@ -125,6 +125,7 @@ public struct ScriptedResponse: Hashable, Sendable, CustomStringConvertible {
         case .response(let status, let headers):
             ([String(status)] + headers.fields.map { "\($0.name): \($0.value)" }).joined(separator: "; ")
         case .transport(let failure): failure.rawValue
+        case .condition(let condition): "condition \(condition.rawValue)"
         }
     }
 }

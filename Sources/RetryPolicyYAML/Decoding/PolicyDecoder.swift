@@ -119,12 +119,17 @@ struct PolicyDecoder {
         if let node = fields["errors"] {
             let (names, declared) = errorNames(node)
             policy.errorNames = names
+            policy.declaredErrors = declared
             known.formUnion(declared)
         }
+        if let node = fields["conditions"] { policy.conditions = conditions(node) }
+        let declaredConditions = Set(policy.conditions)
         if let node = fields["budget"] { policy.budget = budget(node, known: known) }
         if let node = fields["rules"], let items = reader.list(node, at: "rules", what: "a list of rules") {
             for (index, item) in items.enumerated() {
-                if let rule = rule(item, at: "rules[\(index)]", known: known) { policy.rules.append(rule) }
+                if let rule = rule(item, at: "rules[\(index)]", known: known, conditions: declaredConditions) {
+                    policy.rules.append(rule)
+                }
             }
         }
         if let node = fields["default"] { policy.defaultRule = defaultRule(node, known: known) }
@@ -189,6 +194,15 @@ struct PolicyDecoder {
         if let node = fields["max"], let max = reader.duration(node, at: fields.path("max")) { result.max = max }
         if let node = fields["jitter"], let jitter = reader.choice(node, at: fields.path("jitter"), of: Backoff.Jitter.self) {
             result.jitter = jitter
+        }
+        if let node = fields["min"], let min = reader.duration(node, at: fields.path("min")) {
+            if let max = result.max, min > max {
+                reader.report(
+                    .outOfRange, at: node.location,
+                    "backoff.min: expected at most backoff.max (\(max.formattedForHumans)), found \(min.formattedForHumans)",
+                    suggestion: "the floor is applied after the cap; lower 'min' or raise 'max'")
+            }
+            result.min = min
         }
         return result
     }
@@ -356,18 +370,18 @@ struct PolicyDecoder {
     }
 
     /// The `errors` section: declared kinds and their per-platform names.
-    private mutating func errorNames(_ node: YAMLNode) -> (PlatformNames, Set<SDKError.Kind>) {
+    private mutating func errorNames(_ node: YAMLNode) -> (PlatformNames, [SDKError.Kind]) {
         guard case .mapping(let entries, _) = node else {
             reader.expected("a mapping from error kinds to platform names", for: "errors", found: node)
             return (PlatformNames(), [])
         }
         var names: [String: [SDKError.Kind: String]] = [:]
-        var declared: Set<SDKError.Kind> = []
+        var declared: [SDKError.Kind] = []
         for entry in entries {
             let kindText = entry.key.value
             guard reader.identifier(kindText, at: entry.key.location, keyPath: "errors", what: "an error kind") else { continue }
             let kind = SDKError.Kind(rawValue: kindText)
-            declared.insert(kind)
+            declared.append(kind)
             let keyPath = "errors.\(kindText)"
             if case .scalar(let scalar) = entry.value, case .null = scalar.resolved { continue }
             guard case .mapping(let platforms, _) = entry.value else {
@@ -388,22 +402,47 @@ struct PolicyDecoder {
         return (PlatformNames(names), declared)
     }
 
-    private mutating func rule(_ node: YAMLNode, at keyPath: String, known: Set<SDKError.Kind>) -> Rule? {
+    /// `conditions`: the outcome classes code may report, each a
+    /// snake_case name declared once.
+    private mutating func conditions(_ node: YAMLNode) -> [AttemptCondition] {
+        guard let items = reader.list(node, at: "conditions", what: "a list of condition names") else { return [] }
+        var result: [AttemptCondition] = []
+        for item in items {
+            guard let text = reader.string(item, at: "conditions", what: "a condition name"),
+                reader.identifier(text, at: item.location, keyPath: "conditions", what: "a condition name")
+            else { continue }
+            let condition = AttemptCondition(rawValue: text)
+            if result.contains(condition) {
+                reader.report(.invalidValue, at: item.location, "conditions: '\(text)' is declared twice",
+                              suggestion: "remove the second '\(text)'")
+                continue
+            }
+            result.append(condition)
+        }
+        return result
+    }
+
+    private mutating func rule(
+        _ node: YAMLNode, at keyPath: String, known: Set<SDKError.Kind>, conditions declared: Set<AttemptCondition>
+    ) -> Rule? {
         guard let fields = reader.fields(node, at: keyPath, allowed: PolicyKeys.rule, required: ["action"],
-                                         what: "a rule mapping with 'action' and 'status' or 'transport'") else { return nil }
+                                         what: "a rule mapping with 'action' and 'status', 'transport' or 'condition'") else { return nil }
         let before = reader.diagnostics.count + reader.suppressed
         let action = fields["action"].flatMap { reader.choice($0, at: fields.path("action"), of: Rule.Action.self) }
         var rule = Rule(action: action ?? .stop, location: fields.location)
         if let node = fields["status"] { rule.statuses = reader.statusPatterns(node, at: fields.path("status")) ?? [] }
         if let node = fields["transport"] { rule.transports = reader.transports(node, at: fields.path("transport")) ?? [] }
+        if let node = fields["condition"] {
+            rule.conditions = reader.conditions(node, at: fields.path("condition"), declared: declared) ?? []
+        }
         if let node = fields["methods"] { rule.methods = reader.methods(node, at: fields.path("methods"), nonEmpty: true) }
         if let node = fields["error"] { rule.error = reader.errorKind(node, at: fields.path("error"), known: known) }
         if let node = fields["honor_retry_after"] { rule.honorRetryAfter = reader.bool(node, at: fields.path("honor_retry_after")) }
         if let node = fields["refresh_credentials"], let value = reader.bool(node, at: fields.path("refresh_credentials")) {
             rule.refreshCredentials = value
         }
-        if fields["status"] == nil && fields["transport"] == nil {
-            reader.report(.incompleteRule, at: fields.location, "\(keyPath): expected 'status' or 'transport' (or both), found neither",
+        if fields["status"] == nil && fields["transport"] == nil && fields["condition"] == nil {
+            reader.report(.incompleteRule, at: fields.location, "\(keyPath): expected 'status', 'transport' or 'condition', found none",
                           suggestion: "a rule without conditions matches nothing; use 'default' for unmatched inputs")
         }
         if let action, action != .success, fields["error"] == nil {

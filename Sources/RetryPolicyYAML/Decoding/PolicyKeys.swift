@@ -3,12 +3,12 @@
 enum PolicyKeys {
     static let policy = [
         "version", "name", "description", "extends", "platform", "attempts", "idempotency", "backoff",
-        "retry_after", "timeouts", "endpoints", "budget", "breaker", "hedging", "rules", "default", "errors",
-        "parity",
+        "retry_after", "timeouts", "endpoints", "budget", "breaker", "hedging", "conditions", "rules", "default",
+        "errors", "parity",
     ]
     static let stack = ["version", "name", "description", "stack", "max_amplification"]
     static let idempotency = ["methods", "honor_idempotent_requests"]
-    static let backoff = ["shape", "initial", "step", "max", "multiplier", "jitter"]
+    static let backoff = ["shape", "initial", "step", "max", "min", "multiplier", "jitter"]
     static let retryAfter = ["honor", "cap", "above_cap", "combine", "cooldown", "headers"]
     static let header = ["name", "format"]
     static let timeouts = ["per_attempt", "total"]
@@ -21,7 +21,7 @@ enum PolicyKeys {
         "capacity", "retry_cost", "timeout_retry_cost", "throttling_retry_cost", "throttling_errors", "success_refund",
     ]
     static let grpcBudget = ["max_tokens", "token_ratio"]
-    static let rule = ["status", "transport", "methods", "error", "action", "honor_retry_after", "refresh_credentials"]
+    static let rule = ["status", "transport", "condition", "methods", "error", "action", "honor_retry_after", "refresh_credentials"]
     static let defaultRule = ["error", "action"]
     static let layer = ["name", "policy", "select"]
     static let layerRequired = ["name", "policy"]

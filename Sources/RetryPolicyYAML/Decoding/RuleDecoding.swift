@@ -107,6 +107,33 @@ extension FieldReader {
         return ok ? result : nil
     }
 
+    /// A condition or a list of them, each declared under `conditions`.
+    mutating func conditions(
+        _ node: YAMLNode, at keyPath: @autoclosure () -> String, declared: Set<AttemptCondition>
+    ) -> Set<AttemptCondition>? {
+        guard let items = oneOrMany(node, at: keyPath(), what: "a condition name") else { return nil }
+        var result: Set<AttemptCondition> = []
+        var ok = true
+        for item in items {
+            guard let text = string(item, at: keyPath(), what: "a condition name") else {
+                ok = false
+                continue
+            }
+            let condition = AttemptCondition(rawValue: text)
+            guard declared.contains(condition) else {
+                report(
+                    .unknownCondition, at: item.location,
+                    "\(Self.prefix(keyPath()))expected a condition declared under 'conditions', found '\(YAMLScalar.abbreviated(text))'",
+                    suggestion: Suggestion.didYouMean(text, among: declared.map(\.rawValue).sorted())
+                        ?? "declare it: conditions: [\(YAMLScalar.abbreviated(text))]")
+                ok = false
+                continue
+            }
+            result.insert(condition)
+        }
+        return ok ? result : nil
+    }
+
     /// An error kind that is standard or declared in the file's `errors`.
     mutating func errorKind(_ node: YAMLNode, at keyPath: @autoclosure () -> String, known: Set<SDKError.Kind>) -> SDKError.Kind? {
         guard let text = string(node, at: keyPath(), what: "an error kind") else { return nil }

@@ -30,6 +30,7 @@ public enum LoaderRule: String, CaseIterable, Sendable {
     case wrongDocumentKind = "RP024"
     case referenceProblem = "RP025"
     case keyConflict = "RP026"
+    case unknownCondition = "RP027"
 
     public var id: String { rawValue }
 
@@ -62,6 +63,7 @@ public enum LoaderRule: String, CaseIterable, Sendable {
         case .wrongDocumentKind: "stack file where a policy is expected (or the reverse)"
         case .referenceProblem: "policy named by parity or a stack layer cannot be loaded"
         case .keyConflict: "key does not apply to the chosen backoff shape or budget preset"
+        case .unknownCondition: "undeclared condition"
         }
     }
 
@@ -113,13 +115,15 @@ public enum LoaderRule: String, CaseIterable, Sendable {
         case .extendsCycle:
             "Policies extend each other in a loop, so none of them has a defined meaning. Break the cycle."
         case .incompleteRule:
-            "A rule needs `status` or `transport` (otherwise it matches nothing), and `retry` and `stop` rules need an `error` kind to report."
+            "A rule needs `status`, `transport` or `condition` (otherwise it matches nothing), and `retry` and `stop` rules need an `error` kind to report."
         case .wrongDocumentKind:
             "A file with `stack:` is a stack file describing layers; it cannot be used where one policy is expected, and a stack file cannot also have rules."
         case .referenceProblem:
             "A policy named by `parity:` or by a stack layer's `policy:` does not load, so the parity check or the amplification check cannot run. The diagnostic is on the referencing line and says where the first problem of that file is, without quoting it; lint that file on its own to see its problems. Paths are relative to the referencing file."
         case .keyConflict:
             "Some keys belong to one choice only: `backoff.step` to `shape: linear`, `backoff.multiplier` to the exponential shape, `budget.max_tokens` and `budget.token_ratio` to `preset: grpc`, the token-bucket costs to every other budget. A key that would be ignored is refused, so the policy means what it says; remove it or change the choice."
+        case .unknownCondition:
+            "A rule's `condition` names an outcome class the policy declares under `conditions`. The caller's code classifies results into conditions (a 200 whose body is an error page, say); the policy decides what each means. Declare the name, or correct its spelling."
         }
     }
 }
