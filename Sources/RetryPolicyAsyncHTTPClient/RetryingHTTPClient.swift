@@ -86,7 +86,7 @@ public struct RetryingHTTPClient<C: Clock>: Sendable where C.Duration == Duratio
             endpoint: endpoint)
         let client = self.client
         let maxBodyBytes = self.maxBodyBytes
-        return try await executor.run(retryRequest, using: &generator) { _ in
+        return try await executor.runConcurrently(retryRequest, using: &generator) { _ in
             // The executor enforces the policy's timeouts by cancelling the
             // attempt; the client's own deadline is only a backstop.
             let response = try await client.execute(request, deadline: .distantFuture)

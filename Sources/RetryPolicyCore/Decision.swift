@@ -45,6 +45,9 @@ public struct DecisionInput: Hashable, Sendable {
     /// The caller vouches that repeating the request is safe (an idempotency
     /// key is set).
     public var markedIdempotent: Bool
+    /// The caller says repeating the request is not safe, whatever its
+    /// method: a retry stops with `not_idempotent`.
+    public var markedUnsafe: Bool = false
     /// Selects per-endpoint timeout overrides.
     public var endpoint: String?
     /// Wall-clock time of the decision; needed for HTTP-date and Unix-time

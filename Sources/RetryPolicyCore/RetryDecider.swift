@@ -195,7 +195,9 @@ public struct RetryDecider: Sendable {
         }
         guard input.attempt < policy.attempts else { return stop(.attemptsExhausted) }
         if refreshCredentials && input.credentialRefreshes >= 1 { return stop(.notRetryable) }
-        guard policy.idempotency.allowsRetry(method: input.method, markedIdempotent: input.markedIdempotent) else {
+        guard !input.markedUnsafe,
+            policy.idempotency.allowsRetry(method: input.method, markedIdempotent: input.markedIdempotent)
+        else {
             return stop(.notIdempotent)
         }
         if tooLong { return stop(.retryAfterTooLong) }

@@ -3,17 +3,39 @@
 /// The method and the caller's idempotency promise decide whether a retry
 /// is safe; the endpoint selects per-endpoint (per-placement) timeouts.
 public struct RetryRequest: Hashable, Sendable {
+    /// What the caller says about sending this request twice, against or
+    /// along with the policy's `idempotency` methods.
+    public enum Retryability: Hashable, Sendable {
+        /// The policy's `idempotency` decides by the method.
+        case asPolicySays
+        /// Sending it twice is harmless (an idempotency key is set): even a
+        /// `POST` may be retried when the policy honours such promises.
+        case idempotent
+        /// Sending it twice is not safe, whatever its method (a `GET` that
+        /// changes state): never retried, never hedged.
+        case unsafe
+    }
+
     public var method: HTTPMethod
-    /// The caller vouches that sending the request twice is harmless (an
-    /// idempotency key is set), so even a `POST` may be retried when the
-    /// policy honours such promises.
-    public var markedIdempotent: Bool
+    public var retryability: Retryability
     /// Selects an entry of the policy's `endpoints` table.
     public var endpoint: String?
 
+    /// The caller vouches that sending the request twice is harmless.
+    public var markedIdempotent: Bool {
+        get { retryability == .idempotent }
+        set { retryability = newValue ? .idempotent : .asPolicySays }
+    }
+
     public init(method: HTTPMethod = .get, markedIdempotent: Bool = false, endpoint: String? = nil) {
         self.method = method
-        self.markedIdempotent = markedIdempotent
+        self.retryability = markedIdempotent ? .idempotent : .asPolicySays
+        self.endpoint = endpoint
+    }
+
+    public init(method: HTTPMethod = .get, retryability: Retryability, endpoint: String? = nil) {
+        self.method = method
+        self.retryability = retryability
         self.endpoint = endpoint
     }
 }
@@ -27,8 +49,17 @@ public struct AttemptContext: Hashable, Sendable {
     /// this lets it log or assert it.
     public var credentialRefreshes: Int
 
-    public init(attempt: Int, credentialRefreshes: Int = 0) {
+    /// The attempt's own time limit (the policy's `per_attempt`, or less
+    /// when the total deadline is nearer), when there is one. An executor
+    /// that runs attempts in child tasks enforces it by cancelling the
+    /// attempt; one that runs them in the caller's task
+    /// (``RetryExecutor/run(_:hooks:isolation:operation:)``) cannot, and the
+    /// operation should give it to its client (a request's timeout).
+    public var timeLimit: Duration?
+
+    public init(attempt: Int, credentialRefreshes: Int = 0, timeLimit: Duration? = nil) {
         self.attempt = attempt
         self.credentialRefreshes = credentialRefreshes
+        self.timeLimit = timeLimit
     }
 }

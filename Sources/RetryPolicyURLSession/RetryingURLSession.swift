@@ -66,7 +66,7 @@ public struct RetryingURLSession<C: Clock>: Sendable where C.Duration == Duratio
             markedIdempotent: markedIdempotent ?? (request.value(forHTTPHeaderField: "Idempotency-Key") != nil),
             endpoint: endpoint)
         let session = self.session
-        let response = try await executor.run(retryRequest, using: &generator) { _ in
+        let response = try await executor.runConcurrently(retryRequest, using: &generator) { _ in
             let (data, response) = try await session.data(for: request)
             guard let http = response as? HTTPURLResponse else {
                 throw TransportError(.decoding, detail: "not an HTTP response")

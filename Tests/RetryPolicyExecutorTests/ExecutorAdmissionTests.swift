@@ -13,7 +13,7 @@ struct ExecutorAdmissionTests {
         let executor = RetryExecutor(
             decider: RetryDecider(policy: TestPolicies.mobileSDK(cooldown: .wait)), clock: clock, wallClockNow: origin)
         let limited = ScriptedOperation([.respond(FakeResponse(statusCode: 429, headers: ["Retry-After": "8"]))])
-        let first = await capture { () async throws(RetryFailure) in try await executor.run(operation: limited.callAsFunction) }
+        let first = await capture { () async throws(RetryFailure) in try await executor.runConcurrently(operation: limited.callAsFunction) }
         #expect(first.failure?.error.kind == .status429)
         #expect(first.failure?.error.retryAfter == .seconds(8))
 
@@ -23,7 +23,7 @@ struct ExecutorAdmissionTests {
         var observed = executor
         observed.observer = log.observer
         let (second, steps) = await drive(clock, sleeps: 1) { [observed] in
-            await capture { () async throws(RetryFailure) in try await observed.run(operation: next.callAsFunction) }
+            await capture { () async throws(RetryFailure) in try await observed.runConcurrently(operation: next.callAsFunction) }
         }
         #expect(try second.get().statusCode == 200)
         #expect(steps == [.seconds(6)])
@@ -36,11 +36,11 @@ struct ExecutorAdmissionTests {
         let executor = RetryExecutor(
             decider: RetryDecider(policy: TestPolicies.mobileSDK(cooldown: .wait)), clock: clock, wallClockNow: origin)
         let limited = ScriptedOperation([.respond(FakeResponse(statusCode: 429, headers: ["Retry-After": "30"]))])
-        _ = await capture { () async throws(RetryFailure) in try await executor.run(operation: limited.callAsFunction) }
+        _ = await capture { () async throws(RetryFailure) in try await executor.runConcurrently(operation: limited.callAsFunction) }
 
         let next = ScriptedOperation(statuses: [200])
         let failure = try #require(
-            await capture { () async throws(RetryFailure) in try await executor.run(operation: next.callAsFunction) }.failure)
+            await capture { () async throws(RetryFailure) in try await executor.runConcurrently(operation: next.callAsFunction) }.failure)
         #expect(failure.reason == .deadlineExceeded)
         #expect(failure.error.kind == .status429)
         #expect(failure.error.retryAfter == .seconds(30))
@@ -53,19 +53,19 @@ struct ExecutorAdmissionTests {
         let executor = RetryExecutor(
             decider: RetryDecider(policy: TestPolicies.mobileSDK(cooldown: .reject)), clock: clock, wallClockNow: origin)
         let limited = ScriptedOperation([.respond(FakeResponse(statusCode: 429, headers: ["Retry-After": "30"]))])
-        _ = await capture { () async throws(RetryFailure) in try await executor.run(operation: limited.callAsFunction) }
+        _ = await capture { () async throws(RetryFailure) in try await executor.runConcurrently(operation: limited.callAsFunction) }
 
         clock.advance(by: .seconds(12))
         let rejected = ScriptedOperation(statuses: [200])
         let failure = try #require(
-            await capture { () async throws(RetryFailure) in try await executor.run(operation: rejected.callAsFunction) }.failure)
+            await capture { () async throws(RetryFailure) in try await executor.runConcurrently(operation: rejected.callAsFunction) }.failure)
         #expect(rejected.calls == 0)
         #expect(failure.error.kind == .status429)
         #expect(failure.error.retryAfter == .seconds(18))
         #expect(failure.attempts.isEmpty)
 
         clock.advance(by: .seconds(18))
-        let after = try await executor.run(operation: rejected.callAsFunction)
+        let after = try await executor.runConcurrently(operation: rejected.callAsFunction)
         #expect(after.statusCode == 200)
         #expect(rejected.calls == 1)
     }
@@ -79,7 +79,7 @@ struct ExecutorAdmissionTests {
 
         let recovers = ScriptedOperation(statuses: [401, 200])
         let (ok, _) = await drive(clock, sleeps: 1) {
-            await capture { () async throws(RetryFailure) in try await executor.run(operation: recovers.callAsFunction) }
+            await capture { () async throws(RetryFailure) in try await executor.runConcurrently(operation: recovers.callAsFunction) }
         }
         #expect(try ok.get().statusCode == 200)
         #expect(refreshes.value == 1)
@@ -87,7 +87,7 @@ struct ExecutorAdmissionTests {
 
         let stillUnauthorized = ScriptedOperation(statuses: [401, 401, 200])
         let (failed, _) = await drive(clock, sleeps: 1) {
-            await capture { () async throws(RetryFailure) in try await executor.run(operation: stillUnauthorized.callAsFunction) }
+            await capture { () async throws(RetryFailure) in try await executor.runConcurrently(operation: stillUnauthorized.callAsFunction) }
         }
         let failure = try #require(failed.failure)
         #expect(failure.error.kind == .unauthorized)
@@ -104,7 +104,7 @@ struct ExecutorAdmissionTests {
             refreshCredentials: { throw RefreshFailed() })
         let operation = ScriptedOperation(statuses: [401, 200])
         let (result, _) = await drive(clock, sleeps: 1) {
-            await capture { () async throws(RetryFailure) in try await executor.run(operation: operation.callAsFunction) }
+            await capture { () async throws(RetryFailure) in try await executor.runConcurrently(operation: operation.callAsFunction) }
         }
         let failure = try #require(result.failure)
         #expect(failure.error.kind == .unauthorized)

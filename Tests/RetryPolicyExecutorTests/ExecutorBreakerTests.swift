@@ -26,14 +26,14 @@ struct ExecutorBreakerTests {
             telemetry: RetryTelemetry(factory: metrics))
         for _ in 0..<2 {
             _ = await capture { () async throws(RetryFailure) in
-                try await executor.run(operation: ScriptedOperation(statuses: [503]).callAsFunction)
+                try await executor.runConcurrently(operation: ScriptedOperation(statuses: [503]).callAsFunction)
             }
         }
         #expect(log.events.contains(.circuitBreaker(.opened(until: origin + .seconds(10), breakDuration: .seconds(10), reason: .consecutiveFailures))))
 
         let rejected = ScriptedOperation(statuses: [200])
         let result = await capture { () async throws(RetryFailure) in
-            try await executor.run(operation: rejected.callAsFunction)
+            try await executor.runConcurrently(operation: rejected.callAsFunction)
         }
         let failure = try #require(result.failure)
         #expect(rejected.calls == 0)
@@ -43,7 +43,7 @@ struct ExecutorBreakerTests {
 
         clock.advance(by: .seconds(10))
         let probe = ScriptedOperation(statuses: [200])
-        let response = try await executor.run(operation: probe.callAsFunction)
+        let response = try await executor.runConcurrently(operation: probe.callAsFunction)
         #expect(response.statusCode == 200)
         #expect(probe.calls == 1)
         let changes = log.events.compactMap { event -> String? in
@@ -69,7 +69,7 @@ struct ExecutorBreakerTests {
         let executor = RetryExecutor(decider: RetryDecider(policy: policy), clock: clock, wallClockNow: origin, observer: log.observer)
         for _ in 0..<5 {
             _ = await capture { () async throws(RetryFailure) in
-                try await executor.run(operation: ScriptedOperation(statuses: [503]).callAsFunction)
+                try await executor.runConcurrently(operation: ScriptedOperation(statuses: [503]).callAsFunction)
             }
         }
         #expect(!log.events.contains { if case .circuitBreaker = $0 { true } else { false } })

@@ -12,7 +12,7 @@ struct ExecutorCancellationTests {
         let operation = ScriptedOperation(statuses: [503, 200])
         let executor = RetryExecutor(decider: RetryDecider(policy: TestPolicies.tmdb(jitter: .none)), clock: clock)
         let task = Task {
-            await capture { () async throws(RetryFailure) in try await executor.run(operation: operation.callAsFunction) }
+            await capture { () async throws(RetryFailure) in try await executor.runConcurrently(operation: operation.callAsFunction) }
         }
         await clock.sleepers(atLeast: 1)
         task.cancel()
@@ -31,7 +31,7 @@ struct ExecutorCancellationTests {
         let executor = RetryExecutor(decider: RetryDecider(policy: TestPolicies.tmdb()), clock: clock)
         let task = Task {
             withUnsafeCurrentTask { $0?.cancel() }
-            return await capture { () async throws(RetryFailure) in try await executor.run(operation: operation.callAsFunction) }
+            return await capture { () async throws(RetryFailure) in try await executor.runConcurrently(operation: operation.callAsFunction) }
         }
         let failure = try #require(await task.value.failure)
         #expect(failure.reason == .cancelled)
@@ -45,7 +45,7 @@ struct ExecutorCancellationTests {
         let executor = RetryExecutor(
             decider: RetryDecider(policy: TestPolicies.appClient(perAttempt: .seconds(10))), clock: clock)
         let task = Task {
-            await capture { () async throws(RetryFailure) in try await executor.run(operation: operation.callAsFunction) }
+            await capture { () async throws(RetryFailure) in try await executor.runConcurrently(operation: operation.callAsFunction) }
         }
         await clock.sleepers(atLeast: 1)  // the per-attempt timer
         task.cancel()
@@ -63,7 +63,7 @@ struct ExecutorCancellationTests {
         let task = Task {
             withUnsafeCurrentTask { $0?.cancel() }
             return await capture { () async throws(RetryFailure) in
-                try await executor.run(operation: ScriptedOperation(statuses: [200]).callAsFunction)
+                try await executor.runConcurrently(operation: ScriptedOperation(statuses: [200]).callAsFunction)
             }
         }
         let failure = try #require(await task.value.failure)
@@ -80,7 +80,7 @@ struct ExecutorLateCancellationTests {
         let executor = RetryExecutor(decider: RetryDecider(policy: TestPolicies.tmdb()), clock: clock)
         let task = Task {
             await capture { () async throws(RetryFailure) in
-                try await executor.run { _ in
+                try await executor.runConcurrently { _ in
                     // The caller cancels while the response is on its way back.
                     withUnsafeCurrentTask { $0?.cancel() }
                     return FakeResponse(statusCode: 200)

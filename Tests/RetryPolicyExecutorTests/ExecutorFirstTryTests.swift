@@ -20,7 +20,7 @@ struct ExecutorFirstTryTests {
         let executor = self.executor(policy)
         #expect(executor.decider.budget?.withdraw(10) == true)
         let operation = ScriptedOperation(statuses: [200])
-        _ = try await executor.run(operation: operation.callAsFunction)
+        _ = try await executor.runConcurrently(operation: operation.callAsFunction)
         #expect(executor.decider.budget?.available == 91)
     }
 
@@ -30,7 +30,7 @@ struct ExecutorFirstTryTests {
         var policy = TestPolicies.mobileSDK()
         policy.timeouts = TimeoutBudget()  // no timer: the first-try path
         let executor = self.executor(policy)
-        let result = await capture { () async throws(RetryFailure) in try await executor.run(operation: operation.callAsFunction) }
+        let result = await capture { () async throws(RetryFailure) in try await executor.runConcurrently(operation: operation.callAsFunction) }
         let failure = try #require(result.failure)
         #expect(failure.error.kind == .noFill)
         #expect(failure.attempts.count == 1)
@@ -41,7 +41,7 @@ struct ExecutorFirstTryTests {
         var policy = TestPolicies.tmdb()
         policy.rules.insert(Rule(statuses: [.code(404)], action: .success), at: 0)
         let operation = ScriptedOperation(statuses: [404])
-        let response = try await executor(policy).run(operation: operation.callAsFunction)
+        let response = try await executor(policy).runConcurrently(operation: operation.callAsFunction)
         #expect(response.statusCode == 404)
         #expect(operation.calls == 1)
     }
@@ -51,7 +51,7 @@ struct ExecutorFirstTryTests {
         let operation = ScriptedOperation(statuses: [503, 200])
         let executor = self.executor(TestPolicies.tmdb(jitter: .none))
         let (result, steps) = await drive(clock, sleeps: 1) {
-            await capture { () async throws(RetryFailure) in try await executor.run(operation: operation.callAsFunction) }
+            await capture { () async throws(RetryFailure) in try await executor.runConcurrently(operation: operation.callAsFunction) }
         }
         #expect(try result.get().statusCode == 200)
         #expect(operation.calls == 2)

@@ -61,7 +61,7 @@ struct ExecutorHedgingTests {
             decider: RetryDecider(policy: Self.policy()), clock: clock, wallClockNow: Timestamp(secondsSince1970: 1_735_689_600),
             observer: { log.append($0) })
         let server = Server(clock: clock, script: [1: (.seconds(10), 200), 2: (.milliseconds(30), 200)])
-        let task = Task { try await executor.run(RetryRequest(method: .get), operation: server.attempt) }
+        let task = Task { try await executor.runConcurrently(RetryRequest(method: .get), operation: server.attempt) }
         await clock.sleepers(atLeast: 2)  // copy 1 and the hedge timer
         clock.advance(by: .milliseconds(100))
         await clock.sleepers(atLeast: 3)  // copies 1 and 2, and the next timer
@@ -87,7 +87,7 @@ struct ExecutorHedgingTests {
             decider: RetryDecider(policy: Self.policy()), clock: clock, wallClockNow: Timestamp(secondsSince1970: 1_735_689_600),
             observer: { log.append($0) })
         let server = Server(clock: clock, script: [1: (.seconds(10), 200), 2: (.seconds(10), 200)])
-        let task = Task { try await executor.run(RetryRequest(method: .get), operation: server.attempt) }
+        let task = Task { try await executor.runConcurrently(RetryRequest(method: .get), operation: server.attempt) }
         await clock.sleepers(atLeast: 2)  // copy 1 and the hedge timer
         if !beforeTimer {
             clock.advance(by: .milliseconds(100))

@@ -21,7 +21,7 @@ struct ExecutorPropertyTests {
             let task = Task {
                 await capture { () async throws(RetryFailure) in
                     var generator = SplitMix64(seed: seed)
-                    return try await executor.run(using: &generator, operation: operation.callAsFunction)
+                    return try await executor.runConcurrently(using: &generator, operation: operation.callAsFunction)
                 }
             }
             // Drive until the task is done: each retry sleeps exactly once.

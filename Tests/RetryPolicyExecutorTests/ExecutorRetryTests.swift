@@ -15,7 +15,7 @@ struct ExecutorRetryTests {
     @Test("a first-try success returns the response after one attempt and no wait")
     func firstTrySuccess() async throws {
         let operation = ScriptedOperation(statuses: [200])
-        let response = try await executor(TestPolicies.tmdb()).run(operation: operation.callAsFunction)
+        let response = try await executor(TestPolicies.tmdb()).runConcurrently(operation: operation.callAsFunction)
         #expect(response.statusCode == 200)
         #expect(operation.calls == 1)
         #expect(clock.totalSleeps == 0)
@@ -27,7 +27,7 @@ struct ExecutorRetryTests {
         let log = EventLog()
         let executor = self.executor(TestPolicies.tmdb(jitter: .none), log: log)
         let (result, steps) = await drive(clock, sleeps: 1) {
-            await capture { () async throws(RetryFailure) in try await executor.run(operation: operation.callAsFunction) }
+            await capture { () async throws(RetryFailure) in try await executor.runConcurrently(operation: operation.callAsFunction) }
         }
         #expect(try result.get().statusCode == 200)
         #expect(operation.calls == 2)
@@ -40,7 +40,7 @@ struct ExecutorRetryTests {
         let operation = ScriptedOperation(statuses: [500, 502, 503, 504])
         let executor = self.executor(TestPolicies.tmdb(jitter: .none))
         let (result, steps) = await drive(clock, sleeps: 3) {
-            await capture { () async throws(RetryFailure) in try await executor.run(operation: operation.callAsFunction) }
+            await capture { () async throws(RetryFailure) in try await executor.runConcurrently(operation: operation.callAsFunction) }
         }
         let failure = try #require(result.failure)
         #expect(steps == [.seconds(1), .seconds(2), .seconds(4)])
@@ -58,7 +58,7 @@ struct ExecutorRetryTests {
     func nonRetryableStopsImmediately() async throws {
         let operation = ScriptedOperation(statuses: [404, 200])
         let result = await capture { () async throws(RetryFailure) in
-            try await executor(TestPolicies.tmdb()).run(operation: operation.callAsFunction)
+            try await executor(TestPolicies.tmdb()).runConcurrently(operation: operation.callAsFunction)
         }
         let failure = try #require(result.failure)
         #expect(operation.calls == 1)
@@ -76,7 +76,7 @@ struct ExecutorRetryTests {
         let log = EventLog()
         let executor = self.executor(TestPolicies.tmdb(), log: log)
         let (result, steps) = await drive(clock, sleeps: 1) {
-            await capture { () async throws(RetryFailure) in try await executor.run(operation: operation.callAsFunction) }
+            await capture { () async throws(RetryFailure) in try await executor.runConcurrently(operation: operation.callAsFunction) }
         }
         #expect(try result.get().statusCode == 200)
         #expect(steps == [.seconds(2)])
@@ -92,7 +92,7 @@ struct ExecutorRetryTests {
         ])
         let executor = self.executor(TestPolicies.tmdb())
         let (result, steps) = await drive(clock, sleeps: 1) {
-            await capture { () async throws(RetryFailure) in try await executor.run(operation: operation.callAsFunction) }
+            await capture { () async throws(RetryFailure) in try await executor.runConcurrently(operation: operation.callAsFunction) }
         }
         #expect(try result.get().statusCode == 200)
         #expect(steps == [.seconds(5)])
@@ -102,7 +102,7 @@ struct ExecutorRetryTests {
     func retryAfterAboveCap() async throws {
         let operation = ScriptedOperation([.respond(FakeResponse(statusCode: 429, headers: ["Retry-After": "3600"]))])
         let result = await capture { () async throws(RetryFailure) in
-            try await executor(TestPolicies.tmdb()).run(operation: operation.callAsFunction)
+            try await executor(TestPolicies.tmdb()).runConcurrently(operation: operation.callAsFunction)
         }
         let failure = try #require(result.failure)
         #expect(failure.reason == .retryAfterTooLong)
@@ -119,7 +119,7 @@ struct ExecutorRetryTests {
         ])
         let executor = self.executor(TestPolicies.appClient())
         let (result, steps) = await drive(clock, sleeps: 1) {
-            await capture { () async throws(RetryFailure) in try await executor.run(operation: operation.callAsFunction) }
+            await capture { () async throws(RetryFailure) in try await executor.runConcurrently(operation: operation.callAsFunction) }
         }
         let failure = try #require(result.failure)
         #expect(steps == [.milliseconds(500)])
@@ -146,7 +146,7 @@ struct ExecutorRetryTests {
         let calls = Counter()
         let (result, _) = await drive(clock, sleeps: 2) { [classified] in
             await capture { () async throws(RetryFailure) -> Int in
-                try await classified.run { context -> Int in
+                try await classified.runConcurrently { context -> Int in
                     calls.increment()
                     switch context.attempt {
                     case 1: throw NetworkError.noConnection
@@ -164,7 +164,7 @@ struct ExecutorRetryTests {
     func idempotencyGating() async throws {
         let post = ScriptedOperation(statuses: [503, 200])
         let result = await capture { () async throws(RetryFailure) in
-            try await self.executor(TestPolicies.tmdb()).run(RetryRequest(method: .post), operation: post.callAsFunction)
+            try await self.executor(TestPolicies.tmdb()).runConcurrently(RetryRequest(method: .post), operation: post.callAsFunction)
         }
         #expect(result.failure?.reason == .notIdempotent)
         #expect(post.calls == 1)
@@ -173,7 +173,7 @@ struct ExecutorRetryTests {
         let executor = self.executor(TestPolicies.tmdb())
         let (second, _) = await drive(clock, sleeps: 1) {
             await capture { () async throws(RetryFailure) in
-                try await executor.run(RetryRequest(method: .post, markedIdempotent: true), operation: marked.callAsFunction)
+                try await executor.runConcurrently(RetryRequest(method: .post, markedIdempotent: true), operation: marked.callAsFunction)
             }
         }
         #expect(try second.get().statusCode == 200)
@@ -189,7 +189,7 @@ struct ExecutorRetryTests {
             let (_, steps) = await drive(clock, sleeps: 3) {
                 await capture { () async throws(RetryFailure) in
                     var generator = SplitMix64(seed: seed)
-                    return try await executor.run(using: &generator, operation: operation.callAsFunction)
+                    return try await executor.runConcurrently(using: &generator, operation: operation.callAsFunction)
                 }
             }
             return steps
@@ -208,7 +208,7 @@ struct ExecutorRetryTests {
         let operation = ScriptedOperation(statuses: [503, 200])
         let executor = self.executor(TestPolicies.tmdb(jitter: .none), log: log)
         _ = await drive(clock, sleeps: 1) {
-            await capture { () async throws(RetryFailure) in try await executor.run(operation: operation.callAsFunction) }
+            await capture { () async throws(RetryFailure) in try await executor.runConcurrently(operation: operation.callAsFunction) }
         }
         let names = log.events.map { event -> String in
             switch event {

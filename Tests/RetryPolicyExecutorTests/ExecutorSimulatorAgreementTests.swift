@@ -291,7 +291,7 @@ struct ExecutorSimulatorAgreementTests {
         let server = ScriptedServer(script: script, clock: clock)
         let task = Task {
             var generator = SplitMix64(seed: seed)
-            _ = try? await executor.run(request, using: &generator, operation: server.attempt)
+            _ = try? await executor.runConcurrently(request, using: &generator, operation: server.attempt)
         }
         let timeouts = policy.timeouts(for: request.endpoint)
         let timed = timeouts.perAttempt != nil || timeouts.total != nil

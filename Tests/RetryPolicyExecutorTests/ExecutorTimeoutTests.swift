@@ -13,7 +13,7 @@ struct ExecutorTimeoutTests {
         let executor = RetryExecutor(
             decider: RetryDecider(policy: TestPolicies.appClient(perAttempt: .seconds(2))), clock: clock)
         let (result, steps) = await drive(clock, sleeps: 2) {
-            await capture { () async throws(RetryFailure) in try await executor.run(operation: operation.callAsFunction) }
+            await capture { () async throws(RetryFailure) in try await executor.runConcurrently(operation: operation.callAsFunction) }
         }
         #expect(try result.get().statusCode == 200)
         #expect(steps == [.seconds(2), .milliseconds(500)])
@@ -27,7 +27,7 @@ struct ExecutorTimeoutTests {
         let executor = RetryExecutor(decider: RetryDecider(policy: TestPolicies.mobileSDK()), clock: clock)
         let (result, steps) = await drive(clock, sleeps: 1) {
             await capture { () async throws(RetryFailure) in
-                try await executor.run(RetryRequest(endpoint: "main_banner"), operation: operation.callAsFunction)
+                try await executor.runConcurrently(RetryRequest(endpoint: "main_banner"), operation: operation.callAsFunction)
             }
         }
         let failure = try #require(result.failure)
@@ -47,7 +47,7 @@ struct ExecutorTimeoutTests {
             decider: RetryDecider(policy: TestPolicies.appClient(perAttempt: .seconds(10), total: .seconds(3))),
             clock: clock, observer: log.observer)
         let task = Task {
-            await capture { () async throws(RetryFailure) in try await executor.run(operation: operation.callAsFunction) }
+            await capture { () async throws(RetryFailure) in try await executor.runConcurrently(operation: operation.callAsFunction) }
         }
         // Attempt 1 also arms a timer, so wait for the backoff itself.
         await log.waits(atLeast: 1)
@@ -67,7 +67,7 @@ struct ExecutorTimeoutTests {
         let operation = ScriptedOperation(statuses: [200])
         let executor = RetryExecutor(
             decider: RetryDecider(policy: TestPolicies.appClient(perAttempt: .seconds(2))), clock: clock)
-        let response = try await executor.run(operation: operation.callAsFunction)
+        let response = try await executor.runConcurrently(operation: operation.callAsFunction)
         #expect(response.statusCode == 200)
         #expect(clock.sleeperCount == 0)
     }

@@ -62,7 +62,7 @@ struct HostileRetryAfterExecutorTests {
         var generator = SplitMix64(seed: seed)
         let response = RateLimited(header: header, value: value)
         do {
-            _ = try await executor.run(using: &generator) { _ in response }
+            _ = try await executor.runConcurrently(using: &generator) { _ in response }
             Issue.record("a server that only answers 429 cannot succeed")
         } catch {
             #expect(error.kind == .status429)

@@ -18,7 +18,7 @@ struct TelemetryTests {
         let operation = ScriptedOperation(statuses: [503, 429, 200])
         _ = await drive(clock, sleeps: 2) {
             await capture { () async throws(RetryFailure) in
-                try await executor.run(RetryRequest(endpoint: "movies"), operation: operation.callAsFunction)
+                try await executor.runConcurrently(RetryRequest(endpoint: "movies"), operation: operation.callAsFunction)
             }
         }
         let base = ["policy": "tmdb", "endpoint": "movies"]
@@ -39,7 +39,7 @@ struct TelemetryTests {
             telemetry: RetryTelemetry(factory: metrics))
         for status in [204, 429, 503, 503] {
             _ = await capture { () async throws(RetryFailure) in
-                try await executor.run(
+                try await executor.runConcurrently(
                     RetryRequest(endpoint: "main_banner"), operation: ScriptedOperation(statuses: [status]).callAsFunction)
             }
         }
@@ -66,7 +66,7 @@ struct TelemetryTests {
             decider: RetryDecider(policy: TestPolicies.mobileSDK()), clock: clock,
             telemetry: RetryTelemetry(logger: logger, factory: TestMetrics()))
         _ = await capture { () async throws(RetryFailure) in
-            try await executor.run(RetryRequest(endpoint: "main_banner"), operation: ScriptedOperation(statuses: [503]).callAsFunction)
+            try await executor.runConcurrently(RetryRequest(endpoint: "main_banner"), operation: ScriptedOperation(statuses: [503]).callAsFunction)
         }
         let line = try #require(handler.entries.first { $0.level == .info })
         #expect(line.message == "request failed under retry policy")

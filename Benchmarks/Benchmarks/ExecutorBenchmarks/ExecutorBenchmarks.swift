@@ -35,7 +35,7 @@ let benchmarks: @Sendable () -> Void = {
         Benchmark("executor.success\(suffix).engine", configuration: configuration) { benchmark in
             var generator = SplitMix64(seed: 3)
             for _ in benchmark.scaledIterations {
-                let response = try await executor.run(using: &generator) { _ in StubResponse.ok }
+                let response = try await executor.runConcurrently(using: &generator) { _ in StubResponse.ok }
                 blackHole(response)
             }
         }
@@ -50,7 +50,7 @@ let benchmarks: @Sendable () -> Void = {
             var generator = SplitMix64(seed: 3)
             for _ in benchmark.scaledIterations {
                 let server = FlakyServer()
-                let response = try await executor.run(using: &generator) { _ in server.respond() }
+                let response = try await executor.runConcurrently(using: &generator) { _ in server.respond() }
                 precondition(response.statusCode == 200)
                 blackHole(response)
             }

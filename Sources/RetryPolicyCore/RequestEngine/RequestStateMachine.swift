@@ -92,7 +92,10 @@ public struct RequestStateMachine: Sendable {
     public let decider: RetryDecider
     /// The request, as the machine was made with it.
     public var request: RetryRequest {
-        RetryRequest(method: input.method, markedIdempotent: input.markedIdempotent, endpoint: input.endpoint)
+        RetryRequest(
+            method: input.method,
+            retryability: input.markedUnsafe ? .unsafe : input.markedIdempotent ? .idempotent : .asPolicySays,
+            endpoint: input.endpoint)
     }
     /// The time limits for the request's endpoint.
     public var timeouts: TimeoutBudget { decider.timeouts(for: input.endpoint) }
@@ -135,7 +138,7 @@ public struct RequestStateMachine: Sendable {
         concurrentAttempts: Bool = false
     ) {
         self.decider = decider
-        if concurrentAttempts, let hedging = decider.policy.hedging,
+        if concurrentAttempts, request.retryability != .unsafe, let hedging = decider.policy.hedging,
             hedging.applies(
                 to: request.method, markedIdempotent: request.markedIdempotent,
                 idempotency: decider.policy.idempotency)
@@ -151,6 +154,7 @@ public struct RequestStateMachine: Sendable {
         input = DecisionInput(
             outcome: .status(200), attempt: 1, elapsed: .zero, method: request.method,
             markedIdempotent: request.markedIdempotent, endpoint: request.endpoint)
+        input.markedUnsafe = request.retryability == .unsafe
     }
 
     /// The number of the attempt in progress, or of the next one.

@@ -3,7 +3,7 @@ import RetryPolicyCore
 /// One attempt against its time limit.
 extension RetryExecutor {
     @usableFromInline
-    enum AttemptResult<Value: Sendable>: Sendable {
+    enum AttemptResult<Value> {
         case value(Value)
         case failure(any Error)
         case timedOut
@@ -48,3 +48,5 @@ extension RetryExecutor {
         }
     }
 }
+
+extension RetryExecutor.AttemptResult: Sendable where Value: Sendable {}

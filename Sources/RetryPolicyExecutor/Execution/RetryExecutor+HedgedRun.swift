@@ -29,7 +29,9 @@ extension RetryExecutor {
         start: C.Instant,
         now: C.Instant,
         using generator: inout G,
+        isolation: isolated (any Actor)?,
         judge: (Value) -> AttemptOutcome,
+        judgeError: (any Error) -> AttemptOutcome,
         operation: @Sendable (AttemptContext) async throws -> Value
     ) async throws(RetryFailure) -> Value {
         var action = first
@@ -41,8 +43,11 @@ extension RetryExecutor {
             timer?.cancel()
             continuation.finish()
         }
-        let outcome: Result<Value, RetryFailure> = await withoutActuallyEscaping(operation) { escapable in
-            await withTaskCancellationHandler {
+        let outcome: Result<Value, RetryFailure> = await withoutActuallyEscaping(operation) { [isolation] escapable in
+            // In the caller's isolation, like the rest of the request: the
+            // machine, the generator and the judges never leave it.
+            _ = isolation
+            return await withTaskCancellationHandler {
                 await withTaskGroup(of: Void.self) { group in
                     var iterator = events.makeAsyncIterator()
                     var now = now
@@ -60,7 +65,9 @@ extension RetryExecutor {
                                 if executor.observer != nil {
                                     executor.reportAttemptStarted(number: attempt.number, at: start.duration(to: now))
                                 }
-                                let context = AttemptContext(attempt: attempt.number, credentialRefreshes: machine.credentialRefreshes)
+                                let context = AttemptContext(
+                                    attempt: attempt.number, credentialRefreshes: machine.credentialRefreshes,
+                                    timeLimit: attempt.timeLimit)
                                 let startedAt = now
                                 group.addTask {
                                     let result: AttemptResult<Value>
@@ -122,7 +129,7 @@ extension RetryExecutor {
                         case .fail(let failure):
                             group.cancelAll()
                             executor.reportRecords(of: machine, from: &reported, request: request)
-                            return .failure(executor.fail(failure, lastValue: lastValue, request: request, start: start))
+                            return .failure(executor.fail(failure, lastResponse: lastValue, request: request, start: start))
                         }
 
                         // The next event that counts.
@@ -151,7 +158,8 @@ extension RetryExecutor {
                             do throws(RetryFailure) {
                                 action = try executor.attemptFinished(
                                     result, number: number, machine: &machine, end: now, start: start, lastValue: &lastValue,
-                                    request: request, using: &generator, judge: judge, reportsRecord: false)
+                                    request: request, using: &generator, judge: judge, judgeError: judgeError,
+                                    override: { _, _, _ in .asPolicySays }, reportsRecord: false)
                             } catch {
                                 group.cancelAll()
                                 return .failure(error)

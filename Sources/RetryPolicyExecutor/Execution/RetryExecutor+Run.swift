@@ -1,59 +1,208 @@
 import RetryPolicyCore
 
-// MARK: - Running
+// MARK: - Running in the caller's task
+
+extension RetryExecutor {
+    /// Runs an operation under the policy, in the caller's task and
+    /// isolation: the operation may capture state that is not `Sendable`,
+    /// and what it throws reaches ``RetryHooks/classify`` with its own type.
+    ///
+    /// A returned value is a success unless `hooks.classify` says
+    /// otherwise; a thrown error is judged through ``classifier``.
+    ///
+    /// Attempts run one after another in the calling task, so an attempt
+    /// cannot be interrupted: the policy's per-attempt limit reaches the
+    /// operation as ``AttemptContext/timeLimit``, for its client to
+    /// enforce, and the total deadline is kept between attempts. A policy
+    /// that hedges runs its copies one after another here (its retry rules
+    /// still apply). ``runConcurrently(_:hooks:isolation:operation:)``
+    /// enforces both, for a `@Sendable` operation.
+    @inlinable
+    public func run<Value, Failure: Error>(
+        _ request: RetryRequest = RetryRequest(),
+        hooks: RetryHooks<Value, Failure> = RetryHooks(),
+        isolation: isolated (any Actor)? = #isolation,
+        operation: (AttemptContext) async throws(Failure) -> Value
+    ) async throws(RetryFailure) -> Value {
+        var generator = SystemRandomNumberGenerator()
+        return try await run(request, using: &generator, hooks: hooks, isolation: isolation, operation: operation)
+    }
+
+    /// ``run(_:hooks:isolation:operation:)`` drawing jitter from
+    /// `generator` (a seeded `SplitMix64` makes runs reproducible).
+    @inlinable
+    public func run<Value, Failure: Error, G: RandomNumberGenerator>(
+        _ request: RetryRequest = RetryRequest(),
+        using generator: inout G,
+        hooks: RetryHooks<Value, Failure> = RetryHooks(),
+        isolation: isolated (any Actor)? = #isolation,
+        operation: (AttemptContext) async throws(Failure) -> Value
+    ) async throws(RetryFailure) -> Value {
+        try await execute(
+            request, using: &generator, hooks: hooks, isolation: isolation, judge: { _ in .status(200) },
+            keep: { _ in nil }, concurrentAttempts: false,
+            attempt: { context, _ in
+                do throws(Failure) { return .value(try await operation(context)) } catch { return .failure(error) }
+            },
+            hedge: { _, _, _, _, _ throws(RetryFailure) in throw Self.hedgingNeedsConcurrency() })
+    }
+
+    /// Runs an operation that returns an HTTP response, in the caller's
+    /// task and isolation; the policy judges each response by its status
+    /// and headers (and `hooks.classify`, when it says otherwise).
+    @inlinable
+    public func run<Response: RetryableResponse, Failure: Error>(
+        _ request: RetryRequest = RetryRequest(),
+        hooks: RetryHooks<Response, Failure> = RetryHooks(),
+        isolation: isolated (any Actor)? = #isolation,
+        operation: (AttemptContext) async throws(Failure) -> Response
+    ) async throws(RetryFailure) -> Response {
+        var generator = SystemRandomNumberGenerator()
+        return try await run(request, using: &generator, hooks: hooks, isolation: isolation, operation: operation)
+    }
+
+    /// ``run(_:hooks:isolation:operation:)`` for HTTP responses, drawing
+    /// jitter from `generator`.
+    @inlinable
+    public func run<Response: RetryableResponse, Failure: Error, G: RandomNumberGenerator>(
+        _ request: RetryRequest = RetryRequest(),
+        using generator: inout G,
+        hooks: RetryHooks<Response, Failure> = RetryHooks(),
+        isolation: isolated (any Actor)? = #isolation,
+        operation: (AttemptContext) async throws(Failure) -> Response
+    ) async throws(RetryFailure) -> Response {
+        let decider = self.decider
+        return try await execute(
+            request, using: &generator, hooks: hooks, isolation: isolation, judge: { decider.outcome(for: $0) },
+            keep: { $0 }, concurrentAttempts: false,
+            attempt: { context, _ in
+                do throws(Failure) { return .value(try await operation(context)) } catch { return .failure(error) }
+            },
+            hedge: { _, _, _, _, _ throws(RetryFailure) in throw Self.hedgingNeedsConcurrency() })
+    }
+
+    /// Never thrown: a machine made without concurrent attempts does not
+    /// hedge. Kept a failure rather than a trap so that a mistake in that
+    /// reasoning costs one request, not the process.
+    @usableFromInline
+    static func hedgingNeedsConcurrency() -> RetryFailure {
+        var error = SDKError(kind: .internalError)
+        error.detail = "hedged copies run side by side, which needs runConcurrently and a @Sendable operation"
+        return RetryFailure(error: error, reason: .notRetryable)
+    }
+}
+
+// MARK: - Running attempts in child tasks
 
 extension RetryExecutor {
     /// Runs an operation that returns an HTTP response; the policy judges
-    /// each response by its status and headers.
+    /// each response by its status and headers. Each attempt with a time
+    /// limit runs in a child task, raced against a timer and cancelled when
+    /// it loses, and a hedging policy runs copies side by side, which is why
+    /// the operation must be `@Sendable`.
     @inlinable
-    public func run<Response: RetryableResponse>(
+    public func runConcurrently<Response: RetryableResponse>(
         _ request: RetryRequest = RetryRequest(),
+        hooks: RetryHooks<Response, any Error> = RetryHooks(),
+        isolation: isolated (any Actor)? = #isolation,
         operation: @Sendable (AttemptContext) async throws -> Response
     ) async throws(RetryFailure) -> Response {
         var generator = SystemRandomNumberGenerator()
         let decider = self.decider
-        return try await run(request, using: &generator, judge: { decider.outcome(for: $0) }, operation: operation)
+        return try await runConcurrently(
+            request, using: &generator, hooks: hooks, isolation: isolation, judge: { decider.outcome(for: $0) },
+            operation: operation)
     }
 
-    /// Runs an operation that returns an HTTP response, drawing jitter from
+    /// ``runConcurrently(_:hooks:isolation:operation:)`` drawing jitter from
     /// `generator` (a seeded `SplitMix64` makes runs reproducible).
     @inlinable
-    public func run<Response: RetryableResponse, G: RandomNumberGenerator>(
+    public func runConcurrently<Response: RetryableResponse, G: RandomNumberGenerator>(
         _ request: RetryRequest = RetryRequest(),
         using generator: inout G,
+        hooks: RetryHooks<Response, any Error> = RetryHooks(),
+        isolation: isolated (any Actor)? = #isolation,
         operation: @Sendable (AttemptContext) async throws -> Response
     ) async throws(RetryFailure) -> Response {
         let decider = self.decider
-        return try await run(request, using: &generator, judge: { decider.outcome(for: $0) }, operation: operation)
+        return try await runConcurrently(
+            request, using: &generator, hooks: hooks, isolation: isolation, judge: { decider.outcome(for: $0) },
+            operation: operation)
     }
 
     /// Runs an operation that reports failure only by throwing: a returned
     /// value is a success, a thrown error is judged through ``classifier``.
     @inlinable
-    public func run<Value: Sendable>(
+    public func runConcurrently<Value: Sendable>(
         _ request: RetryRequest = RetryRequest(),
+        hooks: RetryHooks<Value, any Error> = RetryHooks(),
+        isolation: isolated (any Actor)? = #isolation,
         operation: @Sendable (AttemptContext) async throws -> Value
     ) async throws(RetryFailure) -> Value {
         var generator = SystemRandomNumberGenerator()
-        return try await run(request, using: &generator, judge: { _ in .status(200) }, operation: operation)
+        return try await runConcurrently(
+            request, using: &generator, hooks: hooks, isolation: isolation, judge: { _ in .status(200) },
+            operation: operation)
     }
 
     /// The general form: `judge` says what a returned value means (a 2xx
     /// is a success unless a rule says otherwise), thrown errors go through
-    /// ``classifier``.
-    ///
-    /// A first-try success costs one clock reading, a cancellation check,
-    /// a rule lookup and no heap allocation of its own, not even in a task
-    /// of its own (when neither a per-attempt timeout nor a total deadline
-    /// is set, since enforcing one needs a timer task, and no observer or
-    /// telemetry is attached). The history is built only once something
-    /// fails.
+    /// ``classifier``; `hooks` may say otherwise about either.
     @inlinable
-    public func run<Value: Sendable, G: RandomNumberGenerator>(
+    public func runConcurrently<Value: Sendable, G: RandomNumberGenerator>(
         _ request: RetryRequest = RetryRequest(),
         using generator: inout G,
+        hooks: RetryHooks<Value, any Error> = RetryHooks(),
+        isolation: isolated (any Actor)? = #isolation,
         judge: (Value) -> AttemptOutcome,
         operation: @Sendable (AttemptContext) async throws -> Value
+    ) async throws(RetryFailure) -> Value {
+        try await execute(
+            request, using: &generator, hooks: hooks, isolation: isolation, judge: judge, keep: { $0 },
+            concurrentAttempts: true,
+            attempt: { context, startedAt in
+                if let limit = context.timeLimit {
+                    return await self.perform(operation, context: context, limit: limit, startedAt: startedAt)
+                }
+                do { return .value(try await operation(context)) } catch { return .failure(error) }
+            },
+            hedge: { machine, action, start, now, generator throws(RetryFailure) in
+                let classifier = self.classifier
+                return try await self.hedgedRun(
+                    &machine, from: action, request, start: start, now: now, using: &generator, isolation: isolation,
+                    judge: { value in hooks.classify?(.success(value)) ?? judge(value) },
+                    judgeError: { error in hooks.classify?(.failure(error)) ?? classifier.outcome(for: error) },
+                    operation: operation)
+            })
+    }
+}
+
+// MARK: - The one request path
+
+extension RetryExecutor {
+    /// What every form of `run` does: the first try, and everything after
+    /// it in ``retryLoop(_:start:first:concurrentAttempts:using:isolation:judge:judgeError:override:keep:returnsLastResponse:attempt:hedge:)``.
+    ///
+    /// A first-try success costs a cancellation check, a rule lookup and
+    /// no heap allocation of its own, not even in a task of its own (when
+    /// neither a per-attempt timeout nor a total deadline is set, since
+    /// enforcing one needs a timer task, and no observer or telemetry is
+    /// attached). It reads the clock only when the policy runs cooldowns:
+    /// nothing else about a first try needs the time. The history is built
+    /// only once something fails.
+    @inlinable
+    func execute<Value, Failure: Error, G: RandomNumberGenerator>(
+        _ request: RetryRequest,
+        using generator: inout G,
+        hooks: RetryHooks<Value, Failure>,
+        isolation: isolated (any Actor)?,
+        judge: (Value) -> AttemptOutcome,
+        keep: (Value) -> (any Sendable)?,
+        concurrentAttempts: Bool,
+        attempt: nonisolated(nonsending) (AttemptContext, _ startedAt: C.Instant) async -> AttemptResult<Value>,
+        hedge: nonisolated(nonsending) (
+            inout RequestStateMachine, RequestStateMachine.Action, _ start: C.Instant, _ now: C.Instant, inout G
+        ) async throws(RetryFailure) -> Value
     ) async throws(RetryFailure) -> Value {
         // The common case, a first try that succeeds with no timer, hook or
         // cooldown involved, runs here; everything else continues in
@@ -61,34 +210,86 @@ extension RetryExecutor {
         // needed. The checks before and after the attempt are synchronous
         // calls, so the policy and the timeout budget live on the thread's
         // stack and not in this function's async frame: on a new task the
-        // whole first try fits the task's first allocation slab. A plain
-        // success is settled without a second clock reading.
+        // whole first try fits the task's first allocation slab.
         let setup = self.setup
-        let start = setup.fields.clock.now
+        let decider = setup.fields.decider
+        var firstStart: C.Instant?
         guard setup.isUnobserved, !Task.isCancelled,
-            setup.fields.decider.mayStartAtOnce(request, now: { setup.fields.wallClock.timestamp(at: start) })
+            decider.mayStartAtOnce(
+                request,
+                now: {
+                    let now = setup.fields.clock.now
+                    firstStart = now
+                    return setup.fields.wallClock.timestamp(at: now)
+                })
         else {
-            return try await retryLoop(request, start: start, first: nil, using: &generator, judge: judge, operation: operation)
+            let start = setup.fields.clock.now
+            return try await loop(
+                request, start: start, first: nil, concurrentAttempts: concurrentAttempts, using: &generator,
+                hooks: hooks, isolation: isolation, judge: judge, keep: keep, attempt: attempt,
+                hedge: { machine, action, now, generator throws(RetryFailure) in
+                    try await hedge(&machine, action, start, now, &generator)
+                })
         }
-        let result: AttemptResult<Value>
-        do {
-            result = .value(try await operation(AttemptContext(attempt: 1, credentialRefreshes: 0)))
-        } catch {
-            result = .failure(error)
-        }
+        let result = await attempt(AttemptContext(attempt: 1, credentialRefreshes: 0), firstStart ?? setup.fields.clock.now)
         if case .value(let value) = result,
-            setup.fields.decider.settlePlainSuccess(ofFirstAttempt: judge(value), method: request.method)
+            decider.settlePlainSuccess(
+                ofFirstAttempt: hooks.classify?(.success(value)) ?? judge(value), method: request.method)
         {
             return value
         }
+        let end = setup.fields.clock.now
+        let start = firstStart ?? end
+        return try await loop(
+            request, start: start, first: FirstAttempt(result: result, start: start, end: end),
+            concurrentAttempts: false, using: &generator, hooks: hooks, isolation: isolation, judge: judge,
+            keep: keep, attempt: attempt,
+            hedge: { machine, action, now, generator throws(RetryFailure) in
+                try await hedge(&machine, action, start, now, &generator)
+            })
+    }
+
+    /// The retry loop with the hooks turned into what the machine's steps
+    /// take.
+    @inlinable
+    func loop<Value, Failure: Error, G: RandomNumberGenerator>(
+        _ request: RetryRequest,
+        start: C.Instant,
+        first: FirstAttempt<Value>?,
+        concurrentAttempts: Bool,
+        using generator: inout G,
+        hooks: RetryHooks<Value, Failure>,
+        isolation: isolated (any Actor)?,
+        judge: (Value) -> AttemptOutcome,
+        keep: (Value) -> (any Sendable)?,
+        attempt: nonisolated(nonsending) (AttemptContext, _ startedAt: C.Instant) async -> AttemptResult<Value>,
+        hedge: nonisolated(nonsending) (
+            inout RequestStateMachine, RequestStateMachine.Action, _ now: C.Instant, inout G
+        ) async throws(RetryFailure) -> Value
+    ) async throws(RetryFailure) -> Value {
+        let classifier = self.classifier
+        let decider = self.decider
         return try await retryLoop(
-            request, start: start, first: FirstAttempt(result: result, start: start, end: setup.fields.clock.now),
-            using: &generator, judge: judge, operation: operation)
+            request, start: start, first: first, concurrentAttempts: concurrentAttempts, using: &generator,
+            isolation: isolation, judge: { value in hooks.classify?(.success(value)) ?? judge(value) },
+            judgeError: { error in
+                if let classify = hooks.classify, let typed = error as? Failure, let outcome = classify(.failure(typed)) {
+                    return outcome
+                }
+                return classifier.outcome(for: error)
+            },
+            override: { number, outcome, thrown in
+                guard let override = hooks.override,
+                    thrown != nil || !decider.isPlainSuccess(outcome, method: request.method)
+                else { return .asPolicySays }
+                return override(FailedAttempt(number: number, outcome: outcome, thrown: thrown as? Failure))
+            },
+            keep: keep, returnsLastResponse: hooks.returnsLastResponse, attempt: attempt, hedge: hedge)
     }
 
     /// An attempt already made before the loop took over.
     @usableFromInline
-    struct FirstAttempt<Value: Sendable>: Sendable {
+    struct FirstAttempt<Value> {
         @usableFromInline var result: AttemptResult<Value>
         @usableFromInline var start: C.Instant
         @usableFromInline var end: C.Instant

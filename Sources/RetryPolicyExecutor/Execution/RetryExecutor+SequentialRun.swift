@@ -3,9 +3,12 @@ import RetryPolicyCore
 /// A request whose attempts run one after another.
 extension RetryExecutor {
     /// The full request: a ``RequestStateMachine`` decides every step, and
-    /// this loop only does what it asks: runs attempts (with a timer when
-    /// there is a time limit), sleeps on `clock`, refreshes credentials,
-    /// watches for cancellation and reports events.
+    /// this loop only does what it asks: runs attempts through `attempt`,
+    /// sleeps on `clock`, refreshes credentials, watches for cancellation
+    /// and reports events. Both public forms run here: ``run(_:hooks:isolation:operation:)``
+    /// performs each attempt in the caller's task, ``runConcurrently(_:using:judge:operation:)``
+    /// races it against its time limit in child tasks and hands a hedging
+    /// request to `hedge`.
     ///
     /// This function's async frame is allocated once per request that gets
     /// here, from the task's allocator, so it holds only what crosses a
@@ -13,23 +16,44 @@ extension RetryExecutor {
     /// Every step that reads the clock's instants as request times, judges
     /// a result, builds a record or a failure happens in a synchronous
     /// out-of-line function, on the thread's stack.
+    ///
+    /// - Parameters:
+    ///   - concurrentAttempts: whether the driver can run copies side by
+    ///     side (a hedging policy hedges only then).
+    ///   - judge: what a returned value means to the policy.
+    ///   - judgeError: what a thrown error means to the policy.
+    ///   - override: what the caller's code says about an attempt.
+    ///   - keep: the form of a returned value a ``RetryFailure`` carries.
+    ///   - returnsLastResponse: when the policy stops on a returned value,
+    ///     return it rather than throw (the decorator's contract).
+    ///   - attempt: performs one attempt that started at the instant given.
+    ///   - hedge: continues a request the machine hedges.
     @inlinable
-    func retryLoop<Value: Sendable, G: RandomNumberGenerator>(
+    func retryLoop<Value, G: RandomNumberGenerator>(
         _ request: RetryRequest,
         start: C.Instant,
         first: FirstAttempt<Value>?,
+        concurrentAttempts: Bool,
         using generator: inout G,
+        isolation: isolated (any Actor)?,
         judge: (Value) -> AttemptOutcome,
-        operation: @Sendable (AttemptContext) async throws -> Value
+        judgeError: (any Error) -> AttemptOutcome,
+        override: (_ attempt: Int, AttemptOutcome, _ thrown: (any Error)?) -> DecisionOverride,
+        keep: (Value) -> (any Sendable)?,
+        returnsLastResponse: Bool,
+        attempt: nonisolated(nonsending) (AttemptContext, _ startedAt: C.Instant) async -> AttemptResult<Value>,
+        hedge: nonisolated(nonsending) (
+            inout RequestStateMachine, RequestStateMachine.Action, _ now: C.Instant, inout G
+        ) async throws(RetryFailure) -> Value
     ) async throws(RetryFailure) -> Value {
-        var machine = RequestStateMachine(decider: decider, request: request, concurrentAttempts: first == nil)
+        var machine = RequestStateMachine(decider: decider, request: request, concurrentAttempts: concurrentAttempts)
         // The value of the last attempt, for a failure to carry.
         var lastValue: Value?
         // The instant of the machine's last event: waits run from there.
         var now = start
         var action = try begin(
             &machine, first: first, start: start, now: &now, lastValue: &lastValue, request: request,
-            using: &generator, judge: judge)
+            using: &generator, judge: judge, judgeError: judgeError, override: override)
 
         while true {
             switch action {
@@ -38,17 +62,13 @@ extension RetryExecutor {
                 // No attempt starts after cancellation.
                 if Task.isCancelled { throw cancellation(&machine, request: request, start: start) }
                 if observer != nil { reportAttemptStarted(number: number, at: start.duration(to: now)) }
-                let context = AttemptContext(attempt: number, credentialRefreshes: machine.credentialRefreshes)
-                let result: AttemptResult<Value>
-                if let limit {
-                    result = await perform(operation, context: context, limit: limit, startedAt: now)
-                } else {
-                    do { result = .value(try await operation(context)) } catch { result = .failure(error) }
-                }
+                let result = await attempt(
+                    AttemptContext(attempt: number, credentialRefreshes: machine.credentialRefreshes, timeLimit: limit),
+                    now)
                 now = clock.now
                 action = try attemptFinished(
                     result, number: nil, machine: &machine, end: now, start: start, lastValue: &lastValue,
-                    request: request, using: &generator, judge: judge)
+                    request: request, using: &generator, judge: judge, judgeError: judgeError, override: override)
             case .wait(let delay, let reason):
                 // A failure after a cooldown is not decided on a response.
                 if reason == .cooldown { lastValue = nil }
@@ -58,13 +78,15 @@ extension RetryExecutor {
             case .succeed:
                 return try succeed(lastValue, attempts: machine.attempt, request: request, start: start, now: now)
             case .fail(let failure):
-                throw fail(failure, lastValue: lastValue, request: request, start: start)
+                if returnsLastResponse, let lastValue {
+                    _ = finish(failure, request, start)
+                    return lastValue
+                }
+                throw fail(failure, lastResponse: lastValue.flatMap(keep), request: request, start: start)
             case .hedge:
                 // The policy hedges this request: copies run side by side
                 // from here on.
-                return try await hedgedRun(
-                    &machine, from: action, request, start: start, now: now, using: &generator, judge: judge,
-                    operation: operation)
+                return try await hedge(&machine, action, now, &generator)
             }
         }
     }

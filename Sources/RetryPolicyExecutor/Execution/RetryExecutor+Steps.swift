@@ -13,7 +13,7 @@ extension RetryExecutor {
     /// with admission when there is none (and nothing at all when the
     /// caller already cancelled).
     @inlinable @inline(never)
-    func begin<Value: Sendable, G: RandomNumberGenerator>(
+    func begin<Value, G: RandomNumberGenerator>(
         _ machine: inout RequestStateMachine,
         first: FirstAttempt<Value>?,
         start: C.Instant,
@@ -21,7 +21,9 @@ extension RetryExecutor {
         lastValue: inout Value?,
         request: RetryRequest,
         using generator: inout G,
-        judge: (Value) -> AttemptOutcome
+        judge: (Value) -> AttemptOutcome,
+        judgeError: (any Error) -> AttemptOutcome,
+        override: (_ attempt: Int, AttemptOutcome, _ thrown: (any Error)?) -> DecisionOverride
     ) throws(RetryFailure) -> RequestStateMachine.Action {
         guard let first else {
             // No attempt starts after cancellation.
@@ -37,7 +39,7 @@ extension RetryExecutor {
         now = first.end
         return try attemptFinished(
             first.result, number: nil, machine: &machine, end: first.end, start: start, lastValue: &lastValue,
-            request: request, using: &generator, judge: judge)
+            request: request, using: &generator, judge: judge, judgeError: judgeError, override: override)
     }
 
     /// Judges an attempt's result, tells the machine, and reports the
@@ -45,9 +47,10 @@ extension RetryExecutor {
     ///
     /// A value that arrived is kept even if the caller cancelled just
     /// after: the work is done. A failure under cancellation is the
-    /// cancellation, whatever the operation threw.
+    /// cancellation, whatever the operation threw; the attempt is
+    /// recorded with what it threw.
     @inlinable @inline(never)
-    func attemptFinished<Value: Sendable, G: RandomNumberGenerator>(
+    func attemptFinished<Value, G: RandomNumberGenerator>(
         _ result: AttemptResult<Value>,
         number: Int?,
         machine: inout RequestStateMachine,
@@ -57,23 +60,38 @@ extension RetryExecutor {
         request: RetryRequest,
         using generator: inout G,
         judge: (Value) -> AttemptOutcome,
+        judgeError: (any Error) -> AttemptOutcome,
+        override: (_ attempt: Int, AttemptOutcome, _ thrown: (any Error)?) -> DecisionOverride,
         reportsRecord: Bool = true
     ) throws(RetryFailure) -> RequestStateMachine.Action {
         if case .value = result {} else if Task.isCancelled {
-            throw cancellation(&machine, request: request, start: start)
+            var thrown: (any Error)?
+            if case .failure(let error) = result { thrown = error }
+            throw cancellation(&machine, request: request, start: start, at: end, thrown: thrown)
         }
         let time = time(end, since: start)
         // The machine's attempt in progress, or the hedged copy `number`.
+        let sequential = number == nil
         let number = number ?? machine.attempt
         let action: RequestStateMachine.Action
         switch result {
         case .value(let returned):
+            let outcome = judge(returned)
+            let override = sequential ? override(number, outcome, nil) : .asPolicySays
             lastValue = returned
-            action = machine.attemptFinished(number, judge(returned), at: time, producedValue: true, using: &generator)
+            action =
+                sequential
+                ? machine.attemptFinished(outcome, at: time, producedValue: true, override: override, using: &generator)
+                : machine.attemptFinished(number, outcome, at: time, producedValue: true, using: &generator)
         case .failure(let error):
             lastValue = nil
-            action = machine.attemptFinished(
-                number, classifier.outcome(for: error), at: time, producedValue: false, thrown: error, using: &generator)
+            let outcome = judgeError(error)
+            let override = sequential ? override(number, outcome, error) : .asPolicySays
+            action =
+                sequential
+                ? machine.attemptFinished(
+                    outcome, at: time, producedValue: false, thrown: error, override: override, using: &generator)
+                : machine.attemptFinished(number, outcome, at: time, producedValue: false, thrown: error, using: &generator)
         case .timedOut:
             lastValue = nil
             action = machine.attemptFinished(number, .transport(.timeout), at: time, producedValue: false, using: &generator)
@@ -110,13 +128,14 @@ extension RetryExecutor {
         return action
     }
 
-    /// The failure the machine decided, carrying the last value returned.
+    /// The failure the machine decided, carrying the last response
+    /// returned (when the caller's values can be kept in a failure).
     @inlinable @inline(never)
-    func fail<Value: Sendable>(_ failure: RetryFailure, lastValue: Value?, request: RetryRequest, start: C.Instant)
+    func fail(_ failure: RetryFailure, lastResponse: (any Sendable)?, request: RetryRequest, start: C.Instant)
         -> RetryFailure
     {
         var failure = failure
-        failure.lastResponse = lastValue
+        failure.lastResponse = lastResponse
         return finish(failure, request, start)
     }
 
@@ -125,6 +144,16 @@ extension RetryExecutor {
     @inlinable @inline(never)
     func cancellation(_ machine: inout RequestStateMachine, request: RetryRequest, start: C.Instant) -> RetryFailure {
         finish(machine.cancelled(at: time(clock.now, since: start)), request, start)
+    }
+
+    /// The failure for a request cancelled while an attempt was in flight
+    /// that then ended at `end` by throwing `thrown`.
+    @inlinable @inline(never)
+    func cancellation(
+        _ machine: inout RequestStateMachine, request: RetryRequest, start: C.Instant, at end: C.Instant,
+        thrown: (any Error)?
+    ) -> RetryFailure {
+        finish(machine.cancelled(at: time(end, since: start), thrown: thrown), request, start)
     }
 
     /// Reports the failure to the observer and telemetry, and returns it
@@ -181,7 +210,7 @@ extension RetryExecutor {
     /// not so, the request fails with an internal error rather than
     /// returning nothing.
     @inlinable @inline(never)
-    func succeed<Value: Sendable>(
+    func succeed<Value>(
         _ value: Value?, attempts: Int, request: RetryRequest, start: C.Instant, now: C.Instant
     ) throws(RetryFailure) -> Value {
         guard let value else {
