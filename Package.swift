@@ -221,6 +221,8 @@ let package = Package(
                 "RetryPolicyCore",
                 "RetryPolicyTestSupport",
                 "RetryPolicyExecutor",
+                // The examples load their policies from YAML.
+                "RetryPolicyYAML",
                 // The simulator, which the executor must agree with.
                 "RetryPolicyLint",
                 .product(name: "PropertyBased", package: "swift-property-based"),

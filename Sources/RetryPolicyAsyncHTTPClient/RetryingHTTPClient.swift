@@ -66,27 +66,42 @@ public struct RetryingHTTPClient<C: Clock>: Sendable where C.Duration == Duratio
     public func execute(
         _ request: HTTPClientRequest,
         endpoint: String? = nil,
-        markedIdempotent: Bool? = nil
+        retryability: RetryRequest.Retryability? = nil,
+        classify: (Result<HTTPResponse, any Error>) -> AttemptOutcome? = { _ in nil },
+        returningLastResponse: Bool = false
     ) async throws(RetryFailure) -> HTTPResponse {
         var generator = SystemRandomNumberGenerator()
-        return try await execute(request, endpoint: endpoint, markedIdempotent: markedIdempotent, using: &generator)
+        return try await execute(request, endpoint: endpoint, retryability: retryability, classify: classify,
+            returningLastResponse: returningLastResponse, using: &generator)
     }
 
-    /// ``execute(_:endpoint:markedIdempotent:)`` drawing jitter from
+    /// ``execute(_:endpoint:retryability:classify:returningLastResponse:)`` drawing jitter from
     /// `generator`.
+    ///
+    /// - Parameters:
+    ///   - retryability: whether sending the request twice is safe; by
+    ///     default a request with an `Idempotency-Key` header is idempotent
+    ///     and any other is judged by its method.
+    ///   - classify: reads a response the policy cannot (a 200 whose body
+    ///     is an error page: a condition the policy declares).
+    ///   - returningLastResponse: when the policy stops on a response,
+    ///     return it instead of throwing.
     public func execute<G: RandomNumberGenerator>(
         _ request: HTTPClientRequest,
         endpoint: String? = nil,
-        markedIdempotent: Bool? = nil,
+        retryability: RetryRequest.Retryability? = nil,
+        classify: (Result<HTTPResponse, any Error>) -> AttemptOutcome? = { _ in nil },
+        returningLastResponse: Bool = false,
         using generator: inout G
     ) async throws(RetryFailure) -> HTTPResponse {
         let retryRequest = RetryRequest(
             method: RetryPolicyCore.HTTPMethod(rawValue: request.method.rawValue),
-            markedIdempotent: markedIdempotent ?? request.headers.contains(name: "Idempotency-Key"),
+            retryability: retryability ?? (request.headers.contains(name: "Idempotency-Key") ? .idempotent : .asPolicySays),
             endpoint: endpoint)
         let client = self.client
         let maxBodyBytes = self.maxBodyBytes
-        return try await executor.runConcurrently(retryRequest, using: &generator) { _ in
+        return try await executor.runConcurrently(retryRequest, using: &generator, classify: classify, returningLastResponse: returningLastResponse
+        ) { _ in
             // The executor enforces the policy's timeouts by cancelling the
             // attempt; the client's own deadline is only a backstop.
             let response = try await client.execute(request, deadline: .distantFuture)

@@ -36,10 +36,12 @@ public struct RetryingURLSession<C: Clock>: Sendable where C.Duration == Duratio
     public let session: URLSession
     public var executor: RetryExecutor<C>
 
-    public init(session: URLSession, executor: RetryExecutor<C>) {
+    /// - Parameter urlErrors: `URLError` codes to read differently from
+    ///   the standard table (see ``RetryPolicyExecutor/ErrorClassifier/urlSession(overriding:)``).
+    public init(session: URLSession, executor: RetryExecutor<C>, urlErrors: [URLError.Code: AttemptOutcome] = [:]) {
         self.session = session
         var executor = executor
-        executor.classifier = ErrorClassifier.urlSession.chained(with: executor.classifier)
+        executor.classifier = ErrorClassifier.urlSession(overriding: urlErrors).chained(with: executor.classifier)
         self.executor = executor
     }
 
@@ -47,26 +49,43 @@ public struct RetryingURLSession<C: Clock>: Sendable where C.Duration == Duratio
     public func data(
         for request: URLRequest,
         endpoint: String? = nil,
-        markedIdempotent: Bool? = nil
+        retryability: RetryRequest.Retryability? = nil,
+        classify: (Result<URLSessionResponse, any Error>) -> AttemptOutcome? = { _ in nil },
+        returningLastResponse: Bool = false
     ) async throws(RetryFailure) -> (Data, HTTPURLResponse) {
         var generator = SystemRandomNumberGenerator()
-        return try await data(for: request, endpoint: endpoint, markedIdempotent: markedIdempotent, using: &generator)
+        return try await data(
+            for: request, endpoint: endpoint, retryability: retryability, classify: classify,
+            returningLastResponse: returningLastResponse, using: &generator)
     }
 
-    /// ``data(for:endpoint:markedIdempotent:)`` drawing jitter from
+    /// ``data(for:endpoint:retryability:classify:returningLastResponse:)`` drawing jitter from
     /// `generator`.
+    ///
+    /// - Parameters:
+    ///   - retryability: whether sending the request twice is safe; by
+    ///     default a request with an `Idempotency-Key` header is idempotent
+    ///     and any other is judged by its method.
+    ///   - classify: reads a response the policy cannot (a 200 whose body
+    ///     is an error page: a condition the policy declares).
+    ///   - returningLastResponse: when the policy stops on a response,
+    ///     return it instead of throwing.
     public func data<G: RandomNumberGenerator>(
         for request: URLRequest,
         endpoint: String? = nil,
-        markedIdempotent: Bool? = nil,
+        retryability: RetryRequest.Retryability? = nil,
+        classify: (Result<URLSessionResponse, any Error>) -> AttemptOutcome? = { _ in nil },
+        returningLastResponse: Bool = false,
         using generator: inout G
     ) async throws(RetryFailure) -> (Data, HTTPURLResponse) {
         let retryRequest = RetryRequest(
             method: HTTPMethod(rawValue: request.httpMethod ?? "GET"),
-            markedIdempotent: markedIdempotent ?? (request.value(forHTTPHeaderField: "Idempotency-Key") != nil),
+            retryability: retryability
+                ?? (request.value(forHTTPHeaderField: "Idempotency-Key") != nil ? .idempotent : .asPolicySays),
             endpoint: endpoint)
         let session = self.session
-        let response = try await executor.runConcurrently(retryRequest, using: &generator) { _ in
+        let response = try await executor.runConcurrently(retryRequest, using: &generator, classify: classify, returningLastResponse: returningLastResponse
+        ) { _ in
             let (data, response) = try await session.data(for: request)
             guard let http = response as? HTTPURLResponse else {
                 throw TransportError(.decoding, detail: "not an HTTP response")
@@ -82,11 +101,13 @@ extension RetryingURLSession where C == ContinuousClock {
     public init(
         session: URLSession,
         policy: Policy,
+        urlErrors: [URLError.Code: AttemptOutcome] = [:],
         observer: RetryObserver? = nil,
         telemetry: RetryTelemetry? = nil
     ) {
         self.init(
             session: session,
-            executor: RetryExecutor(decider: RetryDecider(policy: policy), observer: observer, telemetry: telemetry))
+            executor: RetryExecutor(decider: RetryDecider(policy: policy), observer: observer, telemetry: telemetry),
+            urlErrors: urlErrors)
     }
 }

@@ -14,9 +14,24 @@ extension ErrorClassifier {
     /// as `URLError.unknown` (or an empty reply as `.badServerResponse`)
     /// with only libcurl's message to tell them apart; see
     /// `URLSessionErrorMapping.libcurlFailure(code:message:)`.
-    public static let urlSession = ErrorClassifier { error in
-        guard let error = error as? URLError else { return nil }
-        return .transport(URLSessionErrorMapping.transportFailure(for: error))
+    public static let urlSession = urlSession(overriding: [:])
+
+    /// ``urlSession`` with some `URLError` codes read differently: each
+    /// entry of `overrides` replaces the standard class of its code (and
+    /// the reading of libcurl's message for it). An app whose server
+    /// answers `.resourceUnavailable` for a transient condition maps it to
+    /// `.transport(.connectionLost)`, or to a condition its policy
+    /// declares.
+    ///
+    /// ```swift
+    /// let classifier = ErrorClassifier.urlSession(overriding: [.resourceUnavailable: .transport(.connectionLost)])
+    /// ```
+    public static func urlSession(overriding overrides: [URLError.Code: AttemptOutcome]) -> ErrorClassifier {
+        ErrorClassifier { error in
+            guard let error = error as? URLError else { return nil }
+            if let outcome = overrides[error.code] { return outcome }
+            return .transport(URLSessionErrorMapping.transportFailure(for: error))
+        }
     }
 }
 

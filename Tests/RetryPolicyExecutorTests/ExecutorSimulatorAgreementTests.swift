@@ -282,7 +282,11 @@ struct ExecutorSimulatorAgreementTests {
     /// in which two things happened at one instant (two sleepers due
     /// together, or the executor going on without the clock moving): their
     /// order is the scheduler's, so there is no one story to compare.
-    static func executed(_ policy: Policy, _ request: RetryRequest, _ script: [Step], seed: UInt64) async -> Story? {
+    /// - Parameter inCallerTask: run through `run`, which performs every
+    ///   attempt in the calling task, rather than `runConcurrently`.
+    static func executed(
+        _ policy: Policy, _ request: RetryRequest, _ script: [Step], seed: UInt64, inCallerTask: Bool = false
+    ) async -> Story? {
         let clock = ManualClock()
         let feed = EventFeed()
         let executor = RetryExecutor(
@@ -291,7 +295,11 @@ struct ExecutorSimulatorAgreementTests {
         let server = ScriptedServer(script: script, clock: clock)
         let task = Task {
             var generator = SplitMix64(seed: seed)
-            _ = try? await executor.runConcurrently(request, using: &generator, operation: server.attempt)
+            if inCallerTask {
+                _ = try? await executor.run(request, using: &generator) { context in try await server.attempt(context) }
+            } else {
+                _ = try? await executor.runConcurrently(request, using: &generator, operation: server.attempt)
+            }
         }
         let timeouts = policy.timeouts(for: request.endpoint)
         let timed = timeouts.perAttempt != nil || timeouts.total != nil
@@ -398,6 +406,29 @@ struct ExecutorSimulatorAgreementTests {
                 "\(policy.name): \(request.method) \(script)\nexecutor:\n\(executed.map { "\($0)" } ?? "none")\nsimulator:\n\(simulated)\npolicy: \(policy)")
         }
     }
+    @Test("run, attempts in the caller's task: the same story as the simulator for every policy it runs alike")
+    func inCallerTaskExecutorAndSimulatorAgree() async {
+        await propertyCheck(
+            count: 1_000,
+            input: Gen.int(in: 0...1_000).array(of: 33), Gen.int(in: 0...100_000).array(of: 1...6), Gen.uint64()
+        ) { genes, codes, seed in
+            // `run` cannot interrupt an attempt or run copies side by side:
+            // time limits and hedging are `runConcurrently`'s (and the
+            // property above's), so the generated policies go without.
+            var policy = Self.policy(genes)
+            policy.timeouts = TimeoutBudget()
+            policy.endpoints = [:]
+            policy.hedging = nil
+            let request = Self.request(genes)
+            let script = codes.map(Self.step)
+            let simulated = Self.simulated(policy, request, script, seed: seed)
+            let executed = await Self.executed(policy, request, script, seed: seed, inCallerTask: true)
+            #expect(
+                executed == simulated,
+                "\(policy.name): \(request.method) \(script)\nrun:\n\(executed.map { "\($0)" } ?? "none")\nsimulator:\n\(simulated)\npolicy: \(policy)")
+        }
+    }
+
     // MARK: Hedging
 
     /// A hedging section for `genes`.

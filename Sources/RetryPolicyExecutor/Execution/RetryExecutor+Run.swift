@@ -5,41 +5,67 @@ import RetryPolicyCore
 extension RetryExecutor {
     /// Runs an operation under the policy, in the caller's task and
     /// isolation: the operation may capture state that is not `Sendable`,
-    /// and what it throws reaches ``RetryHooks/classify`` with its own type.
+    /// and what it throws reaches `classify` and `override` with its own
+    /// type.
     ///
-    /// A returned value is a success unless `hooks.classify` says
-    /// otherwise; a thrown error is judged through ``classifier``.
+    /// - Parameters:
+    ///   - request: the method, the endpoint, and whether sending it twice
+    ///     is safe.
+    ///   - classify: what an attempt's result means to the policy, or `nil`
+    ///     for the usual reading (a returned value is a success, a
+    ///     ``RetryableResponse`` is read by its status and headers, a thrown
+    ///     error goes through ``classifier``). Prefer returning a condition
+    ///     the policy declares (``AttemptOutcome/condition(_:)``) to deciding
+    ///     in `override`: the decision then stays in the policy file, where
+    ///     lint, `table` and `simulate` see it.
+    ///   - override: the escape hatch, asked after every attempt the policy
+    ///     does not treat as a success: retry after a delay of its choosing,
+    ///     stop, or leave it to the policy. Invisible to lint and every tool
+    ///     that reads the file; attempts, the total deadline and the budget
+    ///     still hold.
+    ///   - returningLastResponse: when the policy stops on a value the
+    ///     operation returned (a final 503), return it instead of throwing,
+    ///     as an HTTP client decorator does (urllib3's
+    ///     `raise_on_status=False`). Failures on a thrown error still throw.
+    ///   - isolation: the caller's; every attempt and hook runs in it.
+    ///   - operation: one attempt.
     ///
     /// Attempts run one after another in the calling task, so an attempt
     /// cannot be interrupted: the policy's per-attempt limit reaches the
     /// operation as ``AttemptContext/timeLimit``, for its client to
     /// enforce, and the total deadline is kept between attempts. A policy
     /// that hedges runs its copies one after another here (its retry rules
-    /// still apply). ``runConcurrently(_:hooks:isolation:operation:)``
+    /// still apply). ``runConcurrently(_:classify:override:returningLastResponse:isolation:operation:)``
     /// enforces both, for a `@Sendable` operation.
     @inlinable
     public func run<Value, Failure: Error>(
         _ request: RetryRequest = RetryRequest(),
-        hooks: RetryHooks<Value, Failure> = RetryHooks(),
+        classify: (Result<Value, Failure>) -> AttemptOutcome? = { _ in nil },
+        override: (FailedAttempt<Failure>) -> DecisionOverride = { _ in .asPolicySays },
+        returningLastResponse: Bool = false,
         isolation: isolated (any Actor)? = #isolation,
         operation: (AttemptContext) async throws(Failure) -> Value
     ) async throws(RetryFailure) -> Value {
         var generator = SystemRandomNumberGenerator()
-        return try await run(request, using: &generator, hooks: hooks, isolation: isolation, operation: operation)
+        return try await run(request, using: &generator, classify: classify, override: override, returningLastResponse: returningLastResponse,
+            isolation: isolation, operation: operation)
     }
 
-    /// ``run(_:hooks:isolation:operation:)`` drawing jitter from
+    /// ``run(_:classify:override:returningLastResponse:isolation:operation:)`` drawing jitter from
     /// `generator` (a seeded `SplitMix64` makes runs reproducible).
     @inlinable
     public func run<Value, Failure: Error, G: RandomNumberGenerator>(
         _ request: RetryRequest = RetryRequest(),
         using generator: inout G,
-        hooks: RetryHooks<Value, Failure> = RetryHooks(),
+        classify: (Result<Value, Failure>) -> AttemptOutcome? = { _ in nil },
+        override: (FailedAttempt<Failure>) -> DecisionOverride = { _ in .asPolicySays },
+        returningLastResponse: Bool = false,
         isolation: isolated (any Actor)? = #isolation,
         operation: (AttemptContext) async throws(Failure) -> Value
     ) async throws(RetryFailure) -> Value {
         try await execute(
-            request, using: &generator, hooks: hooks, isolation: isolation, judge: { _ in .status(200) },
+            request, using: &generator, classify: classify, override: override, returningLastResponse: returningLastResponse,
+            isolation: isolation, judge: { _ in .status(200) },
             keep: { _ in nil }, concurrentAttempts: false,
             attempt: { context, _ in
                 do throws(Failure) { return .value(try await operation(context)) } catch { return .failure(error) }
@@ -49,31 +75,37 @@ extension RetryExecutor {
 
     /// Runs an operation that returns an HTTP response, in the caller's
     /// task and isolation; the policy judges each response by its status
-    /// and headers (and `hooks.classify`, when it says otherwise).
+    /// and headers (and `classify`, when it says otherwise).
     @inlinable
     public func run<Response: RetryableResponse, Failure: Error>(
         _ request: RetryRequest = RetryRequest(),
-        hooks: RetryHooks<Response, Failure> = RetryHooks(),
+        classify: (Result<Response, Failure>) -> AttemptOutcome? = { _ in nil },
+        override: (FailedAttempt<Failure>) -> DecisionOverride = { _ in .asPolicySays },
+        returningLastResponse: Bool = false,
         isolation: isolated (any Actor)? = #isolation,
         operation: (AttemptContext) async throws(Failure) -> Response
     ) async throws(RetryFailure) -> Response {
         var generator = SystemRandomNumberGenerator()
-        return try await run(request, using: &generator, hooks: hooks, isolation: isolation, operation: operation)
+        return try await run(request, using: &generator, classify: classify, override: override, returningLastResponse: returningLastResponse,
+            isolation: isolation, operation: operation)
     }
 
-    /// ``run(_:hooks:isolation:operation:)`` for HTTP responses, drawing
+    /// ``run(_:classify:override:returningLastResponse:isolation:operation:)`` for HTTP responses, drawing
     /// jitter from `generator`.
     @inlinable
     public func run<Response: RetryableResponse, Failure: Error, G: RandomNumberGenerator>(
         _ request: RetryRequest = RetryRequest(),
         using generator: inout G,
-        hooks: RetryHooks<Response, Failure> = RetryHooks(),
+        classify: (Result<Response, Failure>) -> AttemptOutcome? = { _ in nil },
+        override: (FailedAttempt<Failure>) -> DecisionOverride = { _ in .asPolicySays },
+        returningLastResponse: Bool = false,
         isolation: isolated (any Actor)? = #isolation,
         operation: (AttemptContext) async throws(Failure) -> Response
     ) async throws(RetryFailure) -> Response {
         let decider = self.decider
         return try await execute(
-            request, using: &generator, hooks: hooks, isolation: isolation, judge: { decider.outcome(for: $0) },
+            request, using: &generator, classify: classify, override: override, returningLastResponse: returningLastResponse,
+            isolation: isolation, judge: { decider.outcome(for: $0) },
             keep: { $0 }, concurrentAttempts: false,
             attempt: { context, _ in
                 do throws(Failure) { return .value(try await operation(context)) } catch { return .failure(error) }
@@ -103,30 +135,36 @@ extension RetryExecutor {
     @inlinable
     public func runConcurrently<Response: RetryableResponse>(
         _ request: RetryRequest = RetryRequest(),
-        hooks: RetryHooks<Response, any Error> = RetryHooks(),
+        classify: (Result<Response, any Error>) -> AttemptOutcome? = { _ in nil },
+        override: (FailedAttempt<any Error>) -> DecisionOverride = { _ in .asPolicySays },
+        returningLastResponse: Bool = false,
         isolation: isolated (any Actor)? = #isolation,
         operation: @Sendable (AttemptContext) async throws -> Response
     ) async throws(RetryFailure) -> Response {
         var generator = SystemRandomNumberGenerator()
         let decider = self.decider
         return try await runConcurrently(
-            request, using: &generator, hooks: hooks, isolation: isolation, judge: { decider.outcome(for: $0) },
+            request, using: &generator, classify: classify, override: override, returningLastResponse: returningLastResponse,
+            isolation: isolation, judge: { decider.outcome(for: $0) },
             operation: operation)
     }
 
-    /// ``runConcurrently(_:hooks:isolation:operation:)`` drawing jitter from
+    /// ``runConcurrently(_:classify:override:returningLastResponse:isolation:operation:)`` drawing jitter from
     /// `generator` (a seeded `SplitMix64` makes runs reproducible).
     @inlinable
     public func runConcurrently<Response: RetryableResponse, G: RandomNumberGenerator>(
         _ request: RetryRequest = RetryRequest(),
         using generator: inout G,
-        hooks: RetryHooks<Response, any Error> = RetryHooks(),
+        classify: (Result<Response, any Error>) -> AttemptOutcome? = { _ in nil },
+        override: (FailedAttempt<any Error>) -> DecisionOverride = { _ in .asPolicySays },
+        returningLastResponse: Bool = false,
         isolation: isolated (any Actor)? = #isolation,
         operation: @Sendable (AttemptContext) async throws -> Response
     ) async throws(RetryFailure) -> Response {
         let decider = self.decider
         return try await runConcurrently(
-            request, using: &generator, hooks: hooks, isolation: isolation, judge: { decider.outcome(for: $0) },
+            request, using: &generator, classify: classify, override: override, returningLastResponse: returningLastResponse,
+            isolation: isolation, judge: { decider.outcome(for: $0) },
             operation: operation)
     }
 
@@ -135,30 +173,37 @@ extension RetryExecutor {
     @inlinable
     public func runConcurrently<Value: Sendable>(
         _ request: RetryRequest = RetryRequest(),
-        hooks: RetryHooks<Value, any Error> = RetryHooks(),
+        classify: (Result<Value, any Error>) -> AttemptOutcome? = { _ in nil },
+        override: (FailedAttempt<any Error>) -> DecisionOverride = { _ in .asPolicySays },
+        returningLastResponse: Bool = false,
         isolation: isolated (any Actor)? = #isolation,
         operation: @Sendable (AttemptContext) async throws -> Value
     ) async throws(RetryFailure) -> Value {
         var generator = SystemRandomNumberGenerator()
         return try await runConcurrently(
-            request, using: &generator, hooks: hooks, isolation: isolation, judge: { _ in .status(200) },
+            request, using: &generator, classify: classify, override: override, returningLastResponse: returningLastResponse,
+            isolation: isolation, judge: { _ in .status(200) },
             operation: operation)
     }
 
     /// The general form: `judge` says what a returned value means (a 2xx
     /// is a success unless a rule says otherwise), thrown errors go through
-    /// ``classifier``; `hooks` may say otherwise about either.
+    /// ``classifier``; `classify` may say otherwise about either, and
+    /// `override` and `returningLastResponse` are as for ``run(_:classify:override:returningLastResponse:isolation:operation:)``.
     @inlinable
     public func runConcurrently<Value: Sendable, G: RandomNumberGenerator>(
         _ request: RetryRequest = RetryRequest(),
         using generator: inout G,
-        hooks: RetryHooks<Value, any Error> = RetryHooks(),
+        classify: (Result<Value, any Error>) -> AttemptOutcome? = { _ in nil },
+        override: (FailedAttempt<any Error>) -> DecisionOverride = { _ in .asPolicySays },
+        returningLastResponse: Bool = false,
         isolation: isolated (any Actor)? = #isolation,
         judge: (Value) -> AttemptOutcome,
         operation: @Sendable (AttemptContext) async throws -> Value
     ) async throws(RetryFailure) -> Value {
         try await execute(
-            request, using: &generator, hooks: hooks, isolation: isolation, judge: judge, keep: { $0 },
+            request, using: &generator, classify: classify, override: override, returningLastResponse: returningLastResponse,
+            isolation: isolation, judge: judge, keep: { $0 },
             concurrentAttempts: true,
             attempt: { context, startedAt in
                 if let limit = context.timeLimit {
@@ -170,8 +215,8 @@ extension RetryExecutor {
                 let classifier = self.classifier
                 return try await self.hedgedRun(
                     &machine, from: action, request, start: start, now: now, using: &generator, isolation: isolation,
-                    judge: { value in hooks.classify?(.success(value)) ?? judge(value) },
-                    judgeError: { error in hooks.classify?(.failure(error)) ?? classifier.outcome(for: error) },
+                    judge: { value in classify(.success(value)) ?? judge(value) },
+                    judgeError: { error in classify(.failure(error)) ?? classifier.outcome(for: error) },
                     operation: operation)
             })
     }
@@ -194,7 +239,9 @@ extension RetryExecutor {
     func execute<Value, Failure: Error, G: RandomNumberGenerator>(
         _ request: RetryRequest,
         using generator: inout G,
-        hooks: RetryHooks<Value, Failure>,
+        classify: (Result<Value, Failure>) -> AttemptOutcome?,
+        override: (FailedAttempt<Failure>) -> DecisionOverride,
+        returningLastResponse: Bool,
         isolation: isolated (any Actor)?,
         judge: (Value) -> AttemptOutcome,
         keep: (Value) -> (any Sendable)?,
@@ -226,7 +273,8 @@ extension RetryExecutor {
             let start = setup.fields.clock.now
             return try await loop(
                 request, start: start, first: nil, concurrentAttempts: concurrentAttempts, using: &generator,
-                hooks: hooks, isolation: isolation, judge: judge, keep: keep, attempt: attempt,
+                classify: classify, override: override, returningLastResponse: returningLastResponse,
+            isolation: isolation, judge: judge, keep: keep, attempt: attempt,
                 hedge: { machine, action, now, generator throws(RetryFailure) in
                     try await hedge(&machine, action, start, now, &generator)
                 })
@@ -234,7 +282,7 @@ extension RetryExecutor {
         let result = await attempt(AttemptContext(attempt: 1, credentialRefreshes: 0), firstStart ?? setup.fields.clock.now)
         if case .value(let value) = result,
             decider.settlePlainSuccess(
-                ofFirstAttempt: hooks.classify?(.success(value)) ?? judge(value), method: request.method)
+                ofFirstAttempt: classify(.success(value)) ?? judge(value), method: request.method)
         {
             return value
         }
@@ -242,7 +290,8 @@ extension RetryExecutor {
         let start = firstStart ?? end
         return try await loop(
             request, start: start, first: FirstAttempt(result: result, start: start, end: end),
-            concurrentAttempts: false, using: &generator, hooks: hooks, isolation: isolation, judge: judge,
+            concurrentAttempts: false, using: &generator, classify: classify, override: override, returningLastResponse: returningLastResponse,
+            isolation: isolation, judge: judge,
             keep: keep, attempt: attempt,
             hedge: { machine, action, now, generator throws(RetryFailure) in
                 try await hedge(&machine, action, start, now, &generator)
@@ -258,7 +307,9 @@ extension RetryExecutor {
         first: FirstAttempt<Value>?,
         concurrentAttempts: Bool,
         using generator: inout G,
-        hooks: RetryHooks<Value, Failure>,
+        classify: (Result<Value, Failure>) -> AttemptOutcome?,
+        override: (FailedAttempt<Failure>) -> DecisionOverride,
+        returningLastResponse: Bool,
         isolation: isolated (any Actor)?,
         judge: (Value) -> AttemptOutcome,
         keep: (Value) -> (any Sendable)?,
@@ -271,20 +322,18 @@ extension RetryExecutor {
         let decider = self.decider
         return try await retryLoop(
             request, start: start, first: first, concurrentAttempts: concurrentAttempts, using: &generator,
-            isolation: isolation, judge: { value in hooks.classify?(.success(value)) ?? judge(value) },
+            isolation: isolation, judge: { value in classify(.success(value)) ?? judge(value) },
             judgeError: { error in
-                if let classify = hooks.classify, let typed = error as? Failure, let outcome = classify(.failure(typed)) {
-                    return outcome
-                }
+                if let typed = error as? Failure, let outcome = classify(.failure(typed)) { return outcome }
                 return classifier.outcome(for: error)
             },
             override: { number, outcome, thrown in
-                guard let override = hooks.override,
-                    thrown != nil || !decider.isPlainSuccess(outcome, method: request.method)
-                else { return .asPolicySays }
+                guard thrown != nil || !decider.isPlainSuccess(outcome, method: request.method) else {
+                    return .asPolicySays
+                }
                 return override(FailedAttempt(number: number, outcome: outcome, thrown: thrown as? Failure))
             },
-            keep: keep, returnsLastResponse: hooks.returnsLastResponse, attempt: attempt, hedge: hedge)
+            keep: keep, returnsLastResponse: returningLastResponse, attempt: attempt, hedge: hedge)
     }
 
     /// An attempt already made before the loop took over.
