@@ -280,6 +280,19 @@ struct ErrorMappingTests {
     }
     #endif
 
+    @Test("URLError codes can be read differently; the rest of the table stays")
+    func urlErrorOverrides() {
+        let classifier = ErrorClassifier.urlSession(overriding: [
+            .resourceUnavailable: .transport(.connectionLost), .badServerResponse: .condition("bad_gateway_page"),
+        ])
+        #expect(ErrorClassifier.urlSession.outcome(for: URLError(.resourceUnavailable)) == .transport(.unknown))
+        #expect(classifier.outcome(for: URLError(.resourceUnavailable)) == .transport(.connectionLost))
+        // An override wins over reading libcurl's message, too.
+        let emptyReply = URLError(.badServerResponse, userInfo: [NSLocalizedDescriptionKey: "Empty reply from server"])
+        #expect(classifier.outcome(for: emptyReply) == .condition("bad_gateway_page"))
+        #expect(classifier.outcome(for: URLError(.timedOut)) == .transport(.timeout))
+    }
+
     @Test("an error no adapter knows is an unknown transport failure; a policy can still name it")
     func unknownErrors() {
         struct Strange: Error {}

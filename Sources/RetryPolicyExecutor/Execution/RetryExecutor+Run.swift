@@ -206,7 +206,9 @@ extension RetryExecutor {
             isolation: isolation, judge: judge, keep: { $0 },
             concurrentAttempts: true,
             attempt: { context, startedAt in
-                if let limit = context.timeLimit {
+                // A first try that may start at once has no time limit, and
+                // no reading of the clock to start it from.
+                if let limit = context.timeLimit, let startedAt {
                     return await self.perform(operation, context: context, limit: limit, startedAt: startedAt)
                 }
                 do { return .value(try await operation(context)) } catch { return .failure(error) }
@@ -246,7 +248,7 @@ extension RetryExecutor {
         judge: (Value) -> AttemptOutcome,
         keep: (Value) -> (any Sendable)?,
         concurrentAttempts: Bool,
-        attempt: nonisolated(nonsending) (AttemptContext, _ startedAt: C.Instant) async -> AttemptResult<Value>,
+        attempt: nonisolated(nonsending) (AttemptContext, _ startedAt: C.Instant?) async -> AttemptResult<Value>,
         hedge: nonisolated(nonsending) (
             inout RequestStateMachine, RequestStateMachine.Action, _ start: C.Instant, _ now: C.Instant, inout G
         ) async throws(RetryFailure) -> Value
@@ -279,17 +281,17 @@ extension RetryExecutor {
                     try await hedge(&machine, action, start, now, &generator)
                 })
         }
-        let result = await attempt(AttemptContext(attempt: 1, credentialRefreshes: 0), firstStart ?? setup.fields.clock.now)
-        if case .value(let value) = result,
-            decider.settlePlainSuccess(
-                ofFirstAttempt: classify(.success(value)) ?? judge(value), method: request.method)
-        {
-            return value
+        let result = await attempt(AttemptContext(attempt: 1, credentialRefreshes: 0), firstStart)
+        var judged: AttemptOutcome?
+        if case .value(let value) = result {
+            let outcome = classify(.success(value)) ?? judge(value)
+            if decider.settlePlainSuccess(ofFirstAttempt: outcome, method: request.method) { return value }
+            judged = outcome
         }
         let end = setup.fields.clock.now
         let start = firstStart ?? end
         return try await loop(
-            request, start: start, first: FirstAttempt(result: result, start: start, end: end),
+            request, start: start, first: FirstAttempt(result: result, judged: judged, start: start, end: end),
             concurrentAttempts: false, using: &generator, classify: classify, override: override, returningLastResponse: returningLastResponse,
             isolation: isolation, judge: judge,
             keep: keep, attempt: attempt,
@@ -313,7 +315,7 @@ extension RetryExecutor {
         isolation: isolated (any Actor)?,
         judge: (Value) -> AttemptOutcome,
         keep: (Value) -> (any Sendable)?,
-        attempt: nonisolated(nonsending) (AttemptContext, _ startedAt: C.Instant) async -> AttemptResult<Value>,
+        attempt: nonisolated(nonsending) (AttemptContext, _ startedAt: C.Instant?) async -> AttemptResult<Value>,
         hedge: nonisolated(nonsending) (
             inout RequestStateMachine, RequestStateMachine.Action, _ now: C.Instant, inout G
         ) async throws(RetryFailure) -> Value
@@ -340,12 +342,15 @@ extension RetryExecutor {
     @usableFromInline
     struct FirstAttempt<Value> {
         @usableFromInline var result: AttemptResult<Value>
+        /// What the returned value meant, already asked of the hooks.
+        @usableFromInline var judged: AttemptOutcome?
         @usableFromInline var start: C.Instant
         @usableFromInline var end: C.Instant
 
         @inlinable
-        init(result: AttemptResult<Value>, start: C.Instant, end: C.Instant) {
+        init(result: AttemptResult<Value>, judged: AttemptOutcome?, start: C.Instant, end: C.Instant) {
             self.result = result
+            self.judged = judged
             self.start = start
             self.end = end
         }

@@ -41,7 +41,7 @@ extension RetryExecutor {
         override: (_ attempt: Int, AttemptOutcome, _ thrown: (any Error)?) -> DecisionOverride,
         keep: (Value) -> (any Sendable)?,
         returnsLastResponse: Bool,
-        attempt: nonisolated(nonsending) (AttemptContext, _ startedAt: C.Instant) async -> AttemptResult<Value>,
+        attempt: nonisolated(nonsending) (AttemptContext, _ startedAt: C.Instant?) async -> AttemptResult<Value>,
         hedge: nonisolated(nonsending) (
             inout RequestStateMachine, RequestStateMachine.Action, _ now: C.Instant, inout G
         ) async throws(RetryFailure) -> Value

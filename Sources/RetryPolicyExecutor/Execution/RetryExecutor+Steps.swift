@@ -39,7 +39,8 @@ extension RetryExecutor {
         now = first.end
         return try attemptFinished(
             first.result, number: nil, machine: &machine, end: first.end, start: start, lastValue: &lastValue,
-            request: request, using: &generator, judge: judge, judgeError: judgeError, override: override)
+            request: request, using: &generator, judge: judge, judgeError: judgeError, override: override,
+            judged: first.judged)
     }
 
     /// Judges an attempt's result, tells the machine, and reports the
@@ -62,6 +63,7 @@ extension RetryExecutor {
         judge: (Value) -> AttemptOutcome,
         judgeError: (any Error) -> AttemptOutcome,
         override: (_ attempt: Int, AttemptOutcome, _ thrown: (any Error)?) -> DecisionOverride,
+        judged: AttemptOutcome? = nil,
         reportsRecord: Bool = true
     ) throws(RetryFailure) -> RequestStateMachine.Action {
         if case .value = result {} else if Task.isCancelled {
@@ -76,7 +78,7 @@ extension RetryExecutor {
         let action: RequestStateMachine.Action
         switch result {
         case .value(let returned):
-            let outcome = judge(returned)
+            let outcome = judged ?? judge(returned)
             let override = sequential ? override(number, outcome, nil) : .asPolicySays
             lastValue = returned
             action =
