@@ -226,7 +226,7 @@ public struct CircuitBreakerStateMachine: Sendable {
 
     /// Calls and failures in the window now (closed state only; the window
     /// is emptied when the breaker opens).
-    public var windowCounts: (calls: Int, failures: Int) { (window.calls, window.failures) }
+    package var windowCounts: (calls: Int, failures: Int) { (window.calls, window.failures) }
 
     // MARK: Events
 
@@ -286,11 +286,11 @@ public struct CircuitBreakerStateMachine: Sendable {
 
     /// Times the breaker opened since it last closed (0 while closed after
     /// a close): what the next break's length grows from.
-    public var consecutiveOpenings: Int { openings }
+    package var consecutiveOpenings: Int { openings }
 
     /// Whether `ticket` is a probe of the current half-open period, so
     /// that its result still decides the breaker.
-    public func isProbe(_ ticket: Ticket) -> Bool {
+    package func isProbe(_ ticket: Ticket) -> Bool {
         guard ticket.generation == generation, case .halfOpen = phase else { return false }
         return true
     }
@@ -303,7 +303,7 @@ public struct CircuitBreakerStateMachine: Sendable {
     /// and reported once more by the next ``admit(at:)`` (so that the call
     /// that meets it reports it, as calls report changes made here) unless
     /// a change made here comes first.
-    public mutating func adoptOpening(until: Timestamp, openings shared: Int, at now: Timestamp) -> CircuitBreakerTransition? {
+    package mutating func adoptOpening(until: Timestamp, openings shared: Int, at now: Timestamp) -> CircuitBreakerTransition? {
         openings = max(openings, shared)
         if case .open(let current) = phase, current >= until { return nil }
         consecutive = 0
@@ -317,7 +317,7 @@ public struct CircuitBreakerStateMachine: Sendable {
     /// Another process sharing the breaker closed it (its probes all
     /// succeeded): close with an empty window, the break back to its first
     /// length. Reported by the next ``admit(at:)`` like an adopted opening.
-    public mutating func adoptClosing() -> CircuitBreakerTransition? {
+    package mutating func adoptClosing() -> CircuitBreakerTransition? {
         if case .closed = phase { return nil }
         openings = 0
         consecutive = 0
@@ -331,7 +331,7 @@ public struct CircuitBreakerStateMachine: Sendable {
     /// the state: the probes of an earlier period no longer decide. Used
     /// when the right to probe is granted from outside (a fleet-wide
     /// permit); ``admit(at:)`` then admits the probe.
-    public mutating func beginProbing() -> CircuitBreakerTransition? {
+    package mutating func beginProbing() -> CircuitBreakerTransition? {
         let wasHalfOpen: Bool
         if case .halfOpen = phase { wasHalfOpen = true } else { wasHalfOpen = false }
         enter(.halfOpen(admitted: 0, succeeded: 0))
@@ -491,7 +491,7 @@ public final class CircuitBreaker: Sendable {
     }
 
     /// A release in this process's state only.
-    public func releaseLocally(_ ticket: CircuitBreakerStateMachine.Ticket) {
+    package func releaseLocally(_ ticket: CircuitBreakerStateMachine.Ticket) {
         machine.withLock { $0.release(ticket) }
     }
 
@@ -499,7 +499,7 @@ public final class CircuitBreaker: Sendable {
     /// elsewhere: closed, or open with the break still running. `nil` once
     /// the break is over (open or half-open), when a shared breaker must
     /// first claim a probe permit. One lock, no state read twice.
-    public func admitWithoutProbe(at now: Timestamp) -> (CircuitBreakerStateMachine.Admission, CircuitBreakerTransition?)? {
+    package func admitWithoutProbe(at now: Timestamp) -> (CircuitBreakerStateMachine.Admission, CircuitBreakerTransition?)? {
         machine.withLock { machine in
             switch machine.state {
             case .closed: return machine.admit(at: now)
@@ -512,7 +512,7 @@ public final class CircuitBreaker: Sendable {
     /// A result recorded in this process's state only, and whether the
     /// call was a probe of the current half-open period (read under the
     /// same lock).
-    public func recordLocallyNotingProbe(failure: Bool, ticket: CircuitBreakerStateMachine.Ticket, at now: Timestamp)
+    package func recordLocallyNotingProbe(failure: Bool, ticket: CircuitBreakerStateMachine.Ticket, at now: Timestamp)
         -> (transition: CircuitBreakerTransition?, wasProbe: Bool)
     {
         machine.withLock { machine in
@@ -522,25 +522,25 @@ public final class CircuitBreaker: Sendable {
     }
 
     /// Times opened since the breaker last closed.
-    public var consecutiveOpenings: Int { machine.withLock { $0.consecutiveOpenings } }
+    package var consecutiveOpenings: Int { machine.withLock { $0.consecutiveOpenings } }
 
     /// Whether `ticket` is a probe of the current half-open period.
-    public func isProbe(_ ticket: CircuitBreakerStateMachine.Ticket) -> Bool { machine.withLock { $0.isProbe(ticket) } }
+    package func isProbe(_ ticket: CircuitBreakerStateMachine.Ticket) -> Bool { machine.withLock { $0.isProbe(ticket) } }
 
     /// Applies an opening from elsewhere (see
     /// ``CircuitBreakerStateMachine/adoptOpening(until:openings:at:)``).
-    public func adoptOpening(until: Timestamp, openings: Int, at now: Timestamp) -> CircuitBreakerTransition? {
+    package func adoptOpening(until: Timestamp, openings: Int, at now: Timestamp) -> CircuitBreakerTransition? {
         machine.withLock { $0.adoptOpening(until: until, openings: openings, at: now) }
     }
 
     /// Applies a closing from elsewhere.
-    public func adoptClosing() -> CircuitBreakerTransition? { machine.withLock { $0.adoptClosing() } }
+    package func adoptClosing() -> CircuitBreakerTransition? { machine.withLock { $0.adoptClosing() } }
 
     /// Admits a probe whose right to go through was granted from outside
     /// (a fleet-wide permit): a breaker that is not half-open, or with
     /// `newPeriod` one whose probes belong to an earlier period, starts a
     /// new half-open period first; then the probe is admitted in it.
-    public func admitProbe(at now: Timestamp, newPeriod: Bool) -> (CircuitBreakerStateMachine.Admission, CircuitBreakerTransition?) {
+    package func admitProbe(at now: Timestamp, newPeriod: Bool) -> (CircuitBreakerStateMachine.Admission, CircuitBreakerTransition?) {
         machine.withLock { machine in
             var started: CircuitBreakerTransition?
             if newPeriod || machine.state != .halfOpen { started = machine.beginProbing() }
@@ -550,12 +550,12 @@ public final class CircuitBreaker: Sendable {
     }
 
     /// Admission against this process's state only.
-    public func admitLocally(at now: Timestamp) -> (CircuitBreakerStateMachine.Admission, CircuitBreakerTransition?) {
+    package func admitLocally(at now: Timestamp) -> (CircuitBreakerStateMachine.Admission, CircuitBreakerTransition?) {
         machine.withLock { $0.admit(at: now) }
     }
 
     /// A result recorded in this process's state only.
-    public func recordLocally(failure: Bool, ticket: CircuitBreakerStateMachine.Ticket, at now: Timestamp)
+    package func recordLocally(failure: Bool, ticket: CircuitBreakerStateMachine.Ticket, at now: Timestamp)
         -> CircuitBreakerTransition?
     {
         machine.withLock { $0.record(failure: failure, ticket: ticket, at: now) }
