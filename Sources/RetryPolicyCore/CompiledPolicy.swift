@@ -23,12 +23,12 @@ public final class CompiledPolicy: Sendable {
     let defaultBudgetHasLimits: Bool
     /// The methods some rule names; table `i + 1` is for `namedMethods[i]`,
     /// table 0 for every other method.
-    public let namedMethods: [HTTPMethod]
+    package let namedMethods: [HTTPMethod]
     /// `inputCount` entries per table: the first matching rule, or -1.
     private let tables: [Int32]
 
     /// Input slots: status codes 100-599, then the transport classes.
-    public static let inputCount = StatusPattern.validCodes.count + TransportFailure.allCases.count
+    package static let inputCount = StatusPattern.validCodes.count + TransportFailure.allCases.count
 
     /// A policy compiled for analysis: no budget to spend, its own cooldown.
     public convenience init(policy: Policy) {
@@ -71,12 +71,12 @@ public final class CompiledPolicy: Sendable {
 
     /// The input slot of a status code; `nil` outside 100-599.
     @inline(__always)
-    public static func inputSlot(status: Int) -> Int? {
+    package static func inputSlot(status: Int) -> Int? {
         StatusPattern.validCodes.contains(status) ? status - StatusPattern.validCodes.lowerBound : nil
     }
 
     @inline(__always)
-    public static func inputSlot(transport: TransportFailure) -> Int {
+    package static func inputSlot(transport: TransportFailure) -> Int {
         let index: Int
         switch transport {
         case .timeout: index = 0
@@ -94,7 +94,7 @@ public final class CompiledPolicy: Sendable {
     }
 
     /// The input slots a rule's statuses and transports cover.
-    public static func inputSlots(of rule: Rule) -> [Int] {
+    package static func inputSlots(of rule: Rule) -> [Int] {
         var result: [Int] = []
         for pattern in rule.statuses {
             let codes = pattern.codes.clamped(to: StatusPattern.validCodes)
@@ -107,7 +107,7 @@ public final class CompiledPolicy: Sendable {
 
     /// The table for `method`.
     @inline(__always)
-    public func methodSlot(_ method: HTTPMethod) -> Int {
+    package func methodSlot(_ method: HTTPMethod) -> Int {
         if namedMethods.isEmpty { return 0 }
         return namedMethods.firstIndex(of: method).map { $0 + 1 } ?? 0
     }
@@ -117,7 +117,7 @@ public final class CompiledPolicy: Sendable {
     /// The index of the first rule matching the input in `slot` for the
     /// method in `methodSlot`.
     @inline(__always)
-    public func firstMatch(inputSlot slot: Int, methodSlot: Int) -> Int? {
+    package func firstMatch(inputSlot slot: Int, methodSlot: Int) -> Int? {
         let index = tables[methodSlot &* Self.inputCount &+ slot]
         return index < 0 ? nil : Int(index)
     }

@@ -160,7 +160,7 @@ public enum DurationText {
     /// without trailing zeros and without Foundation: `decimal(1500,
     /// fractionDigits: 3)` is `1.5`, `decimal(30_000, fractionDigits: 3)` is
     /// `30`. For a non-negative `scaled`.
-    public static func decimal(_ scaled: Int64, fractionDigits: Int) -> String {
+    package static func decimal(_ scaled: Int64, fractionDigits: Int) -> String {
         NumberText.decimal(scaled, fractionDigits: fractionDigits)
     }
 }
@@ -169,7 +169,7 @@ extension Duration {
     /// The duration in whole nanoseconds, saturating instead of trapping so
     /// that hostile values can never crash a decision.
     @inlinable
-    public var nanosecondsSaturated: Int64 {
+    package var nanosecondsSaturated: Int64 {
         // Below about 9.2 s either way the attosecond count fits in 64 bits
         // (the high word is the low word's sign), and truncating it to
         // nanoseconds is one 64-bit division instead of the 128-bit
@@ -185,11 +185,11 @@ extension Duration {
     }
 
     /// Milliseconds as a Double, for reports.
-    public var milliseconds: Double {
+    package var milliseconds: Double {
         let (seconds, attoseconds) = components
         return Double(seconds) * 1000 + Double(attoseconds) / 1e15
     }
 
     /// The duration in the policy file syntax (`1m30s`).
-    public var formattedForHumans: String { DurationText.format(self) }
+    package var formattedForHumans: String { DurationText.format(self) }
 }

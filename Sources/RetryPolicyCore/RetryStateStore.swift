@@ -40,21 +40,23 @@ public protocol RetryStateStore: AnyObject, Sendable {
     func cooldownRecorded(until: Timestamp, error: SDKError, by gate: CooldownGate)
 
     /// May a call under `breaker` (shared under `breaker.key`) start at
-    /// `now`? The default keeps the breaker in this process
-    /// (``CircuitBreaker/admitLocally(at:)``). Must not wait.
+    /// `now`? The default keeps the breaker in this process. Must not wait.
+    ///
+    /// The breaker's own state is reachable only from this package, so a
+    /// store defined elsewhere shares budgets and cooldowns and keeps the
+    /// default for the three breaker requirements.
     func admit(at now: Timestamp, through breaker: CircuitBreaker)
         -> (CircuitBreakerStateMachine.Admission, CircuitBreakerTransition?)
 
     /// A call admitted by `breaker` ended; the default records it in this
-    /// process (``CircuitBreaker/recordLocally(failure:ticket:at:)``).
-    /// Must not wait.
+    /// process. Must not wait.
     func record(
         failure: Bool, ticket: CircuitBreakerStateMachine.Ticket, at now: Timestamp, in breaker: CircuitBreaker
     ) -> CircuitBreakerTransition?
 
     /// A call admitted by `breaker` will report no result (cancelled, or
-    /// never started); the default releases it in this process
-    /// (``CircuitBreaker/releaseLocally(_:)``). Must not wait.
+    /// never started); the default releases it in this process. Must not
+    /// wait.
     func release(_ ticket: CircuitBreakerStateMachine.Ticket, in breaker: CircuitBreaker)
 }
 

@@ -1,0 +1,20 @@
+extension RetryStateStore {
+    /// The default: the breaker's state lives in this process.
+    public func admit(at now: Timestamp, through breaker: CircuitBreaker)
+        -> (CircuitBreakerStateMachine.Admission, CircuitBreakerTransition?)
+    {
+        breaker.admitLocally(at: now)
+    }
+
+    /// The default: the breaker's state lives in this process.
+    public func record(
+        failure: Bool, ticket: CircuitBreakerStateMachine.Ticket, at now: Timestamp, in breaker: CircuitBreaker
+    ) -> CircuitBreakerTransition? {
+        breaker.recordLocally(failure: failure, ticket: ticket, at: now)
+    }
+
+    /// The default: the breaker's state lives in this process.
+    public func release(_ ticket: CircuitBreakerStateMachine.Ticket, in breaker: CircuitBreaker) {
+        breaker.releaseLocally(ticket)
+    }
+}

@@ -1,0 +1,154 @@
+#if Postgres  // the trait; without it this module is empty
+import Logging
+import Metrics
+import NIOCore
+import PostgresNIO
+import RetryPolicyCore
+
+extension PostgresRetryStateStore {
+    func liveConnection() -> PostgresConnection? {
+        state.withLock { state in
+            guard let connection = state.connection, !connection.isClosed else { return nil }
+            return connection
+        }
+    }
+
+    func connectOrThrow() async throws(PostgresStateError) -> PostgresConnection {
+        do {
+            return try await connect()
+        } catch {
+            throw .connectionFailed(configuration.redactedURL, Self.describe(error))
+        }
+    }
+
+    private func connect() async throws -> PostgresConnection {
+        var postgres = PostgresConnection.Configuration(
+            host: configuration.host, port: configuration.port, username: configuration.username,
+            password: configuration.password, database: configuration.database, tls: .disable)
+        postgres.options.connectTimeout = configuration.connectTimeout.timeAmount
+        let id = counters.nextConnectionID()
+        let future: EventLoopFuture<PostgresConnection> = PostgresConnection.connect(
+            on: eventLoopGroup.next(), configuration: postgres, id: id, logger: logger)
+        // The driver's connect timeout covers the TCP connection; this one
+        // also bounds a server that accepts and then never answers.
+        do {
+            return try await Self.value(of: future, timeout: configuration.connectTimeout)
+        } catch let error as TimedOut {
+            future.whenSuccess { connection in Self.closeInBackground(connection) }
+            throw error
+        }
+    }
+
+    /// Keeps one connection listening; on loss, reconnects with doubling
+    /// pauses and re-synchronises every registered key.
+    func supervise(firstConnection: PostgresConnection) async {
+        var connection: PostgresConnection? = firstConnection
+        var delay = configuration.reconnectDelay
+        while !Task.isCancelled {
+            if connection == nil {
+                do {
+                    connection = try await connect()
+                    counters.add(\.reconnections)
+                    reconnectCounter.increment()
+                    logger.info("shared state: reconnected", metadata: ["database": "\(configuration.redactedURL)"])
+                    delay = configuration.reconnectDelay
+                } catch {
+                    logger.debug("shared state: reconnection failed", metadata: ["error": "\(Self.describe(error))"])
+                    try? await Task.sleep(for: delay)
+                    delay = Swift.min(delay * 2, configuration.maximumReconnectDelay)
+                    continue
+                }
+            }
+            guard let current = connection else { continue }
+            await listen(on: current)
+            state.withLock { state in
+                if state.connection === current { state.connection = nil }
+            }
+            try? await current.close()
+            connection = nil
+            if Task.isCancelled || state.withLock({ $0.stopped }) { break }
+            logger.warning("shared state: connection lost; deciding on local state until it is back")
+        }
+    }
+
+    /// Listens on `connection` until it closes (or the store stops):
+    /// once `LISTEN` is in place, makes the connection the one statements
+    /// use, re-reads every registered key and writes what was kept.
+    private func listen(on connection: PostgresConnection) async {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { [self] in
+                do {
+                    try await connection.listen(on: Self.notificationChannel) { notifications in
+                        let keys = state.withLock { state in
+                            state.connection = connection
+                            return Array(state.keys.keys)
+                        }
+                        await synchronize(keys: keys, on: connection)
+                        await publishPendingCooldowns(on: connection)
+                        publishPendingOpenings(on: connection)
+                        markReady()
+                        for try await notification in notifications { apply(notification: notification.payload) }
+                    }
+                } catch {
+                    if !Task.isCancelled {
+                        logger.debug("shared state: listening ended", metadata: ["error": "\(Self.describe(error))"])
+                    }
+                }
+            }
+            group.addTask { try? await connection.closeFuture.get() }
+            await group.next()
+            // Closing ends whichever of the two is still waiting.
+            Self.closeInBackground(connection)
+            group.cancelAll()
+        }
+    }
+
+    func waitUntilReady() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let resumeNow = state.withLock { state in
+                if state.isReady || state.stopped { return true }
+                state.ready.append(continuation)
+                return false
+            }
+            if resumeNow { continuation.resume() }
+        }
+    }
+
+    func markReady() {
+        let waiting = state.withLock { state in
+            state.isReady = true
+            defer { state.ready = [] }
+            return state.ready
+        }
+        for continuation in waiting { continuation.resume() }
+    }
+
+    /// Creates missing budget rows and applies the cooldowns of `keys`.
+    func synchronize(keys: [String], on connection: PostgresConnection) async {
+        for key in keys {
+            let capacity = state.withLock { $0.keys[key]?.capacity } ?? 0
+            do {
+                if capacity > 0 {
+                    let ensure: PostgresQuery = """
+                        INSERT INTO retry_policy_budget AS b (key, capacity, tokens) VALUES (\(key), \(capacity), \(capacity))
+                        ON CONFLICT (key) DO UPDATE SET capacity = GREATEST(b.capacity, EXCLUDED.capacity)
+                        RETURNING b.tokens
+                        """
+                    let rows = try await Self.run(ensure, on: connection, logger: logger, timeout: configuration.connectTimeout)
+                    if let tokens = try? rows.first?.decode(Int.self) { synchronizeBudgets(key: key, tokens: tokens) }
+                }
+                let read: PostgresQuery = "SELECT until_ns, kind, status FROM retry_policy_cooldown WHERE key = \(key)"
+                let rows = try await Self.run(read, on: connection, logger: logger, timeout: configuration.connectTimeout)
+                for row in rows {
+                    let (until, kind, status) = try row.decode((Int64, String, Int?).self)
+                    apply(key: key, until: until, kind: kind, status: status)
+                }
+                try await synchronizeBreaker(key: key, on: connection)
+            } catch {
+                logger.warning(
+                    "shared state: could not synchronise", metadata: ["key": "\(key)", "error": "\(String(reflecting: error))"])
+            }
+        }
+    }
+}
+#endif

@@ -1,0 +1,205 @@
+#if Postgres  // the trait; without it this module is empty
+import Logging
+import Metrics
+import NIOCore
+import NIOPosix
+import PostgresNIO
+import RetryPolicyCore
+
+/// A `RetryStateStore` that shares retry budgets and cooldowns through
+/// PostgreSQL, so that every process using the same database and key (a
+/// fleet of workers behind one API key, the replicas of a service calling
+/// one backend) spends one budget and respects one cooldown.
+///
+/// - A retry withdraws from the shared budget with one conditional
+///   `INSERT ... ON CONFLICT DO UPDATE ... WHERE tokens >= cost RETURNING`:
+///   atomic, never read-modify-write, so the fleet never spends more than
+///   the capacity. It waits at most
+///   ``PostgresStateConfiguration/withdrawTimeout`` for the answer.
+/// - Refunds from successes are summed per key and written every
+///   ``PostgresStateConfiguration/refundInterval``; a success never waits
+///   on the database.
+/// - A cooldown recorded anywhere is written (only ever extended) and
+///   pushed with `NOTIFY`; every store `LISTEN`s, applies it to its local
+///   gates, and re-reads all cooldowns after each reconnection. Admission
+///   reads only the local gate.
+/// - A policy's circuit breaker shares its open state and its half-open
+///   probe permits (see `PostgresRetryStateStore+Breaker.swift`): an opening anywhere is
+///   adopted everywhere on the key, and at most `half_open_probes` probes
+///   are out across the fleet.
+/// - When the database is down, slow or restarted, the store falls back to
+///   local state (fail open, or closed for the budget when configured),
+///   logs and counts it, reconnects with backoff and re-synchronises.
+///   Nothing is locked, and probe permits lapse, so a process killed at
+///   any moment leaves nothing that blocks the others for long.
+public final class PostgresRetryStateStore: RetryStateStore {
+    /// The version of the tables this store reads and writes.
+    public static let schemaVersion = 1
+    /// The `LISTEN`/`NOTIFY` channel cooldowns are pushed on.
+    public static let notificationChannel = "retry_policy_cooldown"
+
+    public let configuration: PostgresStateConfiguration
+    let logger: Logger
+
+    struct KeyState {
+        var capacity: Int
+        var budgets: [RetryBudget] = []
+        var gates: [CooldownGate] = []
+        var breakers: [CircuitBreaker] = []
+        /// The latest fleet opening number of the key's breaker seen here
+        /// (0: none yet).
+        var breakerOpening: Int64 = 0
+        /// Per local breaker: the fleet opening number its current
+        /// half-open period's probe permits were granted under.
+        var probing: [ObjectIdentifier: Int64] = [:]
+        /// Per local breaker: until when it rejects without asking, after
+        /// finding every permit out.
+        var claimAgain: [ObjectIdentifier: Timestamp] = [:]
+    }
+
+    struct State {
+        var connection: PostgresConnection?
+        var keys: [String: KeyState] = [:]
+        /// Refunds not yet written, per key.
+        var pendingRefunds: [String: Int] = [:]
+        /// Cooldowns that could not be written yet, per key.
+        var pendingCooldowns: [String: Pending<SDKError>] = [:]
+        /// Breaker openings that could not be written yet (the number of
+        /// openings in a row), per key.
+        var pendingOpenings: [String: Pending<Int>] = [:]
+        var tasks: [Task<Void, Never>] = []
+        var stopped = false
+        var ready: [CheckedContinuation<Void, Never>] = []
+        var isReady = false
+    }
+
+    /// A cooldown or a breaker opening kept while the database cannot be
+    /// written, until the reconnection publishes it.
+    struct Pending<Value: Sendable>: Sendable {
+        var until: Timestamp
+        var value: Value
+    }
+
+    let state = LockedValue(State())
+    let counters = Counters()
+    let eventLoopGroup: any EventLoopGroup
+    let fallbackCounter: Counter
+    let reconnectCounter: Counter
+    let roundTripCounter: Counter
+
+    public init(
+        configuration: PostgresStateConfiguration,
+        logger: Logger = Logger(label: "retry-policy.state.postgres"),
+        eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+    ) {
+        self.configuration = configuration
+        self.logger = logger
+        self.eventLoopGroup = eventLoopGroup
+        fallbackCounter = Counter(label: "retry_policy_state_fallbacks_total")
+        reconnectCounter = Counter(label: "retry_policy_state_reconnections_total")
+        roundTripCounter = Counter(label: "retry_policy_state_round_trips_total")
+    }
+
+    /// Whether the store has a live connection now.
+    public var isConnected: Bool { state.withLock { $0.connection.map { !$0.isClosed } ?? false } }
+
+    // MARK: Life cycle
+
+    /// Connects, checks (or with `createSchema`, first creates) the tables,
+    /// starts listening for cooldowns, and starts the refund writer and the
+    /// reconnection loop. Fails, within the connect timeout, if the server
+    /// cannot be reached or the tables are missing; after a successful
+    /// start, no failure of the database is ever thrown again.
+    public func start(createSchema: Bool = false) async throws(PostgresStateError) {
+        let connection = try await connectOrThrow()
+        do throws(PostgresStateError) {
+            if createSchema { try await Self.createSchema(on: connection, logger: logger, timeout: configuration.connectTimeout) }
+            try await Self.verifySchema(on: connection, logger: logger, timeout: configuration.connectTimeout)
+        } catch {
+            try? await connection.close()
+            throw error
+        }
+        let supervisor = Task { [self] in await supervise(firstConnection: connection) }
+        let flusher = Task { [self] in await flushRefundsPeriodically() }
+        state.withLock { $0.tasks += [supervisor, flusher] }
+        // Listening and the first synchronisation, bounded.
+        let ready = await withTaskGroup(of: Bool.self) { group in
+            group.addTask { [self] in
+                await waitUntilReady()
+                return true
+            }
+            group.addTask { [timeout = configuration.connectTimeout] in
+                try? await Task.sleep(for: timeout)
+                return false
+            }
+            let first = await group.next() ?? false
+            group.cancelAll()
+            markReady()  // release the waiter if the timeout won
+            return first
+        }
+        if !ready { logger.warning("shared state: listening did not start within the connect timeout; continuing") }
+    }
+
+    /// Writes outstanding refunds and cooldowns (bounded by the connect
+    /// timeout) and closes the connection.
+    public func shutdown() async {
+        let connection = state.withLock { state in
+            state.stopped = true
+            return state.connection
+        }
+        if let connection, !connection.isClosed {
+            await flushRefunds(on: connection)
+            await publishPendingCooldowns(on: connection)
+            publishPendingOpenings(on: connection)
+        }
+        let tasks = state.withLock { state in
+            defer { state.tasks = [] }
+            return state.tasks
+        }
+        for task in tasks { task.cancel() }
+        for task in tasks { await task.value }
+        let last = state.withLock { state in
+            defer { state.connection = nil }
+            return state.connection
+        }
+        try? await (last ?? connection)?.close()
+        markReady()
+    }
+
+    // MARK: Deciders
+
+    /// A decider for `policy` whose budget and cooldown are shared under
+    /// `key` (by default the policy's name), registered so that cooldowns
+    /// from elsewhere reach it, and synchronised with the database (the
+    /// budget's row is created at full capacity if missing; an active
+    /// cooldown is applied before this returns).
+    public func decider(for policy: Policy, key: String? = nil) async -> RetryDecider {
+        let decider = RetryDecider(policy: policy, store: self, key: key)
+        await register(decider)
+        return decider
+    }
+
+    /// Registers the shared budget and gate of `decider` (made with
+    /// `RetryDecider(policy:store:key:)` over this store) and synchronises
+    /// them.
+    public func register(_ decider: RetryDecider) async {
+        guard let key = decider.cooldown.key, decider.cooldown.store === self else { return }
+        let budget = decider.budget.flatMap { $0.store === self ? $0 : nil }
+        state.withLock { state in
+            var entry = state.keys[key] ?? KeyState(capacity: budget?.configuration.capacity ?? 0)
+            if let budget {
+                entry.budgets.append(budget)
+                entry.capacity = Swift.max(entry.capacity, budget.configuration.capacity)
+            }
+            entry.gates.append(decider.cooldown)
+            if let breaker = decider.breaker, breaker.store === self, breaker.key == key,
+                !entry.breakers.contains(where: { $0 === breaker })
+            {
+                entry.breakers.append(breaker)
+            }
+            state.keys[key] = entry
+        }
+        if let connection = liveConnection() { await synchronize(keys: [key], on: connection) }
+    }
+}
+#endif
