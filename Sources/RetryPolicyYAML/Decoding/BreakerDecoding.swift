@@ -15,7 +15,7 @@ extension PolicyDecoder {
         var result = CircuitBreakerConfiguration(location: fields.location)
         if let node = fields["window"], let sampling = window(node, at: fields.path("window")) { result.sampling = sampling }
         if let node = fields["failure_ratio"],
-            let value = reader.number(node, at: fields.path("failure_ratio"), in: BreakerBounds.ratio)
+            let value = reader.number(node, at: fields.path("failure_ratio"), in: PolicyBounds.Breaker.ratio)
         {
             if value > 0 {
                 result.failureRatio = value
@@ -26,12 +26,12 @@ extension PolicyDecoder {
             }
         }
         if let node = fields["minimum_calls"],
-            let value = reader.integer(node, at: fields.path("minimum_calls"), in: BreakerBounds.calls)
+            let value = reader.integer(node, at: fields.path("minimum_calls"), in: PolicyBounds.Breaker.calls)
         {
             result.minimumCalls = value
         }
         if let node = fields["consecutive_failures"],
-            let value = reader.integer(node, at: fields.path("consecutive_failures"), in: BreakerBounds.calls)
+            let value = reader.integer(node, at: fields.path("consecutive_failures"), in: PolicyBounds.Breaker.calls)
         {
             result.consecutiveFailures = value
         }
@@ -39,7 +39,7 @@ extension PolicyDecoder {
             result.breakDuration = value
         }
         if let node = fields["break_multiplier"],
-            let value = reader.number(node, at: fields.path("break_multiplier"), in: BreakerBounds.multiplier)
+            let value = reader.number(node, at: fields.path("break_multiplier"), in: PolicyBounds.Breaker.multiplier)
         {
             result.breakMultiplier = value
         }
@@ -54,7 +54,7 @@ extension PolicyDecoder {
             }
         }
         if let node = fields["half_open_probes"],
-            let value = reader.integer(node, at: fields.path("half_open_probes"), in: BreakerBounds.probes)
+            let value = reader.integer(node, at: fields.path("half_open_probes"), in: PolicyBounds.Breaker.probes)
         {
             result.halfOpenProbes = value
         }
@@ -72,7 +72,7 @@ extension PolicyDecoder {
         if case .scalar(let scalar) = node {
             switch scalar.resolved {
             case .integer, .oversizedInteger:
-                return reader.integer(node, at: keyPath, in: BreakerBounds.calls).map { .count($0) }
+                return reader.integer(node, at: keyPath, in: PolicyBounds.Breaker.calls).map { .count($0) }
             case .string:
                 return reader.duration(node, at: keyPath, positive: true).map { .time($0) }
             default: break
@@ -115,12 +115,4 @@ extension PolicyDecoder {
         }
         return ok ? result : nil
     }
-}
-
-/// Bounds of the breaker's numbers (the JSON Schema states the same).
-enum BreakerBounds {
-    static let ratio = 0.0...1.0
-    static let calls = 1...1_000_000
-    static let multiplier = 1.0...100.0
-    static let probes = 1...1_000
 }

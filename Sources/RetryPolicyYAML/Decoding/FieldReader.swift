@@ -149,13 +149,7 @@ package struct FieldReader {
     /// and metrics.
     mutating func name(_ node: YAMLNode, at keyPath: @autoclosure () -> String) -> String? {
         guard let text = string(node, at: keyPath(), what: "a name of letters, digits, '.', '_' or '-'") else { return nil }
-        // ASCII only, so bytes are characters.
-        let valid = !text.isEmpty && text.utf8.count <= 128 && text.utf8.allSatisfy {
-            ($0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z")) || ($0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z"))
-                || ($0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9"))
-                || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-")
-        }
-        if !valid {
+        if !PolicyBounds.isName(text) {
             expected("a name of 1 to 128 letters, digits, '.', '_' or '-'", for: keyPath(), found: node, rule: .invalidValue)
             return nil
         }
@@ -167,14 +161,7 @@ package struct FieldReader {
     mutating func identifier(
         _ text: String, at location: SourceLocation, keyPath: @autoclosure () -> String, what: @autoclosure () -> String
     ) -> Bool {
-        // ASCII only, so bytes are characters.
-        let bytes = text.utf8
-        let valid = !bytes.isEmpty && bytes.count <= 64
-            && bytes.first! >= UInt8(ascii: "a") && bytes.first! <= UInt8(ascii: "z")
-            && bytes.allSatisfy {
-                ($0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z")) || ($0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9"))
-                    || $0 == UInt8(ascii: "_")
-            }
+        let valid = PolicyBounds.isIdentifier(text)
         if !valid {
             report(
                 .invalidValue, at: location,

@@ -142,7 +142,25 @@ struct PolicyDecoder {
         }
         guard !reader.hasProblems, name != nil else { return nil }
         policy.keyLocations = reader.keyLocations
-        return policy
+        // What only the whole policy shows, by the checks a policy built in
+        // code passes too.
+        for problem in policy.problems {
+            reader.report(
+                LoaderRule(rawValue: problem.id) ?? .invalidValue, at: Self.location(of: problem.keyPath, in: policy),
+                FieldReader.prefix(problem.keyPath) + problem.message, suggestion: problem.suggestion)
+        }
+        return reader.hasProblems ? nil : policy
+    }
+
+    /// Where the key at `keyPath` is written, or the nearest key above it.
+    static func location(of keyPath: String, in policy: Policy) -> SourceLocation {
+        var path = Substring(keyPath)
+        while !path.isEmpty {
+            if let location = policy.keyLocations[String(path)] { return location }
+            guard let cut = path.lastIndex(where: { $0 == "." || $0 == "[" }) else { break }
+            path = path[..<cut]
+        }
+        return policy.location ?? SourceLocation(file: "", line: 1, column: 1)
     }
 
     private mutating func idempotency(_ node: YAMLNode) -> Idempotency? {

@@ -31,21 +31,6 @@ enum PolicyKeys {
     static let policyOnly = Set(policy).subtracting(stack)
 }
 
-/// Upper bounds that keep numbers meaningful; beyond them a value is a
-/// mistake (and the JSON Schema states the same bounds).
-enum PolicyBounds {
-    static let attempts = 1...100
-    static let multiplier = 0.0...100.0
-    static let budgetCapacity = 1...1_000_000
-    static let budgetAmount = 0...1_000_000
-    static let amplification = 1...1_000_000
-    /// gRPC's `retryThrottling.maxTokens` (gRFC A6: above 0, at most 1000).
-    static let grpcMaxTokens = 1...1000
-    /// gRPC's `retryThrottling.tokenRatio`: above 0 (checked apart, with
-    /// the three decimals), at most 1000.
-    static let grpcTokenRatio = 0.0...1000.0
-}
-
 /// The named budgets `budget.preset` accepts.
 enum BudgetPreset: String, CaseIterable {
     case awsStandard = "aws-standard"

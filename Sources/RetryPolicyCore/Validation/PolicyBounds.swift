@@ -1,0 +1,48 @@
+/// The ranges that keep a policy's numbers meaningful; beyond them a value
+/// is a mistake. The loader reads files against them and
+/// ``PolicyValidator`` checks policies built in code against them, and the
+/// JSON Schema states the same.
+package enum PolicyBounds {
+    package static let attempts = 1...100
+    package static let multiplier = 0.0...100.0
+    package static let budgetCapacity = 1...1_000_000
+    package static let budgetAmount = 0...1_000_000
+    package static let amplification = 1...1_000_000
+    /// gRPC's `retryThrottling.maxTokens` (gRFC A6: above 0, at most 1000).
+    package static let grpcMaxTokens = 1...1000
+    /// gRPC's `retryThrottling.tokenRatio`: above 0 (checked apart, with
+    /// the three decimals), at most 1000.
+    package static let grpcTokenRatio = 0.0...1000.0
+    /// A name: 1 to 128 letters, digits, `.`, `_` or `-`.
+    package static let nameLength = 1...128
+
+    /// The circuit breaker's numbers.
+    package enum Breaker {
+        package static let ratio = 0.0...1.0
+        package static let calls = 1...1_000_000
+        package static let multiplier = 1.0...100.0
+        package static let probes = 1...1_000
+    }
+
+    /// Whether `text` is a policy or layer name.
+    package static func isName(_ text: String) -> Bool {
+        // ASCII only, so bytes are characters.
+        nameLength.contains(text.utf8.count) && text.utf8.allSatisfy {
+            ($0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z")) || ($0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z"))
+                || ($0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9"))
+                || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-")
+        }
+    }
+
+    /// Whether `text` is a snake_case identifier (`[a-z][a-z0-9_]*`, at
+    /// most 64 bytes): error kinds, conditions, platforms.
+    package static func isIdentifier(_ text: String) -> Bool {
+        let bytes = text.utf8
+        return !bytes.isEmpty && bytes.count <= 64
+            && bytes.first! >= UInt8(ascii: "a") && bytes.first! <= UInt8(ascii: "z")
+            && bytes.allSatisfy {
+                ($0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z")) || ($0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9"))
+                    || $0 == UInt8(ascii: "_")
+            }
+    }
+}
