@@ -63,10 +63,6 @@ public struct DecisionOutline: Hashable, Sendable, CustomStringConvertible {
     /// `retry after 0ms-1s [status_5xx]`, `stop: status_429 (not_retryable)`,
     /// `success` (``DecisionText/summary(_:)``).
     public var description: String { DecisionText.summary(signature) }
-
-    /// `1s` for a fixed delay, `0ms-1s` for a jittered one
-    /// (``DecisionText/delay(_:)``).
-    public static func text(_ range: ClosedRange<Duration>) -> String { DecisionText.delay(range) }
 }
 
 extension RetryDecider {
