@@ -10,6 +10,7 @@ let package = Package(
     products: [
         .library(name: "RetryPolicyCore", targets: ["RetryPolicyCore"]),
         .library(name: "RetryPolicyYAML", targets: ["RetryPolicyYAML"]),
+        .library(name: "RetryPolicySimulation", targets: ["RetryPolicySimulation"]),
         .library(name: "RetryPolicyLint", targets: ["RetryPolicyLint"]),
         .library(name: "RetryPolicyInterop", targets: ["RetryPolicyInterop"]),
         .library(name: "RetryPolicyExecutor", targets: ["RetryPolicyExecutor"]),
@@ -70,7 +71,11 @@ let package = Package(
         // Strict YAML loader with source locations.
         .target(name: "RetryPolicyYAML", dependencies: ["RetryPolicyCore", "CYAML"]),
 
-        // Semantic lint rules and report formats.
+        // Requests and outage storms on simulated time, policy unit tests
+        // (`NAME.tests.yaml`), and their reports.
+        .target(name: "RetryPolicySimulation", dependencies: ["RetryPolicyCore", "RetryPolicyYAML"]),
+
+        // Semantic lint rules and report formats; the diff and error table of policies.
         .target(name: "RetryPolicyLint", dependencies: ["RetryPolicyCore", "RetryPolicyYAML", "RetryPolicyInterop"]),
 
         // Export to and import from other layers' retry configuration (gRPC, Envoy, Istio,
@@ -136,6 +141,7 @@ let package = Package(
                 "RetryPolicyCore",
                 "RetryPolicyYAML",
                 "RetryPolicyLint",
+                "RetryPolicySimulation",
                 "RetryPolicyInterop",
                 "RetryPolicyCommandSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -172,7 +178,8 @@ let package = Package(
             ]
         ),
 
-        // Policies built in code with the seeds' numbers, shared by the executor and HTTP tests.
+        // Policies built in code (the seeds' numbers, the lint tests' clean baseline),
+        // shared by the test targets.
         .target(name: "RetryPolicyTestSupport", dependencies: ["RetryPolicyCore"], path: "Tests/RetryPolicyTestSupport"),
 
         .testTarget(
@@ -189,7 +196,7 @@ let package = Package(
         ),
         // Waiting for a child process without Foundation's missed-exit hang.
         .target(name: "ChildProcessSupport", path: "Tests/ChildProcessSupport"),
-        // Runs schema/generate.py for the schema-versus-reader tests of the YAML and lint modules.
+        // Runs schema/generate.py for the schema-versus-reader tests of the YAML, simulation and lint modules.
         .target(name: "SchemaTestSupport", dependencies: ["ChildProcessSupport"], path: "Tests/SchemaTestSupport"),
         // A counting `malloc` for the allocation tests (Linux only).
         .target(name: "AllocationCounting", path: "Tests/AllocationCounting"),
@@ -209,8 +216,21 @@ let package = Package(
             dependencies: [
                 "ChildProcessSupport",
                 "RetryPolicyCore",
+                "RetryPolicyTestSupport",
                 "RetryPolicyYAML",
                 "RetryPolicyLint",
+                "SchemaTestSupport",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
+        ),
+        .testTarget(
+            name: "RetryPolicySimulationTests",
+            dependencies: [
+                "ChildProcessSupport",
+                "RetryPolicyCore",
+                "RetryPolicyTestSupport",
+                "RetryPolicyYAML",
+                "RetryPolicySimulation",
                 "SchemaTestSupport",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
@@ -224,7 +244,7 @@ let package = Package(
                 // The examples load their policies from YAML.
                 "RetryPolicyYAML",
                 // The simulator, which the executor must agree with.
-                "RetryPolicyLint",
+                "RetryPolicySimulation",
                 .product(name: "PropertyBased", package: "swift-property-based"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),

@@ -1,7 +1,7 @@
 import PropertyBased
 import RetryPolicyCore
 import RetryPolicyExecutor
-import RetryPolicyLint
+import RetryPolicySimulation
 import Testing
 
 /// The executor on a manual clock and the simulator (`retry-policy

@@ -1,4 +1,5 @@
 import RetryPolicyCore
+import RetryPolicyTestSupport
 import RetryPolicyLint
 import Testing
 

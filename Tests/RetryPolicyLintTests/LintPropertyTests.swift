@@ -1,5 +1,6 @@
 import PropertyBased
 import RetryPolicyCore
+import RetryPolicyTestSupport
 import Testing
 
 @testable import RetryPolicyLint

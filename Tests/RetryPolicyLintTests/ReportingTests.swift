@@ -1,5 +1,6 @@
 import Foundation
 import RetryPolicyCore
+import RetryPolicyTestSupport
 import RetryPolicyYAML
 import Testing
 

@@ -3,8 +3,9 @@ import Foundation
 import Testing
 
 /// Runs schema/generate.py and checks a reader's verdict on each record:
-/// the policy loader's (RetryPolicyYAMLTests) and the test-file and
-/// settings readers' (RetryPolicyLintTests).
+/// the policy loader's (RetryPolicyYAMLTests), the test-file reader's
+/// (RetryPolicySimulationTests) and the settings reader's
+/// (RetryPolicyLintTests).
 public enum SchemaGeneration {
     public struct Record: Decodable, Sendable {
         public let index: Int

@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import RetryPolicyCore
-import RetryPolicyLint
 import RetryPolicyCommandSupport
 
 struct DecideCommand: ParsableCommand {
@@ -88,7 +87,7 @@ struct DecideCommand: ParsableCommand {
         case .json:
             StandardOutput.write(DecisionJSON.value(outline).rendered() + "\n")
         case .human:
-            StandardOutput.write(DecisionSentence.text(outline, input: input, policy: loaded) + "\n")
+            StandardOutput.write(DecisionText.sentence(outline, input: input, policy: loaded) + "\n")
         }
     }
 }
@@ -150,88 +149,5 @@ enum NowOption {
         return HTTPDate.timestamp(
             year: number(0..<4), month: number(5..<7), day: number(8..<10),
             hour: number(11..<13), minute: number(14..<16), second: number(17..<19))
-    }
-}
-
-/// The JSON shape of one decision, shared by `decide` and `simulate`.
-enum DecisionJSON {
-    static func value(_ outline: DecisionOutline) -> JSONValue {
-        .object([
-            ("action", .string(outline.action.rawValue)),
-            ("error", .optional(outline.error?.rawValue)),
-            ("reason", .optional(outline.reason?.rawValue)),
-            ("delay_ms", outline.delay.map { .object([("min", milliseconds($0.lowerBound)), ("max", milliseconds($0.upperBound))]) } ?? .null),
-            ("rule", .optional(outline.rule.map { "\($0.file):\($0.line)" })),
-        ])
-    }
-
-    /// Whole milliseconds as an integer, fractions as a number.
-    static func milliseconds(_ duration: Duration) -> JSONValue {
-        let value = duration.milliseconds
-        return value == value.rounded() ? .int(Int(value)) : .double(value)
-    }
-}
-
-/// The human form of a decision: one sentence that says what happens and
-/// which rule made it so.
-enum DecisionSentence {
-    static func text(_ outline: DecisionOutline, input: DecisionInput, policy: Policy) -> String {
-        let what: String
-        switch input.outcome {
-        case .response(let status, _): what = "HTTP \(status)"
-        case .transport(let failure): what = "transport failure \(failure.rawValue)"
-        case .condition(let condition): what = "condition \(condition.rawValue)"
-        }
-        let ruleText: String
-        if let location = outline.rule {
-            let kind = outline.ruleIndex == nil ? "the default" : "the rule"
-            ruleText = "\(kind) at \(location.file):\(location.line)"
-        } else if outline.ruleIndex == nil && outline.action == .success {
-            return "Success: \(what) is a 2xx and no rule matches it."
-        } else {
-            ruleText = outline.ruleIndex == nil ? "no rule and no default (built-in stop)" : "rule \(outline.ruleIndex! + 1)"
-        }
-        let matched = outline.ruleIndex == nil ? "no rule matches \(what), so \(ruleText) decides" : "\(what) matches \(ruleText)"
-        let error = outline.error?.rawValue ?? "internal_error"
-        let platformName = policy.platform.flatMap { platform in outline.error.flatMap { policy.platformName(of: $0, on: platform) } }
-        let errorText = platformName.map { "\(error) (\($0))" } ?? error
-        let attemptText = "attempt \(input.attempt) of \(policy.attempts)"
-        switch outline.action {
-        case .success:
-            return "Success: \(matched), which treats it as a success."
-        case .retry:
-            let delay = outline.delay.map(DecisionOutline.text) ?? "0s"
-            let source = outline.serverDirected ? ", as the server asked" : (outline.delay.map { $0.lowerBound != $0.upperBound } == true ? " (\(policy.backoff.jitter.rawValue) jitter)" : "")
-            let retries = outline.ruleIndex == nil ? "and it retries it" : "which retries it"
-            return "Retry after \(delay)\(source): \(matched), \(retries) as \(errorText); this was \(attemptText)."
-        case .stop:
-            let reason = outline.reason ?? .notRetryable
-            let because: String
-            switch reason {
-            case .notRetryable:
-                because = outline.ruleIndex != nil && policy.rules[outline.ruleIndex!].action == .retry
-                    ? "which retries it only once after refreshing credentials, and that retry was used"
-                    : "which does not retry it"
-            case .attemptsExhausted: because = "which retries it, but \(attemptText) was the last"
-            case .deadlineExceeded:
-                let total = policy.timeouts(for: input.endpoint).total.map(\.formattedForHumans) ?? "?"
-                because = "which retries it, but the next attempt could not start before the total deadline \(total) (elapsed \(input.elapsed.formattedForHumans))"
-            case .budgetExhausted: because = "which retries it, but the retry budget is empty"
-            case .notIdempotent: because = "which retries it, but \(input.method) is not idempotent under the policy and the request is not marked idempotent"
-            case .retryAfterTooLong:
-                let cap = policy.retryAfter.cap.map(\.formattedForHumans) ?? "?"
-                var asked = "a delay"
-                if case .response(_, let headers) = input.outcome, let delay = policy.retryAfter.serverDelay(in: headers, now: input.now) {
-                    asked = delay >= RetryAfterValue.maximumDelay
-                        ? "a delay too large to represent (292 years or more)" : delay.formattedForHumans
-                }
-                because = "which retries it, but the server asked for \(asked), above the cap \(cap)"
-            case .cancelled: because = "and cancelled requests are never retried"
-            case .circuitOpen: because = "which retries it, but the circuit breaker is open"
-            }
-            // "the default ... decides, which ..." reads oddly; the default is not a rule.
-            let joined = outline.ruleIndex == nil ? because.replacingOccurrences(of: "which ", with: "and it ", options: .anchored) : because
-            return "Stop with \(errorText) (\(reason.rawValue)): \(matched), \(joined)."
-        }
     }
 }

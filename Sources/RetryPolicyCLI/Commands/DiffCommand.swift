@@ -68,46 +68,9 @@ struct DiffCommand: ParsableCommand {
         let methods = method.isEmpty ? nil : method.map { HTTPMethod(rawValue: $0) }
         let comparison = PolicyDiff.compare(left, right, methods: methods)
         switch format {
-        case .human:
-            let scope = "statuses 100-599 and \(TransportFailure.allCases.count) transport classes x attempts \(IntegerRanges.text(comparison.attempts)) x \(plural(comparison.methods.count, "method"))"
-            if comparison.isIdentical {
-                StandardOutput.write("\(first) and \(second) decide identically on all \(comparison.comparedInputs) inputs (\(scope))\n")
-            } else {
-                var output = "\(first) and \(second) differ on \(comparison.differingInputs) of \(comparison.comparedInputs) inputs (\(scope)):\n"
-                for difference in comparison.differences {
-                    output += "  \(difference.inputText):\n"
-                    output += "    \(first): \(difference.left)\n"
-                    output += "    \(second): \(difference.right)\n"
-                }
-                StandardOutput.write(output)
-            }
-        case .json:
-            let document: JSONValue = .object([
-                ("identical", .bool(comparison.isIdentical)),
-                ("compared_inputs", .int(comparison.comparedInputs)),
-                ("differing_inputs", .int(comparison.differingInputs)),
-                ("differences", .array(comparison.differences.map { difference in
-                    .object([
-                        ("statuses", .array(difference.statuses.map { .array([.int($0.lowerBound), .int($0.upperBound)]) })),
-                        ("transports", .array(difference.transports.map { .string($0.rawValue) })),
-                        ("attempts", .array(difference.attempts.map { .array([.int($0.lowerBound), .int($0.upperBound)]) })),
-                        ("methods", difference.methods.map { .array($0.map { .string($0.rawValue) }) } ?? .null),
-                        ("first", signature(difference.left)),
-                        ("second", signature(difference.right)),
-                    ])
-                })),
-            ])
-            StandardOutput.write(document.rendered() + "\n")
+        case .human: StandardOutput.write(comparison.text(first: first, second: second))
+        case .json: StandardOutput.write(comparison.json.rendered() + "\n")
         }
         if !comparison.isIdentical { throw ExitCodeError(status: ExitStatus.findings) }
-    }
-
-    func signature(_ signature: DecisionOutline.Signature) -> JSONValue {
-        .object([
-            ("action", .string(signature.action.rawValue)),
-            ("error", .optional(signature.error?.rawValue)),
-            ("reason", .optional(signature.reason?.rawValue)),
-            ("delay_ms", signature.delay.map { .object([("min", DecisionJSON.milliseconds($0.lowerBound)), ("max", DecisionJSON.milliseconds($0.upperBound))]) } ?? .null),
-        ])
     }
 }

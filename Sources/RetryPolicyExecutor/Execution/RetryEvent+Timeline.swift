@@ -8,30 +8,9 @@ extension RetryEvent: CustomStringConvertible {
         case .attemptStarted(let number, let at):
             return "[\(at.formattedForHumans)] attempt \(number) sent"
         case .attemptFinished(let record):
-            let outcome: String
-            switch record.outcome {
-            case .response(let status, _): outcome = "HTTP \(status)"
-            case .transport(let transport): outcome = "transport failure \(transport.rawValue)"
-            case .condition(let condition): outcome = "condition \(condition.rawValue)"
-            }
-            var decision: String
-            switch record.decision.action {
-            case .success: decision = "success"
-            case .retry(let delay):
-                decision = "retry after \(delay.formattedForHumans)"
-                if record.decision.serverDirected { decision += " (server-directed)" }
-                if record.decision.refreshCredentials { decision += ", refreshing credentials" }
-            case .stop(let error, let reason): decision = "stop: \(error.kind.rawValue) (\(reason.rawValue))"
-            }
-            var rule = ""
-            if let location = record.decision.ruleLocation {
-                rule = ", rule at \(location)"
-            } else if let index = record.decision.ruleIndex {
-                rule = ", rule \(index + 1)"
-            } else if case .stop = record.decision.action {
-                rule = ", default rule"
-            }
-            return "[\((record.startedAt + record.duration).formattedForHumans)] attempt \(record.number): \(outcome) in \(record.duration.formattedForHumans) -> \(decision)\(rule)"
+            let end = (record.startedAt + record.duration).formattedForHumans
+            let outcome = DecisionText.outcome(record.outcome)
+            return "[\(end)] attempt \(record.number): \(outcome) in \(record.duration.formattedForHumans) -> \(DecisionText.step(record.decision))"
         case .waiting(let delay, let cause):
             return "waiting \(delay.formattedForHumans) (\(cause.rawValue))"
         case .refreshingCredentials:

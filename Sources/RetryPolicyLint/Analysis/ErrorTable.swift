@@ -127,7 +127,7 @@ public struct ErrorTable: Sendable {
         case .success: break
         case .retry:
             let backoff = policy.backoff
-            parts.append("backoff \(DecisionOutline.text(backoff.initial...max(backoff.initial, backoff.max ?? Backoff.ceiling))), \(backoff.jitter.rawValue) jitter")
+            parts.append("backoff \(DecisionText.delay(backoff.initial...max(backoff.initial, backoff.max ?? Backoff.ceiling))), \(backoff.jitter.rawValue) jitter")
         case .stop:
             if row.decision.reason == .attemptsExhausted { parts.append("client does not retry") }
         }

@@ -306,13 +306,3 @@ public enum PolicyDiff {
             attempts: 1...lastAttempt, methods: methods)
     }
 }
-
-extension DecisionOutline.Signature: CustomStringConvertible {
-    public var description: String {
-        switch action {
-        case .success: "success"
-        case .retry: "retry after \(delay.map(DecisionOutline.text) ?? "0s") [\(error?.rawValue ?? "internal_error")]"
-        case .stop: "stop: \(error?.rawValue ?? "internal_error") (\(reason?.rawValue ?? "not_retryable"))"
-        }
-    }
-}

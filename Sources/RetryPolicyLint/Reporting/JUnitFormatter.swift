@@ -41,20 +41,5 @@ public struct JUnitFormatter: Sendable {
     }
 
     /// Escapes text for XML attributes and content.
-    public static func escape(_ text: String) -> String {
-        var output = ""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "&": output += "&amp;"
-            case "<": output += "&lt;"
-            case ">": output += "&gt;"
-            case "\"": output += "&quot;"
-            case "'": output += "&apos;"
-            case "\n", "\t", "\r": output.unicodeScalars.append(scalar)
-            case _ where scalar.value < 0x20: output += "?"
-            default: output.unicodeScalars.append(scalar)
-            }
-        }
-        return output
-    }
+    public static func escape(_ text: String) -> String { XMLText.escape(text) }
 }

@@ -1,5 +1,3 @@
-import RetryPolicyCore
-
 /// A JSON document with ordered keys, so that machine-readable output is
 /// byte-for-byte stable (tests and diffs of reports depend on it).
 public indirect enum JSONValue: Hashable, Sendable, ExpressibleByStringLiteral, ExpressibleByIntegerLiteral,
@@ -24,6 +22,13 @@ public indirect enum JSONValue: Hashable, Sendable, ExpressibleByStringLiteral, 
     /// `value` or `null`.
     public static func optional(_ value: String?) -> JSONValue { value.map(JSONValue.string) ?? .null }
     public static func optional(_ value: Int?) -> JSONValue { value.map(JSONValue.int) ?? .null }
+
+    /// A duration in milliseconds: whole ones as an integer, fractions as a
+    /// number.
+    public static func milliseconds(_ duration: Duration) -> JSONValue {
+        let value = duration.milliseconds
+        return value == value.rounded() ? .int(Int(value)) : .double(value)
+    }
 
     /// Pretty-printed with two-space indentation, or compact on one line.
     public func rendered(pretty: Bool = true) -> String {

@@ -1,12 +1,12 @@
 import RetryPolicyCore
 
 /// A location on `line` of the test policy file.
-func at(_ line: Int, column: Int = 3) -> SourceLocation {
+public func at(_ line: Int, column: Int = 3) -> SourceLocation {
     SourceLocation(file: "policy.yaml", line: line, column: column)
 }
 
 /// A rule written on `line`.
-func rule(
+public func rule(
     _ statuses: [StatusPattern] = [], transports: Set<TransportFailure> = [], methods: Set<HTTPMethod>? = nil,
     error: SDKError.Kind = .status5xx, action: Rule.Action, honorRetryAfter: Bool? = nil,
     refresh: Bool = false, line: Int
@@ -17,7 +17,7 @@ func rule(
 
 /// A well-formed retrying policy that no rule complains about: the baseline
 /// each test changes one thing in.
-func cleanPolicy() -> Policy {
+public func cleanPolicy() -> Policy {
     Policy(
         name: "clean",
         attempts: 3,
@@ -38,7 +38,7 @@ func cleanPolicy() -> Policy {
 }
 
 extension Policy {
-    func withBreaker(_ breaker: CircuitBreakerConfiguration?) -> Policy {
+    public func withBreaker(_ breaker: CircuitBreakerConfiguration?) -> Policy {
         var copy = self
         copy.breaker = breaker
         return copy

@@ -1,6 +1,6 @@
 import PropertyBased
 import RetryPolicyCore
-import RetryPolicyLint
+import RetryPolicySimulation
 import Testing
 
 /// Invariants of hedged requests, over generated policies and servers, on

@@ -1,5 +1,3 @@
-import RetryPolicyCore
-
 /// A decision reduced to what a person compares: the action, the error kind
 /// and reason, and the range jitter can draw the delay from (not the draw
 /// itself), plus the rule that decided.
@@ -11,11 +9,14 @@ public struct DecisionOutline: Hashable, Sendable, CustomStringConvertible {
     /// What two decisions must share to count as the same; the deciding
     /// rule's position is left out because equal policies in two files have
     /// their rules on different lines.
-    public struct Signature: Hashable, Sendable {
+    public struct Signature: Hashable, Sendable, CustomStringConvertible {
         public var action: Action
         public var error: SDKError.Kind?
         public var reason: StopReason?
         public var delay: ClosedRange<Duration>?
+
+        /// ``DecisionText/summary(_:)``.
+        public var description: String { DecisionText.summary(self) }
     }
 
     public var action: Action
@@ -60,15 +61,8 @@ public struct DecisionOutline: Hashable, Sendable, CustomStringConvertible {
     public var signature: Signature { Signature(action: action, error: error, reason: reason, delay: delay) }
 
     /// `retry after 0ms-1s [status_5xx]`, `stop: status_429 (not_retryable)`,
-    /// `success`.
-    public var description: String { signature.description }
-
-    /// `1s` for a fixed delay, `0ms-1s` for a jittered one.
-    public static func text(_ range: ClosedRange<Duration>) -> String {
-        range.lowerBound == range.upperBound
-            ? range.lowerBound.formattedForHumans
-            : "\(range.lowerBound.formattedForHumans)-\(range.upperBound.formattedForHumans)"
-    }
+    /// `success` (``DecisionText/summary(_:)``).
+    public var description: String { DecisionText.summary(signature) }
 }
 
 extension RetryDecider {

@@ -2,10 +2,13 @@ import RetryPolicyCore
 
 /// A case whose decision differed from the expectation.
 public struct PolicyTestFailure: Sendable, CustomStringConvertible {
-    public struct Mismatch: Sendable {
+    public struct Mismatch: Sendable, CustomStringConvertible {
         public var field: String
         public var expected: String
         public var actual: String
+
+        /// `action: expected stop, got retry`.
+        public var description: String { "\(field): expected \(expected), got \(actual)" }
     }
 
     public var name: String
@@ -16,8 +19,7 @@ public struct PolicyTestFailure: Sendable, CustomStringConvertible {
 
     /// `file:line:col: case '503 retries' failed: action: expected stop, got retry`.
     public var description: String {
-        let parts = mismatches.map { "\($0.field): expected \($0.expected), got \($0.actual)" }
-        return "\(location): case '\(name)' failed: \(parts.joined(separator: "; ")) (actual: \(actual))"
+        "\(location): case '\(name)' failed: \(mismatches.map(\.description).joined(separator: "; ")) (actual: \(actual))"
     }
 }
 
@@ -109,10 +111,10 @@ public enum PolicyTestRunner {
             mismatches.append(.init(field: "reason", expected: reason.rawValue, actual: outline.reason?.rawValue ?? "none"))
         }
         if expect.delayMin != nil || expect.delayMax != nil {
-            let actual = outline.delay.map(DecisionOutline.text) ?? "no delay"
+            let actual = outline.delay.map(DecisionText.delay) ?? "no delay"
             let expectedText: String
             switch (expect.delayMin, expect.delayMax) {
-            case (let low?, let high?): expectedText = DecisionOutline.text(low...max(low, high))
+            case (let low?, let high?): expectedText = DecisionText.delay(low...max(low, high))
             case (let low?, nil): expectedText = "at least \(low.formattedForHumans)"
             case (nil, let high?): expectedText = "at most \(high.formattedForHumans)"
             case (nil, nil): expectedText = "a delay"

@@ -1,5 +1,5 @@
 import RetryPolicyCore
-import RetryPolicyLint
+import RetryPolicySimulation
 import RetryPolicyYAML
 import Testing
 
@@ -54,20 +54,5 @@ struct PolicyTestFileTests {
         #expect(byLine[9]?.message == "sequences[0].expect.result: expected success or stop, found the string 'retry'")
         // The two expectations left with nothing to check say so too.
         #expect(found.count == 7, "\(found)")
-    }
-
-    @Test("a settings file is read by the same reader")
-    func settingsWording() {
-        do {
-            _ = try LintConfiguration(yaml: "rules:\n  RP107: warnig\nrule: {}\n", path: ".retry-policy.yaml")
-            Issue.record("settings with problems were accepted")
-        } catch {
-            let found = error.diagnostics.sorted { $0.location < $1.location }
-            #expect(found.map(\.location.line) == [2, 3], "\(found)")
-            #expect(found.first?.message == "rules.RP107: expected error, warning, note or off, found the string 'warnig'")
-            #expect(found.first?.suggestion == "did you mean 'warning'?")
-            #expect(found.last?.message == "unknown key 'rule'; expected one of: rules")
-            #expect(found.last?.suggestion == "did you mean 'rules'?")
-        }
     }
 }

@@ -1,0 +1,40 @@
+import RetryPolicyCore
+
+extension PolicyComparison {
+    /// The comparison as `retry-policy diff` prints it: what was compared
+    /// and, per group of inputs, what each side decides (`first` and
+    /// `second` name the sides).
+    public func text(first: String, second: String) -> String {
+        let scope = "statuses 100-599 and \(TransportFailure.allCases.count) transport classes x attempts \(IntegerRanges.text(attempts)) x \(plural(methods.count, "method"))"
+        if isIdentical {
+            return "\(first) and \(second) decide identically on all \(comparedInputs) inputs (\(scope))\n"
+        }
+        var output = "\(first) and \(second) differ on \(differingInputs) of \(comparedInputs) inputs (\(scope)):\n"
+        for difference in differences {
+            output += "  \(difference.inputText):\n"
+            output += "    \(first): \(difference.left)\n"
+            output += "    \(second): \(difference.right)\n"
+        }
+        return output
+    }
+
+    /// The comparison for tools; each side's decision in the form of
+    /// `DecisionJSON`, without the rule.
+    public var json: JSONValue {
+        .object([
+            ("identical", .bool(isIdentical)),
+            ("compared_inputs", .int(comparedInputs)),
+            ("differing_inputs", .int(differingInputs)),
+            ("differences", .array(differences.map { difference in
+                .object([
+                    ("statuses", .array(difference.statuses.map { .array([.int($0.lowerBound), .int($0.upperBound)]) })),
+                    ("transports", .array(difference.transports.map { .string($0.rawValue) })),
+                    ("attempts", .array(difference.attempts.map { .array([.int($0.lowerBound), .int($0.upperBound)]) })),
+                    ("methods", difference.methods.map { .array($0.map { .string($0.rawValue) }) } ?? .null),
+                    ("first", DecisionJSON.value(difference.left)),
+                    ("second", DecisionJSON.value(difference.right)),
+                ])
+            })),
+        ])
+    }
+}

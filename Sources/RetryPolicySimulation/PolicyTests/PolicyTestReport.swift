@@ -1,0 +1,119 @@
+import RetryPolicyCore
+
+/// What `retry-policy test` reports about a run of policy test files: per
+/// file, its passes and failures with expected and actual values, and the
+/// files that could not be run. As text, JSON, or JUnit XML for CI systems
+/// that display test reports.
+public struct PolicyTestReport: Sendable {
+    /// A test file that could not be run (unreadable, invalid, or its
+    /// policy cannot be loaded), with its problems.
+    public struct InvalidFile: Sendable {
+        public var file: String
+        public var problems: [String]
+
+        public init(file: String, problems: [String]) {
+            self.file = file
+            self.problems = problems
+        }
+    }
+
+    /// How many test files were found.
+    public var fileCount: Int
+    public var results: [PolicyTestResult]
+    public var invalid: [InvalidFile]
+
+    public init(fileCount: Int, results: [PolicyTestResult], invalid: [InvalidFile]) {
+        self.fileCount = fileCount
+        self.results = results
+        self.invalid = invalid
+    }
+
+    public var passed: Int { results.reduce(0) { $0 + $1.passed } }
+    public var failed: Int { results.reduce(0) { $0 + $1.failures.count } }
+
+    /// `PASS`/`FAIL` per file with every mismatch, `ERROR` per invalid file,
+    /// and a summary line.
+    public var text: String {
+        var output = ""
+        for result in results {
+            if result.failures.isEmpty {
+                output += "PASS \(result.suite.path): \(plural(result.passed, "case")) passed\n"
+            } else {
+                output += "FAIL \(result.suite.path): \(result.failures.count) of \(plural(result.total, "case")) failed\n"
+                for failure in result.failures {
+                    output += "  \(failure.location): case '\(failure.name)' failed\n"
+                    for mismatch in failure.mismatches {
+                        output += "      \(mismatch)\n"
+                    }
+                    output += "      actual: \(failure.actual)\n"
+                }
+            }
+        }
+        for entry in invalid {
+            output += "ERROR \(entry.file):\n" + entry.problems.map { "  " + $0 + "\n" }.joined()
+        }
+        let passed = passed
+        let failed = failed
+        output += "\(plural(fileCount, "test file")), \(plural(passed + failed, "case")): \(passed) passed, \(failed) failed"
+        output += invalid.isEmpty ? "\n" : ", \(invalid.count) invalid\n"
+        return output
+    }
+
+    public var json: JSONValue {
+        .object([
+            ("files", .array(results.map { result in
+                .object([
+                    ("file", .string(result.suite.path)),
+                    ("passed", .int(result.passed)),
+                    ("failures", .array(result.failures.map { failure in
+                        .object([
+                            ("name", .string(failure.name)),
+                            ("file", .string(failure.location.file)),
+                            ("line", .int(failure.location.line)),
+                            ("column", .int(failure.location.column)),
+                            ("mismatches", .array(failure.mismatches.map {
+                                .object([("field", .string($0.field)), ("expected", .string($0.expected)), ("actual", .string($0.actual))])
+                            })),
+                            ("actual", .string(failure.actual)),
+                        ])
+                    })),
+                ])
+            })),
+            ("invalid", .array(invalid.map { .object([("file", .string($0.file)), ("problems", .array($0.problems.map(JSONValue.string)))]) })),
+            ("passed", .int(passed)),
+            ("failed", .int(failed)),
+        ])
+    }
+
+    /// One test suite per file and one test case per case; an invalid file
+    /// is a suite with one erroring case.
+    public var junit: String {
+        let escape = XMLText.escape
+        var suites = ""
+        var total = 0
+        var failures = 0
+        for result in results {
+            total += result.total
+            failures += result.failures.count
+            suites += "  <testsuite name=\"\(escape(result.suite.path))\" tests=\"\(result.total)\" failures=\"\(result.failures.count)\" errors=\"0\">\n"
+            for outcome in result.outcomes {
+                suites += "    <testcase classname=\"\(escape(result.suite.path))\" name=\"\(escape(outcome.name))\" file=\"\(escape(outcome.location.file))\" line=\"\(outcome.location.line)\""
+                if let failure = outcome.failure {
+                    let body = failure.mismatches.map(\.description).joined(separator: "\n")
+                    suites += ">\n      <failure message=\"\(escape(failure.description))\">\(escape(body))</failure>\n    </testcase>\n"
+                } else {
+                    suites += "/>\n"
+                }
+            }
+            suites += "  </testsuite>\n"
+        }
+        for entry in invalid {
+            total += 1
+            suites += "  <testsuite name=\"\(escape(entry.file))\" tests=\"1\" failures=\"0\" errors=\"1\">\n"
+            suites += "    <testcase classname=\"\(escape(entry.file))\" name=\"load test file\">\n"
+            suites += "      <error message=\"invalid test file\">\(escape(entry.problems.joined(separator: "\n")))</error>\n    </testcase>\n  </testsuite>\n"
+        }
+        return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"retry-policy test\" tests=\"\(total)\" failures=\"\(failures)\" errors=\"\(invalid.count)\">\n"
+            + suites + "</testsuites>\n"
+    }
+}
