@@ -21,6 +21,34 @@ struct ScriptedResponseTests {
         }
     }
 
+    @Test("a condition the caller's code reports is written 'condition NAME'")
+    func conditions() throws {
+        let parsed = try ScriptedResponse.parse("condition malformed_body").get()
+        #expect(parsed.outcome == .condition("malformed_body"))
+        #expect(parsed.description == "condition malformed_body")
+        let list = try ScriptedResponse.parseList("503,condition malformed_body,200").get()
+        #expect(list.map(\.outcome) == [.status(503), .condition("malformed_body"), .status(200)])
+        for bad in ["condition", "condition Malformed", "condition malformed_body; Retry-After: 2"] {
+            if case .success = ScriptedResponse.parse(bad) { Issue.record("accepted '\(bad)'") }
+        }
+    }
+
+    @Test("a sequence naming a condition the policy does not declare fails, rather than quietly taking the default")
+    func undeclaredConditionsInSequences() {
+        var policy = cleanPolicy()
+        policy.conditions = ["malformed_body"]
+        policy.rules.append(Rule(conditions: ["malformed_body"], error: .status5xx, action: .retry))
+        let sequence = { (name: AttemptCondition) in
+            SequenceCase(name: "\(name)", location: at(3), responses: [.init(outcome: .condition(name)), .init(outcome: .status(200))],
+                         expect: SequenceExpectation(result: .success, attempts: 2))
+        }
+        let suite = PolicyTestSuite(path: "p.tests.yaml", policyReference: "p.yaml", cases: [],
+                                    sequences: [sequence("malformed_body"), sequence("malformed_bdy")])
+        let result = PolicyTestRunner.run(suite, policy: policy)
+        #expect(result.passed == 1)
+        #expect(result.failures.map(\.name) == ["malformed_bdy"])
+    }
+
     @Test("the earlier header form is refused with the same response written as curl writes headers")
     func scriptedEarlierForm() throws {
         func reason(_ text: String) -> String? {

@@ -6,10 +6,11 @@ import RetryPolicyCore
 /// code.
 public struct ErrorTable: Sendable {
     public struct Row: Sendable {
-        /// Status codes (compressed) or transport classes; exactly one is
-        /// non-empty.
+        /// Status codes (compressed), transport classes, or a declared
+        /// condition; exactly one is given.
         public var statuses: [ClosedRange<Int>]
         public var transports: [TransportFailure]
+        public var condition: AttemptCondition? = nil
         /// `nil` for a success.
         public var error: SDKError.Kind?
         /// The error's name per platform, in ``ErrorTable/platforms`` order
@@ -23,6 +24,7 @@ public struct ErrorTable: Sendable {
 
         public var inputText: String {
             if !statuses.isEmpty { return statuses.map { IntegerRanges.text($0) }.joined(separator: ", ") }
+            if let condition { return "Condition \(condition.rawValue)" }
             return transports.map(ErrorTable.transportLabel).joined(separator: "/")
         }
 
@@ -76,6 +78,13 @@ public struct ErrorTable: Sendable {
                                 decision: outline, honorsRetryAfter: false, explanation: ""))
             }
         }
+        // One row per declared condition: code classifies results into
+        // them, so the table is where a reader sees what each means.
+        for condition in policy.conditions {
+            let outline = decider.outline(DecisionInput(outcome: .condition(condition), attempt: 1, method: .get))
+            rows.append(Row(statuses: [], transports: [], condition: condition, error: outline.error, names: [],
+                            rules: outline.rule.map { [$0] } ?? [], decision: outline, honorsRetryAfter: false, explanation: ""))
+        }
         for index in rows.indices {
             let row = rows[index]
             if chosen.isEmpty {
@@ -120,6 +129,8 @@ public struct ErrorTable: Sendable {
                 let phrases = classes.map(classPhrase)
                 parts.append(phrases.enumerated().map { $0.offset == 0 ? $0.element : $0.element.lowercased() }.joined(separator: " / "))
             }
+        } else if row.condition != nil {
+            parts.append("Classified by the caller's code")
         } else {
             parts.append(row.transports.count == 1 ? transportPhrase(row.transports[0]) : "Network connectivity failure")
         }
@@ -218,6 +229,7 @@ public struct ErrorTable: Sendable {
             ("rows", .array(rows.map { row in
                 .object([
                     ("input", .string(row.inputText)),
+                ] + (row.condition.map { [("condition", JSONValue.string($0.rawValue))] } ?? []) + [
                     ("statuses", .array(row.statuses.map { .array([.int($0.lowerBound), .int($0.upperBound)]) })),
                     ("transports", .array(row.transports.map { .string($0.rawValue) })),
                     ("error", .optional(row.error?.rawValue)),

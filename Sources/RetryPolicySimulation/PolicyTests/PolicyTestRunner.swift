@@ -69,6 +69,14 @@ public enum PolicyTestRunner {
                 policy: policy, responses: sequence.responses, seed: sequence.seed, latency: sequence.latency,
                 method: sequence.method, markedIdempotent: sequence.markedIdempotent, endpoint: sequence.endpoint)
             var mismatches: [PolicyTestFailure.Mismatch] = []
+            // A condition the policy does not declare is a typo: it would
+            // quietly take the default.
+            for response in sequence.responses {
+                if case .condition(let condition) = response.outcome, !policy.conditions.contains(condition) {
+                    mismatches.append(
+                        .init(field: "responses", expected: "a condition the policy declares", actual: "condition \(condition)"))
+                }
+            }
             let expect = sequence.expect
             let result = timeline.result
             if let action = expect.result, action != result.action {

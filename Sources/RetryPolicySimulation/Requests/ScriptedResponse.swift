@@ -2,7 +2,9 @@ import RetryPolicyCore
 
 /// One scripted attempt outcome, written `503`, `429; Retry-After: 2`,
 /// `503; Retry-After-Ms: 500; Retry-After: 1` (headers as curl writes
-/// them) or a transport class such as `timeout`.
+/// them), a transport class such as `timeout`, or `condition NAME` for a
+/// result the caller's code classifies into a condition the policy
+/// declares.
 public struct ScriptedResponse: Hashable, Sendable, CustomStringConvertible {
     public var outcome: AttemptOutcome
 
@@ -54,9 +56,20 @@ public struct ScriptedResponse: Hashable, Sendable, CustomStringConvertible {
             }
             return .success(ScriptedResponse(outcome: .response(status: status, headers: headers)))
         }
+        if head.hasPrefix(Self.conditionPrefix) {
+            let name = head.dropFirst(Self.conditionPrefix.count).trimmingSpaces
+            guard PolicyBounds.isIdentifier(String(name)) else {
+                return .failure(ParseError(text: whole, reason: "expected a condition name in snake_case after 'condition'"))
+            }
+            guard parts.count == 1 else {
+                return .failure(ParseError(text: whole, reason: "a condition has no headers"))
+            }
+            return .success(ScriptedResponse(outcome: .condition(AttemptCondition(rawValue: String(name)))))
+        }
         guard let failure = TransportFailure(rawValue: head) else {
             let classes = TransportFailure.allCases.map(\.rawValue).joined(separator: ", ")
-            return .failure(ParseError(text: whole, reason: "expected a status (100-599) or one of \(classes)"))
+            return .failure(
+                ParseError(text: whole, reason: "expected a status (100-599), 'condition NAME' or one of \(classes)"))
         }
         guard parts.count == 1 else {
             return .failure(ParseError(text: whole, reason: "a transport failure has no headers"))
@@ -117,8 +130,11 @@ public struct ScriptedResponse: Hashable, Sendable, CustomStringConvertible {
         let trimmed = piece.trimmingSpaces
         let head = trimmed.prefix { $0 != ";" && $0 != ":" }.trimmingSpaces
         if head.count == 3, head.allSatisfy({ $0.isASCII && $0.isNumber }) { return true }
-        return TransportFailure(rawValue: String(trimmed)) != nil
+        return TransportFailure(rawValue: String(trimmed)) != nil || trimmed.hasPrefix(conditionPrefix)
     }
+
+    /// How a condition is written: `condition malformed_body`.
+    static let conditionPrefix = "condition "
 
     public var description: String {
         switch outcome {
