@@ -79,6 +79,8 @@ public struct RetryingHTTPClient<C: Clock>: Sendable where C.Duration == Duratio
     /// `generator`.
     ///
     /// - Parameters:
+    ///   - request: the request every attempt sends.
+    ///   - endpoint: selects the policy's per-endpoint time limits.
     ///   - retryability: whether sending the request twice is safe; by
     ///     default a request with an `Idempotency-Key` header is idempotent
     ///     and any other is judged by its method.
@@ -86,6 +88,8 @@ public struct RetryingHTTPClient<C: Clock>: Sendable where C.Duration == Duratio
     ///     is an error page: a condition the policy declares).
     ///   - returningLastResponse: when the policy stops on a response,
     ///     return it instead of throwing.
+    ///   - generator: the source of jitter (a seeded `SplitMix64` makes
+    ///     runs reproducible).
     public func execute<G: RandomNumberGenerator>(
         _ request: HTTPClientRequest,
         endpoint: String? = nil,

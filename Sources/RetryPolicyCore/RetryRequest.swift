@@ -53,7 +53,7 @@ public struct AttemptContext: Hashable, Sendable {
     /// when the total deadline is nearer), when there is one. An executor
     /// that runs attempts in child tasks enforces it by cancelling the
     /// attempt; one that runs them in the caller's task
-    /// (``RetryExecutor/run(_:hooks:isolation:operation:)``) cannot, and the
+    /// (`RetryExecutor.run` of RetryPolicyExecutor) cannot, and the
     /// operation should give it to its client (a request's timeout).
     public var timeLimit: Duration?
 

@@ -36,8 +36,12 @@ public struct RetryingURLSession<C: Clock>: Sendable where C.Duration == Duratio
     public let session: URLSession
     public var executor: RetryExecutor<C>
 
-    /// - Parameter urlErrors: `URLError` codes to read differently from
-    ///   the standard table (see ``RetryPolicyExecutor/ErrorClassifier/urlSession(overriding:)``).
+    /// - Parameters:
+    ///   - session: the session every attempt is sent with.
+    ///   - executor: the policy's executor; the URLSession classifier goes
+    ///     in front of its own.
+    ///   - urlErrors: `URLError` codes to read differently from the
+    ///     standard table (see `ErrorClassifier.urlSession(overriding:)`).
     public init(session: URLSession, executor: RetryExecutor<C>, urlErrors: [URLError.Code: AttemptOutcome] = [:]) {
         self.session = session
         var executor = executor
@@ -63,6 +67,8 @@ public struct RetryingURLSession<C: Clock>: Sendable where C.Duration == Duratio
     /// `generator`.
     ///
     /// - Parameters:
+    ///   - request: the request every attempt sends.
+    ///   - endpoint: selects the policy's per-endpoint time limits.
     ///   - retryability: whether sending the request twice is safe; by
     ///     default a request with an `Idempotency-Key` header is idempotent
     ///     and any other is judged by its method.
@@ -70,6 +76,8 @@ public struct RetryingURLSession<C: Clock>: Sendable where C.Duration == Duratio
     ///     is an error page: a condition the policy declares).
     ///   - returningLastResponse: when the policy stops on a response,
     ///     return it instead of throwing.
+    ///   - generator: the source of jitter (a seeded `SplitMix64` makes
+    ///     runs reproducible).
     public func data<G: RandomNumberGenerator>(
         for request: URLRequest,
         endpoint: String? = nil,

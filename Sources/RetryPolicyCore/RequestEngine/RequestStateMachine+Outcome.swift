@@ -37,7 +37,7 @@ extension RequestStateMachine {
     }
 
     /// Attempt `number` finished at `time` with `outcome` (the other
-    /// parameters as in ``attemptFinished(_:at:producedValue:thrown:using:)``):
+    /// parameters as in ``attemptFinished(_:at:producedValue:thrown:override:using:)``):
     /// for a hedged request, one of its copies.
     public mutating func attemptFinished<G: RandomNumberGenerator>(
         _ number: Int,

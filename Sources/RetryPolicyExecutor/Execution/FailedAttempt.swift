@@ -1,7 +1,7 @@
 import RetryPolicyCore
 
 /// An attempt the policy does not treat as a success, as the `override` of
-/// ``RetryExecutor/run(_:classify:override:returningLastResponse:isolation:operation:)``
+/// `RetryExecutor/run(_:classify:override:returningLastResponse:isolation:operation:)`
 /// sees it.
 public struct FailedAttempt<Failure: Error> {
     /// 1 for the first try.

@@ -15,7 +15,7 @@ extension RetryExecutor {
     ///     for the usual reading (a returned value is a success, a
     ///     ``RetryableResponse`` is read by its status and headers, a thrown
     ///     error goes through ``classifier``). Prefer returning a condition
-    ///     the policy declares (``AttemptOutcome/condition(_:)``) to deciding
+    ///     the policy declares (`AttemptOutcome.condition(_:)`) to deciding
     ///     in `override`: the decision then stays in the policy file, where
     ///     lint, `table` and `simulate` see it.
     ///   - override: the escape hatch, asked after every attempt the policy
@@ -32,10 +32,10 @@ extension RetryExecutor {
     ///
     /// Attempts run one after another in the calling task, so an attempt
     /// cannot be interrupted: the policy's per-attempt limit reaches the
-    /// operation as ``AttemptContext/timeLimit``, for its client to
+    /// operation as `AttemptContext.timeLimit`, for its client to
     /// enforce, and the total deadline is kept between attempts. A policy
     /// that hedges runs its copies one after another here (its retry rules
-    /// still apply). ``runConcurrently(_:classify:override:returningLastResponse:isolation:operation:)``
+    /// still apply). `runConcurrently(_:classify:override:returningLastResponse:isolation:operation:)`
     /// enforces both, for a `@Sendable` operation.
     @inlinable
     public func run<Value, Failure: Error>(
@@ -51,7 +51,7 @@ extension RetryExecutor {
             isolation: isolation, operation: operation)
     }
 
-    /// ``run(_:classify:override:returningLastResponse:isolation:operation:)`` drawing jitter from
+    /// `run(_:classify:override:returningLastResponse:isolation:operation:)` drawing jitter from
     /// `generator` (a seeded `SplitMix64` makes runs reproducible).
     @inlinable
     public func run<Value, Failure: Error, G: RandomNumberGenerator>(
@@ -90,7 +90,7 @@ extension RetryExecutor {
             isolation: isolation, operation: operation)
     }
 
-    /// ``run(_:classify:override:returningLastResponse:isolation:operation:)`` for HTTP responses, drawing
+    /// `run(_:classify:override:returningLastResponse:isolation:operation:)` for HTTP responses, drawing
     /// jitter from `generator`.
     @inlinable
     public func run<Response: RetryableResponse, Failure: Error, G: RandomNumberGenerator>(
@@ -149,7 +149,7 @@ extension RetryExecutor {
             operation: operation)
     }
 
-    /// ``runConcurrently(_:classify:override:returningLastResponse:isolation:operation:)`` drawing jitter from
+    /// `runConcurrently(_:classify:override:returningLastResponse:isolation:operation:)` drawing jitter from
     /// `generator` (a seeded `SplitMix64` makes runs reproducible).
     @inlinable
     public func runConcurrently<Response: RetryableResponse, G: RandomNumberGenerator>(
@@ -189,7 +189,7 @@ extension RetryExecutor {
     /// The general form: `judge` says what a returned value means (a 2xx
     /// is a success unless a rule says otherwise), thrown errors go through
     /// ``classifier``; `classify` may say otherwise about either, and
-    /// `override` and `returningLastResponse` are as for ``run(_:classify:override:returningLastResponse:isolation:operation:)``.
+    /// `override` and `returningLastResponse` are as for `run(_:classify:override:returningLastResponse:isolation:operation:)`.
     @inlinable
     public func runConcurrently<Value: Sendable, G: RandomNumberGenerator>(
         _ request: RetryRequest = RetryRequest(),
@@ -228,7 +228,7 @@ extension RetryExecutor {
 
 extension RetryExecutor {
     /// What every form of `run` does: the first try, and everything after
-    /// it in ``retryLoop(_:start:first:concurrentAttempts:using:isolation:judge:judgeError:override:keep:returnsLastResponse:attempt:hedge:)``.
+    /// it in `retryLoop(_:start:first:concurrentAttempts:using:isolation:judge:judgeError:override:keep:returnsLastResponse:attempt:hedge:)`.
     ///
     /// A first-try success costs a cancellation check, a rule lookup and
     /// no heap allocation of its own, not even in a task of its own (when

@@ -5,8 +5,8 @@ extension RetryExecutor {
     /// The full request: a ``RequestStateMachine`` decides every step, and
     /// this loop only does what it asks: runs attempts through `attempt`,
     /// sleeps on `clock`, refreshes credentials, watches for cancellation
-    /// and reports events. Both public forms run here: ``run(_:hooks:isolation:operation:)``
-    /// performs each attempt in the caller's task, ``runConcurrently(_:using:judge:operation:)``
+    /// and reports events. Both public forms run here: `run(_:hooks:isolation:operation:)`
+    /// performs each attempt in the caller's task, `runConcurrently(_:using:judge:operation:)`
     /// races it against its time limit in child tasks and hands a hedging
     /// request to `hedge`.
     ///

@@ -11,7 +11,7 @@ import RetryPolicyCore
 public enum PolicyWriter {
     /// The file text of `policy`.
     ///
-    /// - Throws: the problems ``RetryPolicyCore/Policy/validated()`` finds,
+    /// - Throws: the problems `Policy.validated()` finds,
     ///   and a backoff defined in code, which has no file form.
     public static func yaml(_ policy: Policy) throws(PolicyValidationError) -> String {
         var problems = policy.problems
