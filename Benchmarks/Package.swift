@@ -39,9 +39,19 @@ let package = Package(
             path: "Benchmarks/PolicyFileBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
+        // The executor benchmarks' policy, responses, server and clock, and
+        // seed 003's retry function, shared with `executor-profile`.
+        .target(
+            name: "ExecutorWorkloads",
+            dependencies: [
+                .product(name: "RetryPolicyCore", package: "swift-retry-policy"),
+                .product(name: "RetryPolicyExecutor", package: "swift-retry-policy"),
+            ]
+        ),
         .executableTarget(
             name: "ExecutorBenchmarks",
             dependencies: [
+                "ExecutorWorkloads",
                 .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "RetryPolicyCore", package: "swift-retry-policy"),
                 .product(name: "RetryPolicyExecutor", package: "swift-retry-policy"),
@@ -84,6 +94,27 @@ let package = Package(
                 .product(name: "RetryPolicyLint", package: "swift-retry-policy"),
             ],
             path: "Sources/CorpusLint"
+        ),
+        // `decision-profile SIDE MIX N`: the decision benchmarks' loop
+        // without the harness, for callgrind's instruction counts.
+        .executableTarget(
+            name: "decision-profile",
+            dependencies: [
+                "BenchmarkWorkloads",
+                .product(name: "RetryPolicyCore", package: "swift-retry-policy"),
+            ],
+            path: "Sources/DecisionProfile"
+        ),
+        // `executor-profile SIDE N`: N requests of the executor benchmarks'
+        // retry path in one task, without the harness, for callgrind.
+        .executableTarget(
+            name: "executor-profile",
+            dependencies: [
+                "ExecutorWorkloads",
+                .product(name: "RetryPolicyCore", package: "swift-retry-policy"),
+                .product(name: "RetryPolicyExecutor", package: "swift-retry-policy"),
+            ],
+            path: "Sources/ExecutorProfile"
         ),
         .executableTarget(
             name: "fleet-probe",

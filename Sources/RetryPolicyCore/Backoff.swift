@@ -182,7 +182,11 @@ public struct Backoff: Hashable, Sendable {
     ///     previous retry; only decorrelated jitter uses it, and the first
     ///     retry treats it as `initial`.
     public func bounds(forRetry k: Int, previousDelay: Duration?) -> ClosedRange<Duration> {
-        let range = jitteredBounds(forRetry: k, previousDelay: previousDelay)
+        floored(jitteredBounds(forRetry: k, previousDelay: previousDelay))
+    }
+
+    /// `range` with both ends raised to the floor.
+    private func floored(_ range: ClosedRange<Duration>) -> ClosedRange<Duration> {
         guard min > .zero else { return range }
         return Swift.max(range.lowerBound, min)...Swift.max(range.upperBound, min)
     }
@@ -213,6 +217,17 @@ public struct Backoff: Hashable, Sendable {
         previousDelay: Duration?,
         using generator: inout G
     ) -> Duration {
+        delayAndBounds(forRetry: k, previousDelay: previousDelay, using: &generator).delay
+    }
+
+    /// ``delay(forRetry:previousDelay:using:)`` and the
+    /// ``bounds(forRetry:previousDelay:)`` it was drawn from, computing the
+    /// jittered range once.
+    func delayAndBounds<G: RandomNumberGenerator>(
+        forRetry k: Int,
+        previousDelay: Duration?,
+        using generator: inout G
+    ) -> (delay: Duration, bounds: ClosedRange<Duration>) {
         // Floored after the draw: a seeded draw above the floor is the
         // same delay as without one, so adding a floor changes only the
         // delays it raises.
@@ -220,7 +235,7 @@ public struct Backoff: Hashable, Sendable {
         let low = range.lowerBound.nanosecondsSaturated
         let high = range.upperBound.nanosecondsSaturated
         let drawn = low >= high ? range.lowerBound : .nanoseconds(Int64.random(in: low...high, using: &generator))
-        return Swift.max(drawn, min)
+        return (Swift.max(drawn, min), floored(range))
     }
 
     private static func saturatingTriple(_ value: Int64) -> Int64 {

@@ -7,6 +7,9 @@
 /// array read: a table per method some rule names, plus one for every
 /// other method, each filled by walking the rules in order and filling
 /// only empty slots, so building costs the sum of what the rules cover.
+/// A slot holds the index of its resolution, worked out once per rule
+/// (and once for the default and the implicit 2xx success), so deciding
+/// reads the action, error kind and flags without copying a rule.
 ///
 /// Immutable after construction and shared by every copy of a
 /// ``RetryDecider``.
@@ -24,8 +27,39 @@ public final class CompiledPolicy: Sendable {
     /// The methods some rule names; table `i + 1` is for `namedMethods[i]`,
     /// table 0 for every other method.
     package let namedMethods: [HTTPMethod]
-    /// `inputCount` entries per table: the first matching rule, or -1.
+    /// `inputCount` entries per table, each an index into `resolutions`:
+    /// below `policy.rules.count` the first matching rule, else
+    /// `unmatchedIndex` or `implicitSuccessIndex`.
     private let tables: [Int32]
+    /// What each rule decides (index `i` for `policy.rules[i]`), then what
+    /// an unmatched input gets (the default, or the implicit stop), then
+    /// the implicit success of an unmatched 2xx.
+    let resolutions: [Resolution]
+    /// The number of rules: table entries below it are rule indices.
+    let ruleCount: Int
+    /// `inputCount`, kept here so that a lookup reads no global.
+    let width: Int
+
+    // What a decision reads of the policy besides its rules, in the form
+    // it is read: no copy of a nested struct, no hashing.
+
+    /// ``Policy/attempts``.
+    let attempts: Int
+    /// ``Policy/idempotency``'s retryable methods, in an array: a handful
+    /// of short strings compare faster than they hash.
+    let retryableMethods: [HTTPMethod]
+    /// ``Idempotency/honorIdempotentRequests``.
+    let honorsIdempotentRequests: Bool
+    /// The total deadline of a request with no endpoint override, and
+    /// whether any endpoint has an override.
+    let defaultTotal: Duration?
+    let hasEndpointOverrides: Bool
+    /// ``Policy/retryAfter``'s cap, what happens above it, how the delay
+    /// combines with the backoff, and whether cooldowns are kept.
+    let retryAfterCap: Duration?
+    let aboveCap: RetryAfterPolicy.AboveCap
+    let combine: RetryAfterPolicy.Combine
+    let keepsCooldowns: Bool
 
     /// Input slots: status codes 100-599, then the transport classes.
     package static let inputCount = StatusPattern.validCodes.count + TransportFailure.allCases.count
@@ -49,6 +83,18 @@ public final class CompiledPolicy: Sendable {
         }
         namedMethods = named
         let width = Self.inputCount
+        self.width = width
+        self.ruleCount = policy.rules.count
+        self.attempts = policy.attempts
+        self.retryableMethods = policy.idempotency.retryableMethods.sorted()
+        self.honorsIdempotentRequests = policy.idempotency.honorIdempotentRequests
+        self.defaultTotal = policy.timeouts.total
+        self.hasEndpointOverrides = !policy.endpoints.isEmpty
+        self.retryAfterCap = policy.retryAfter.cap
+        self.aboveCap = policy.retryAfter.aboveCap
+        self.combine = policy.retryAfter.combine
+        self.keepsCooldowns = policy.retryAfter.cooldown != .off
+        self.resolutions = Self.makeResolutions(of: policy)
         var tables = [Int32](repeating: -1, count: width * (named.count + 1))
         var unfilled = [Int](repeating: width, count: named.count + 1)
         for (index, rule) in policy.rules.enumerated() {
@@ -64,7 +110,71 @@ public final class CompiledPolicy: Sendable {
                 }
             }
         }
+        // Slots no rule covers: a 2xx is an implicit success, anything
+        // else gets the default.
+        let unmatched = Int32(truncatingIfNeeded: policy.rules.count)
+        for table in 0...named.count {
+            for slot in 0..<width where tables[table * width + slot] < 0 {
+                let status = slot + StatusPattern.validCodes.lowerBound
+                let success = slot < StatusPattern.validCodes.count && Self.isImplicitSuccess(status: status)
+                tables[table * width + slot] = success ? unmatched + 1 : unmatched
+            }
+        }
         self.tables = tables
+    }
+
+    /// The rule a resolution index stands for, if it stands for one.
+    @inline(__always)
+    func ruleIndex(resolutionIndex index: Int) -> Int? { index < ruleCount ? index : nil }
+
+    /// Whether a failed request sent with `method` may be sent again:
+    /// ``Idempotency/allowsRetry(method:markedIdempotent:)``.
+    @inline(__always)
+    func allowsRetry(method: HTTPMethod, markedIdempotent: Bool) -> Bool {
+        for candidate in retryableMethods where candidate == method { return true }
+        return markedIdempotent && honorsIdempotentRequests
+    }
+
+    /// Index in `resolutions` of what an input no rule matches gets: the
+    /// default, or the implicit stop.
+    @inline(__always)
+    var unmatchedIndex: Int { ruleCount }
+
+    /// Index in `resolutions` of an unmatched 2xx's implicit success.
+    @inline(__always)
+    var implicitSuccessIndex: Int { ruleCount &+ 1 }
+
+    /// The resolution of every rule, then the unmatched one, then the
+    /// implicit success (see `resolutions`).
+    private static func makeResolutions(of policy: Policy) -> [Resolution] {
+        var result: [Resolution] = []
+        result.reserveCapacity(policy.rules.count + 2)
+        for (index, rule) in policy.rules.enumerated() {
+            result.append(
+                Resolution(
+                    source: .rule(index), action: rule.action,
+                    errorKind: rule.action == .success ? nil : (rule.error ?? .internalError),
+                    honorsRetryAfter: rule.honorRetryAfter ?? policy.retryAfter.honor,
+                    refreshCredentials: rule.refreshCredentials, location: rule.location))
+        }
+        if let defaultRule = policy.defaultRule {
+            result.append(
+                Resolution(
+                    source: .defaultRule, action: defaultRule.action,
+                    errorKind: defaultRule.action == .success ? nil : defaultRule.error,
+                    honorsRetryAfter: policy.retryAfter.honor, refreshCredentials: false,
+                    location: defaultRule.location))
+        } else {
+            result.append(
+                Resolution(
+                    source: .implicitStop, action: .stop, errorKind: .internalError,
+                    honorsRetryAfter: policy.retryAfter.honor, refreshCredentials: false, location: nil))
+        }
+        result.append(
+            Resolution(
+                source: .implicitSuccess, action: .success, errorKind: nil, honorsRetryAfter: false,
+                refreshCredentials: false, location: nil))
+        return result
     }
 
     // MARK: Slots
@@ -118,16 +228,33 @@ public final class CompiledPolicy: Sendable {
     /// method in `methodSlot`.
     @inline(__always)
     package func firstMatch(inputSlot slot: Int, methodSlot: Int) -> Int? {
-        let index = tables[methodSlot &* Self.inputCount &+ slot]
-        return index < 0 ? nil : Int(index)
+        let index = resolutionIndex(inputSlot: slot, methodSlot: methodSlot)
+        return index < ruleCount ? index : nil
     }
 
     /// The index of the first rule matching `outcome` for `method`.
     public func firstMatch(for outcome: AttemptOutcome, method: HTTPMethod) -> Int? {
+        let index = resolutionIndex(for: outcome, method: method)
+        return index < ruleCount ? index : nil
+    }
+
+    /// The index in `resolutions` of what decides the input in `slot` for
+    /// the method in `methodSlot`.
+    @inline(__always)
+    func resolutionIndex(inputSlot slot: Int, methodSlot: Int) -> Int {
+        Int(truncatingIfNeeded: tables[methodSlot &* width &+ slot])
+    }
+
+    /// The index in `resolutions` of what decides `outcome` for `method`;
+    /// a status outside 100-599 matches no rule and is no 2xx.
+    @inline(__always)
+    func resolutionIndex(for outcome: AttemptOutcome, method: HTTPMethod) -> Int {
         let slot: Int
         switch outcome {
         case .response(let status, _):
-            guard let statusSlot = Self.inputSlot(status: status) else { return nil }
+            // 100-599, as `inputSlot(status:)` without the global range.
+            let statusSlot = status &- 100
+            guard UInt(bitPattern: statusSlot) < 500 else { return unmatchedIndex }
             slot = statusSlot
         case .transport(let transport):
             slot = Self.inputSlot(transport: transport)
@@ -135,9 +262,11 @@ public final class CompiledPolicy: Sendable {
             // Declared conditions are few and reported by code, off the
             // status/transport hot path: a scan in rule order is the
             // first match.
-            return policy.rules.firstIndex { $0.matches(condition: condition, method: method) }
+            // No rule for a condition makes it unmatched: no 2xx, so the
+            // default decides.
+            return policy.rules.firstIndex { $0.matches(condition: condition, method: method) } ?? unmatchedIndex
         }
-        return firstMatch(inputSlot: slot, methodSlot: methodSlot(method))
+        return resolutionIndex(inputSlot: slot, methodSlot: methodSlot(method))
     }
 
     /// What decides an input, before anything about the attempt (its
@@ -170,48 +299,14 @@ public final class CompiledPolicy: Sendable {
     /// Which rule, which action and which error kind decide `outcome` sent
     /// with `method`.
     public func resolution(for outcome: AttemptOutcome, method: HTTPMethod) -> Resolution {
-        let source = firstMatch(for: outcome, method: method).map(Resolution.Source.rule)
-            ?? unmatchedSource(implicitSuccess: Self.isImplicitSuccess(outcome))
-        switch source {
-        case .rule(let index):
-            let rule = policy.rules[index]
-            return Resolution(
-                source: source, action: rule.action,
-                errorKind: rule.action == .success ? nil : (rule.error ?? .internalError),
-                honorsRetryAfter: rule.honorRetryAfter ?? policy.retryAfter.honor,
-                refreshCredentials: rule.refreshCredentials, location: rule.location)
-        case .implicitSuccess:
-            return Resolution(
-                source: source, action: .success, errorKind: nil, honorsRetryAfter: false,
-                refreshCredentials: false, location: nil)
-        case .implicitStop:
-            return Resolution(
-                source: source, action: .stop, errorKind: .internalError,
-                honorsRetryAfter: policy.retryAfter.honor, refreshCredentials: false, location: nil)
-        case .defaultRule:
-            let defaultRule = policy.defaultRule!
-            return Resolution(
-                source: source, action: defaultRule.action,
-                errorKind: defaultRule.action == .success ? nil : defaultRule.error,
-                honorsRetryAfter: policy.retryAfter.honor, refreshCredentials: false, location: defaultRule.location)
-        }
+        resolutions[resolutionIndex(for: outcome, method: method)]
     }
 
     /// What decides the input in `slot` for the method in `methodSlot`:
-    /// ``resolution(for:method:)``'s source, without building the rest of
-    /// the resolution.
+    /// ``resolution(for:method:)``'s source, without the rest of the
+    /// resolution.
     package func source(inputSlot slot: Int, methodSlot: Int) -> Resolution.Source {
-        if let index = firstMatch(inputSlot: slot, methodSlot: methodSlot) { return .rule(index) }
-        let status = slot + StatusPattern.validCodes.lowerBound
-        return unmatchedSource(implicitSuccess: slot < StatusPattern.validCodes.count && Self.isImplicitSuccess(status: status))
-    }
-
-    /// What decides an input no rule matches: a 2xx is a success
-    /// whatever the default says; anything else gets the default, or
-    /// stops when there is none.
-    private func unmatchedSource(implicitSuccess: Bool) -> Resolution.Source {
-        if implicitSuccess { return .implicitSuccess }
-        return policy.defaultRule == nil ? .implicitStop : .defaultRule
+        resolutions[resolutionIndex(inputSlot: slot, methodSlot: methodSlot)].source
     }
 
     // MARK: Implicit success

@@ -139,6 +139,22 @@ public struct Decision: Hashable, Sendable {
         }
     }
 
+    /// A success decided by the rule at `ruleIndex` (written at
+    /// `ruleLocation`), or by no rule. Sets every field directly: the
+    /// public initialiser looks into its action for a stop's error kind,
+    /// which costs a copy of the action on the hottest path.
+    @inline(__always)
+    init(successBy ruleIndex: Int?, at ruleLocation: SourceLocation?) {
+        self.action = .success
+        self.ruleIndex = ruleIndex
+        self.ruleLocation = ruleLocation
+        self.delayBounds = nil
+        self.serverDirected = false
+        self.refreshCredentials = false
+        self.budgetCost = 0
+        self.errorKind = nil
+    }
+
     public var isRetry: Bool { if case .retry = action { true } else { false } }
     public var error: SDKError? { if case .stop(let error, _) = action { error } else { nil } }
     public var stopReason: StopReason? { if case .stop(_, let reason) = action { reason } else { nil } }

@@ -68,10 +68,11 @@ public struct RetryDecider: Sendable {
     ///
     /// Pure: it decides nothing and spends no budget.
     public func isPlainSuccess(_ outcome: AttemptOutcome, method: HTTPMethod) -> Bool {
-        if let index = matchingRule(for: outcome, method: method) {
-            return compiled.policy.rules[index].action == .success
-        }
-        return CompiledPolicy.isImplicitSuccess(outcome)
+        let index = compiled.resolutionIndex(for: outcome, method: method)
+        // A default whose action is `success` does not count: only a rule
+        // or the implicit 2xx success makes a plain success.
+        if index < compiled.ruleCount { return compiled.resolutions[index].action == .success }
+        return index == compiled.implicitSuccessIndex
     }
 
     /// The decision for a *first* attempt whose outcome is a plain success,
@@ -132,30 +133,58 @@ public struct RetryDecider: Sendable {
     /// the cap (or the policy clamps or ignores it), the delay ends before
     /// the total deadline, and the budget pays for it; the first check that
     /// fails gives the stop reason, in that order.
+    ///
+    /// Specialised for the generators the benchmarks, tests and executor
+    /// pass: unspecialised, drawing a jittered delay goes through the
+    /// standard library's generic `random(in:using:)` and costs more than
+    /// the rest of the decision.
+    @_specialize(where G == SplitMix64)
+    @_specialize(where G == SystemRandomNumberGenerator)
     public func decide<G: RandomNumberGenerator>(_ input: DecisionInput, using generator: inout G) -> Decision {
         decide(input, using: &generator, backoff: true)
     }
 
     /// `backoff: false` decides for a hedged request: the next copy starts
     /// at once unless the server asks for a delay, so no backoff is drawn.
+    ///
+    /// Most outcomes are successes, which need only their resolution and
+    /// the refund; everything else continues out of line.
+    @inline(__always)
     func decide<G: RandomNumberGenerator>(
         _ input: DecisionInput, using generator: inout G, backoff: Bool
     ) -> Decision {
-        let resolution = compiled.resolution(for: input.outcome, method: input.method)
-        let ruleIndex = resolution.ruleIndex
-        let location = resolution.location
-        let action = resolution.action
-        if action == .success { return success(input, ruleIndex: ruleIndex, location: location) }
-        let kind = resolution.errorKind ?? .internalError
-        let honorRetryAfter = resolution.honorsRetryAfter
-        let refreshCredentials = resolution.refreshCredentials
+        let compiled = self.compiled
+        let index = compiled.resolutionIndex(for: input.outcome, method: input.method)
+        if index == compiled.implicitSuccessIndex {
+            refundSuccess(lastRetryCost: input.lastRetryCost)
+            return Decision(successBy: nil, at: nil)
+        }
+        if compiled.resolutions[index].action == .success {
+            refundSuccess(lastRetryCost: input.lastRetryCost)
+            return Decision(
+                successBy: compiled.ruleIndex(resolutionIndex: index), at: compiled.resolutions[index].location)
+        }
+        return decideFailure(input, resolutionIndex: index, using: &generator, backoff: backoff)
+    }
+
+    /// The decision for an outcome whose resolution (at `index` in the
+    /// compiled policy's resolutions) is `retry` or `stop`.
+    @inline(never)
+    private func decideFailure<G: RandomNumberGenerator>(
+        _ input: DecisionInput, resolutionIndex index: Int, using generator: inout G, backoff: Bool
+    ) -> Decision {
+        let compiled = self.compiled
+        let action = compiled.resolutions[index].action
+        let kind = compiled.resolutions[index].errorKind ?? .internalError
 
         var error = SDKError(kind: kind)
         var serverDelay: Duration?
         switch input.outcome {
         case .response(let status, let headers):
             error.statusCode = status
-            if honorRetryAfter { serverDelay = policy.retryAfter.serverDelay(in: headers, now: input.now) }
+            if compiled.resolutions[index].honorsRetryAfter {
+                serverDelay = compiled.policy.retryAfter.serverDelay(in: headers, now: input.now)
+            }
         case .transport(let transport):
             error.transport = transport
         case .condition(let condition):
@@ -170,8 +199,8 @@ public struct RetryDecider: Sendable {
         // entirely, so it neither delays the retry nor starts a cooldown.
         var honoured: Duration? = serverDelay
         var tooLong = false
-        if let delay = serverDelay, let cap = policy.retryAfter.cap, delay > cap {
-            switch policy.retryAfter.aboveCap {
+        if let delay = serverDelay, let cap = compiled.retryAfterCap, delay > cap {
+            switch compiled.aboveCap {
             case .stop:
                 honoured = cap
                 tooLong = true
@@ -179,39 +208,38 @@ public struct RetryDecider: Sendable {
             case .ignore: honoured = nil
             }
         }
-        recordCooldown(honoured, error: error, now: input.now)
+        if compiled.keepsCooldowns { recordCooldown(honoured, error: error, now: input.now) }
 
-        func stop(_ reason: StopReason) -> Decision {
-            Decision(action: .stop(error, reason), ruleIndex: ruleIndex, ruleLocation: location)
-        }
-
-        if case .transport(.cancelled) = input.outcome { return stop(.cancelled) }
-        guard action == .retry else { return stop(.notRetryable) }
+        if case .transport(.cancelled) = input.outcome { return stop(error, .cancelled, resolutionIndex: index) }
+        guard action == .retry else { return stop(error, .notRetryable, resolutionIndex: index) }
         // gRPC throttling counts every retryable failure, the last attempt
         // included, before anything else decides (gRFC A6).
         var throttled = false
-        if let budget, budget.configuration.style == .grpc {
+        if let budget = compiled.budget, budget.configuration.style == .grpc {
             throttled = budget.drain(budget.configuration.retryCost) <= budget.configuration.threshold
         }
-        guard input.attempt < policy.attempts else { return stop(.attemptsExhausted) }
-        if refreshCredentials && input.credentialRefreshes >= 1 { return stop(.notRetryable) }
-        guard !input.markedUnsafe,
-            policy.idempotency.allowsRetry(method: input.method, markedIdempotent: input.markedIdempotent)
-        else {
-            return stop(.notIdempotent)
+        guard input.attempt < compiled.attempts else { return stop(error, .attemptsExhausted, resolutionIndex: index) }
+        let refreshCredentials = compiled.resolutions[index].refreshCredentials
+        if refreshCredentials && input.credentialRefreshes >= 1 {
+            return stop(error, .notRetryable, resolutionIndex: index)
         }
-        if tooLong { return stop(.retryAfterTooLong) }
+        guard !input.markedUnsafe, compiled.allowsRetry(method: input.method, markedIdempotent: input.markedIdempotent)
+        else {
+            return stop(error, .notIdempotent, resolutionIndex: index)
+        }
+        if tooLong { return stop(error, .retryAfterTooLong, resolutionIndex: index) }
 
-        let backoffBounds =
-            backoff ? policy.backoff.bounds(forRetry: input.attempt, previousDelay: input.previousDelay) : .zero ... .zero
-        var delay =
-            backoff
-            ? policy.backoff.delay(forRetry: input.attempt, previousDelay: input.previousDelay, using: &generator) : .zero
+        var delay = Duration.zero
+        var backoffBounds = Duration.zero...Duration.zero
+        if backoff {
+            (delay, backoffBounds) = compiled.policy.backoff.delayAndBounds(
+                forRetry: input.attempt, previousDelay: input.previousDelay, using: &generator)
+        }
         var bounds = backoffBounds
         var serverDirected = false
         if let chosen = honoured {
             serverDirected = true
-            switch policy.retryAfter.combine {
+            switch compiled.combine {
             case .server:
                 delay = chosen
                 bounds = chosen...chosen
@@ -221,32 +249,42 @@ public struct RetryDecider: Sendable {
             }
         }
 
-        if let total = policy.timeouts(for: input.endpoint).total, input.elapsed + delay >= total {
-            return stop(.deadlineExceeded)
+        let total = compiled.hasEndpointOverrides ? compiled.policy.timeouts(for: input.endpoint).total : compiled.defaultTotal
+        if let total, input.elapsed + delay >= total {
+            return stop(error, .deadlineExceeded, resolutionIndex: index)
         }
 
         var cost = 0
-        if let budget {
+        if let budget = compiled.budget {
             switch budget.configuration.style {
             case .tokenBucket:
                 cost = budget.configuration.cost(for: kind, isTimeout: input.outcome == .transport(.timeout))
-                guard budget.withdraw(cost) else { return stop(.budgetExhausted) }
+                guard budget.withdraw(cost) else { return stop(error, .budgetExhausted, resolutionIndex: index) }
             case .grpc:
-                if throttled { return stop(.budgetExhausted) }
+                if throttled { return stop(error, .budgetExhausted, resolutionIndex: index) }
                 cost = budget.configuration.retryCost
             }
         }
 
         return Decision(
             action: .retry(after: delay),
-            ruleIndex: ruleIndex,
-            ruleLocation: location,
+            ruleIndex: compiled.ruleIndex(resolutionIndex: index),
+            ruleLocation: compiled.resolutions[index].location,
             delayBounds: bounds,
             serverDirected: serverDirected,
             refreshCredentials: refreshCredentials,
             budgetCost: cost,
             errorKind: kind
         )
+    }
+
+    /// A stop with `error` for `reason`, decided by the resolution at
+    /// `index`.
+    @inline(__always)
+    private func stop(_ error: SDKError, _ reason: StopReason, resolutionIndex index: Int) -> Decision {
+        Decision(
+            action: .stop(error, reason), ruleIndex: compiled.ruleIndex(resolutionIndex: index),
+            ruleLocation: compiled.resolutions[index].location)
     }
 
     /// Pays for a hedge that starts because the hedging delay passed (no
@@ -271,11 +309,6 @@ public struct RetryDecider: Sendable {
         budget.deposit(cost)
     }
 
-    private func success(_ input: DecisionInput, ruleIndex: Int?, location: SourceLocation?) -> Decision {
-        refundSuccess(lastRetryCost: input.lastRetryCost)
-        return Decision(action: .success, ruleIndex: ruleIndex, ruleLocation: location)
-    }
-
     /// A success returns what the last retry cost, or the configured
     /// refund when it followed no retry; under gRPC throttling every
     /// success returns the token ratio.
@@ -293,7 +326,7 @@ public struct RetryDecider: Sendable {
     /// for every request under the policy, so a hostile or mistaken server
     /// cannot lock clients out for longer than the policy accepts.
     private func recordCooldown(_ length: Duration?, error: SDKError, now: Timestamp?) {
-        guard policy.retryAfter.cooldown != .off, let length, let now, length > .zero else { return }
+        guard compiled.keepsCooldowns, let length, let now, length > .zero else { return }
         cooldown.record(until: now + length, error: error)
     }
 }

@@ -1,11 +1,13 @@
 import Benchmark
+import ExecutorWorkloads
 import RetryPolicyCore
 import RetryPolicyExecutor
 
-/// The executor against seed 002's hand-written `withRetry` loop, on a
-/// first-try success and on a request that fails twice with 503 before it
-/// succeeds. Both sides wait on the same zero-delay clock, so the numbers
-/// are the cost of the retry machinery alone.
+/// The executor against seed 002's hand-written `withRetry` loop
+/// (`.baseline`) and seed 003's generic `retry` function (`.baseline-seed003`),
+/// on a first-try success and on a request that fails twice with 503 before
+/// it succeeds. Every side waits on the same zero-delay clock, so the
+/// numbers are the cost of the retry machinery alone.
 ///
 /// The harness runs every iteration in a new task, so `executor.success`
 /// and `executor.retry-3-attempts` include what a request costs in a task
@@ -46,6 +48,15 @@ let benchmarks: @Sendable () -> Void = {
             }
         }
 
+        Benchmark("executor.success\(suffix).baseline-seed003", configuration: configuration) { benchmark in
+            for _ in benchmark.scaledIterations {
+                let response = try await retry(clock: clock) { () throws(FailedStatus) -> StubResponse in
+                    try Seed003Request.check(StubResponse.ok)
+                } strategy: { Seed003Request.strategy($0) }
+                blackHole(response)
+            }
+        }
+
         Benchmark("executor.retry-3-attempts\(suffix).engine", configuration: configuration) { benchmark in
             var generator = SplitMix64(seed: 3)
             for _ in benchmark.scaledIterations {
@@ -59,6 +70,16 @@ let benchmarks: @Sendable () -> Void = {
             for _ in benchmark.scaledIterations {
                 let server = FlakyServer()
                 let response = try await withRetry(clock: clock) { try validate(server.respond()) }
+                precondition(response.statusCode == 200)
+                blackHole(response)
+            }
+        }
+        Benchmark("executor.retry-3-attempts\(suffix).baseline-seed003", configuration: configuration) { benchmark in
+            for _ in benchmark.scaledIterations {
+                let server = FlakyServer()
+                let response = try await retry(clock: clock) { () throws(FailedStatus) -> StubResponse in
+                    try Seed003Request.check(server.respond())
+                } strategy: { Seed003Request.strategy($0) }
                 precondition(response.statusCode == 200)
                 blackHole(response)
             }

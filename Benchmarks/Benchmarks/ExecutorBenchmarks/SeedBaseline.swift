@@ -1,51 +1,5 @@
+import ExecutorWorkloads
 import RetryPolicyCore
-import RetryPolicyExecutor
-import Synchronization
-
-/// Seed 002's retry policy as data: 3 attempts, exponential backoff from
-/// 1 s, 5xx and lost connections retried, everything else final.
-enum SeedPolicy {
-    static let networkingGuide = Policy(
-        name: "networking-guide",
-        attempts: 3,
-        backoff: Backoff(initial: .seconds(1), max: .seconds(60), multiplier: 2, jitter: .none),
-        rules: [
-            Rule(statuses: [.statusClass(5)], error: .status5xx, action: .retry),
-            Rule(transports: [.connectionLost, .offline], error: .networkError, action: .retry),
-            Rule(statuses: [.code(401)], error: .unauthorized, action: .stop),
-            Rule(statuses: [.code(404)], error: .notFound, action: .stop),
-        ],
-        defaultRule: DefaultRule(error: .internalError, action: .stop)
-    )
-}
-
-/// A response as an HTTP client hands it over.
-struct StubResponse: RetryableResponse {
-    var statusCode: Int
-    func headerValue(named name: String) -> String? { nil }
-
-    static let ok = StubResponse(statusCode: 200)
-    static let unavailable = StubResponse(statusCode: 503)
-}
-
-/// Answers 503 twice, then 200: a three-attempt request.
-final class FlakyServer: Sendable {
-    private let calls = Atomic<Int>(0)
-    func respond() -> StubResponse {
-        calls.add(1, ordering: .relaxed).newValue < 3 ? .unavailable : .ok
-    }
-}
-
-/// A clock whose sleeps return at once, so both sides measure the retry
-/// logic and not the waiting.
-struct ImmediateClock: Clock {
-    typealias Instant = ContinuousClock.Instant
-    var now: Instant { ContinuousClock.now }
-    var minimumResolution: Duration { .zero }
-    func sleep(until deadline: Instant, tolerance: Duration?) async throws {
-        try Task.checkCancellation()
-    }
-}
 
 // MARK: Seed 002, as written, with its sleep on the injected clock
 

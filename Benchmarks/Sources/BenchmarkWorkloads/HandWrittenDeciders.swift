@@ -39,6 +39,9 @@ public enum HandWritten {
             let kind: SDKError.Kind = failure == .timeout ? .timeout : .networkError
             let reason: StopReason = failure == .cancelled ? .cancelled : .notRetryable
             return Decision(action: .stop(SDKError(kind: kind, transport: failure), reason))
+        case .condition(let condition):
+            // The policy declares no conditions: its default decides.
+            return Decision(action: .stop(SDKError(kind: .networkError, condition: condition), .notRetryable))
         }
     }
 
@@ -73,6 +76,10 @@ public enum HandWritten {
             default: error = SDKError(kind: .networkError); retryable = false
             }
             error.transport = failure
+        case .condition(let condition):
+            // The policy declares no conditions: its default decides.
+            error = SDKError(kind: .networkError, condition: condition)
+            retryable = false
         }
         guard retryable else { return Decision(action: .stop(error, .notRetryable)) }
         guard input.attempt < 4 else { return Decision(action: .stop(error, .attemptsExhausted)) }
