@@ -301,8 +301,9 @@ extension RetryExecutor {
     }
 
     /// The retry loop with the hooks turned into what the machine's steps
-    /// take.
-    @inlinable
+    /// take. Out of line: a first try that succeeds must not carry the
+    /// retry loop's frame.
+    @inlinable @inline(never)
     func loop<Value, Failure: Error, G: RandomNumberGenerator>(
         _ request: RetryRequest,
         start: C.Instant,
