@@ -1,3 +1,5 @@
+import RetryPolicyCore
+
 /// A configuration document for another tool, in the order its fields are
 /// written, rendered as JSON or as block YAML.
 public indirect enum InteropValue: Sendable, Equatable {
@@ -86,29 +88,5 @@ public indirect enum InteropValue: Sendable, Equatable {
         }
     }
 
-    static func quoted(_ text: String) -> String {
-        var result = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": result += "\\\""
-            case "\\": result += "\\\\"
-            case "\n": result += "\\n"
-            case "\t": result += "\\t"
-            case "\r": result += "\\r"
-            default:
-                // Control characters, and the line breaks YAML 1.1 (libyaml)
-                // reads inside a quoted string (NEL, LS, PS), as escapes
-                // that JSON and YAML read alike.
-                if scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) || scalar.value == 0x2028
-                    || scalar.value == 0x2029 || scalar.value == 0xFEFF
-                {
-                    let hex = String(scalar.value, radix: 16)
-                    result += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                } else {
-                    result.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return result + "\""
-    }
+    static func quoted(_ text: String) -> String { QuotedText.doubleQuoted(text) }
 }

@@ -47,8 +47,9 @@ extension RetryExecutor {
         operation: (AttemptContext) async throws(Failure) -> Value
     ) async throws(RetryFailure) -> Value {
         var generator = SystemRandomNumberGenerator()
-        return try await run(request, using: &generator, classify: classify, override: override, returningLastResponse: returningLastResponse,
-            isolation: isolation, operation: operation)
+        return try await run(
+            request, using: &generator, classify: classify, override: override,
+            returningLastResponse: returningLastResponse, isolation: isolation, operation: operation)
     }
 
     /// `run(_:classify:override:returningLastResponse:isolation:operation:)` drawing jitter from
@@ -63,14 +64,10 @@ extension RetryExecutor {
         isolation: isolated (any Actor)? = #isolation,
         operation: (AttemptContext) async throws(Failure) -> Value
     ) async throws(RetryFailure) -> Value {
-        try await execute(
-            request, using: &generator, classify: classify, override: override, returningLastResponse: returningLastResponse,
-            isolation: isolation, judge: { _ in .status(200) },
-            keep: { _ in nil }, concurrentAttempts: false,
-            attempt: { context, _ in
-                do throws(Failure) { return .value(try await operation(context)) } catch { return .failure(error) }
-            },
-            hedge: { _, _, _, _, _ throws(RetryFailure) in throw Self.hedgingNeedsConcurrency() })
+        try await runInCallerTask(
+            request, using: &generator, classify: classify, override: override,
+            returningLastResponse: returningLastResponse, isolation: isolation, judge: { _ in .status(200) },
+            keep: { _ in nil }, operation: operation)
     }
 
     /// Runs an operation that returns an HTTP response, in the caller's
@@ -86,8 +83,9 @@ extension RetryExecutor {
         operation: (AttemptContext) async throws(Failure) -> Response
     ) async throws(RetryFailure) -> Response {
         var generator = SystemRandomNumberGenerator()
-        return try await run(request, using: &generator, classify: classify, override: override, returningLastResponse: returningLastResponse,
-            isolation: isolation, operation: operation)
+        return try await run(
+            request, using: &generator, classify: classify, override: override,
+            returningLastResponse: returningLastResponse, isolation: isolation, operation: operation)
     }
 
     /// `run(_:classify:override:returningLastResponse:isolation:operation:)` for HTTP responses, drawing
@@ -103,10 +101,29 @@ extension RetryExecutor {
         operation: (AttemptContext) async throws(Failure) -> Response
     ) async throws(RetryFailure) -> Response {
         let decider = self.decider
-        return try await execute(
-            request, using: &generator, classify: classify, override: override, returningLastResponse: returningLastResponse,
-            isolation: isolation, judge: { decider.outcome(for: $0) },
-            keep: { $0 }, concurrentAttempts: false,
+        return try await runInCallerTask(
+            request, using: &generator, classify: classify, override: override,
+            returningLastResponse: returningLastResponse, isolation: isolation,
+            judge: { decider.outcome(for: $0) }, keep: { $0 }, operation: operation)
+    }
+
+    /// Both forms of `run`: every attempt inline, no copies side by side.
+    @inlinable
+    func runInCallerTask<Value, Failure: Error, G: RandomNumberGenerator>(
+        _ request: RetryRequest,
+        using generator: inout G,
+        classify: (Result<Value, Failure>) -> AttemptOutcome?,
+        override: (FailedAttempt<Failure>) -> DecisionOverride,
+        returningLastResponse: Bool,
+        isolation: isolated (any Actor)?,
+        judge: (Value) -> AttemptOutcome,
+        keep: (Value) -> (any Sendable)?,
+        operation: (AttemptContext) async throws(Failure) -> Value
+    ) async throws(RetryFailure) -> Value {
+        try await execute(
+            request, using: &generator, classify: classify, override: override,
+            returningLastResponse: returningLastResponse, isolation: isolation, judge: judge, keep: keep,
+            concurrentAttempts: false,
             attempt: { context, _ in
                 do throws(Failure) { return .value(try await operation(context)) } catch { return .failure(error) }
             },
@@ -144,7 +161,8 @@ extension RetryExecutor {
         var generator = SystemRandomNumberGenerator()
         let decider = self.decider
         return try await runConcurrently(
-            request, using: &generator, classify: classify, override: override, returningLastResponse: returningLastResponse,
+            request, using: &generator, classify: classify, override: override,
+            returningLastResponse: returningLastResponse,
             isolation: isolation, judge: { decider.outcome(for: $0) },
             operation: operation)
     }
@@ -163,7 +181,8 @@ extension RetryExecutor {
     ) async throws(RetryFailure) -> Response {
         let decider = self.decider
         return try await runConcurrently(
-            request, using: &generator, classify: classify, override: override, returningLastResponse: returningLastResponse,
+            request, using: &generator, classify: classify, override: override,
+            returningLastResponse: returningLastResponse,
             isolation: isolation, judge: { decider.outcome(for: $0) },
             operation: operation)
     }
@@ -181,7 +200,8 @@ extension RetryExecutor {
     ) async throws(RetryFailure) -> Value {
         var generator = SystemRandomNumberGenerator()
         return try await runConcurrently(
-            request, using: &generator, classify: classify, override: override, returningLastResponse: returningLastResponse,
+            request, using: &generator, classify: classify, override: override,
+            returningLastResponse: returningLastResponse,
             isolation: isolation, judge: { _ in .status(200) },
             operation: operation)
     }
@@ -202,7 +222,8 @@ extension RetryExecutor {
         operation: @Sendable (AttemptContext) async throws -> Value
     ) async throws(RetryFailure) -> Value {
         try await execute(
-            request, using: &generator, classify: classify, override: override, returningLastResponse: returningLastResponse,
+            request, using: &generator, classify: classify, override: override,
+            returningLastResponse: returningLastResponse,
             isolation: isolation, judge: judge, keep: { $0 },
             concurrentAttempts: true,
             attempt: { context, startedAt in
@@ -292,7 +313,8 @@ extension RetryExecutor {
         let start = firstStart ?? end
         return try await loop(
             request, start: start, first: FirstAttempt(result: result, judged: judged, start: start, end: end),
-            concurrentAttempts: false, using: &generator, classify: classify, override: override, returningLastResponse: returningLastResponse,
+            concurrentAttempts: false, using: &generator, classify: classify, override: override,
+            returningLastResponse: returningLastResponse,
             isolation: isolation, judge: judge,
             keep: keep, attempt: attempt,
             hedge: { machine, action, now, generator throws(RetryFailure) in

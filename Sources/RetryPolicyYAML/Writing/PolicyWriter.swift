@@ -202,29 +202,5 @@ public enum PolicyWriter {
         value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : "\(value)"
     }
 
-    /// A double-quoted YAML string: what YAML would read otherwise (line
-    /// breaks, control characters, a byte order mark) escaped.
-    static func quoted(_ text: String) -> String {
-        var result = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": result += "\\\""
-            case "\\": result += "\\\\"
-            case "\n": result += "\\n"
-            case "\t": result += "\\t"
-            case "\r": result += "\\r"
-            case "\u{85}": result += "\\N"
-            case "\u{2028}": result += "\\L"
-            case "\u{2029}": result += "\\P"
-            default:
-                if scalar.value < 0x20 || scalar.value == 0x7F || scalar.value == 0xFEFF {
-                    let hex = String(scalar.value, radix: 16, uppercase: true)
-                    result += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                } else {
-                    result.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return result + "\""
-    }
+    static func quoted(_ text: String) -> String { QuotedText.doubleQuoted(text) }
 }
