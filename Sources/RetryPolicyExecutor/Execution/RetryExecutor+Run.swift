@@ -108,7 +108,7 @@ extension RetryExecutor {
     }
 
     /// Both forms of `run`: every attempt inline, no copies side by side.
-    @inlinable
+    @inlinable @inline(__always)
     func runInCallerTask<Value, Failure: Error, G: RandomNumberGenerator>(
         _ request: RetryRequest,
         using generator: inout G,
@@ -123,7 +123,7 @@ extension RetryExecutor {
         try await execute(
             request, using: &generator, classify: classify, override: override,
             returningLastResponse: returningLastResponse, isolation: isolation, judge: judge, keep: keep,
-            concurrentAttempts: false,
+            concurrentAttempts: false, operation: operation,
             attempt: { context, _ in
                 do throws(Failure) { return .value(try await operation(context)) } catch { return .failure(error) }
             },
@@ -225,7 +225,7 @@ extension RetryExecutor {
             request, using: &generator, classify: classify, override: override,
             returningLastResponse: returningLastResponse,
             isolation: isolation, judge: judge, keep: { $0 },
-            concurrentAttempts: true,
+            concurrentAttempts: true, operation: operation,
             attempt: { context, startedAt in
                 // A first try that may start at once has no time limit, and
                 // no reading of the clock to start it from.
@@ -258,7 +258,7 @@ extension RetryExecutor {
     /// attached). It reads the clock only when the policy runs cooldowns:
     /// nothing else about a first try needs the time. The history is built
     /// only once something fails.
-    @inlinable
+    @inlinable @inline(__always)
     func execute<Value, Failure: Error, G: RandomNumberGenerator>(
         _ request: RetryRequest,
         using generator: inout G,
@@ -269,6 +269,7 @@ extension RetryExecutor {
         judge: (Value) -> AttemptOutcome,
         keep: (Value) -> (any Sendable)?,
         concurrentAttempts: Bool,
+        operation: (AttemptContext) async throws(Failure) -> Value,
         attempt: nonisolated(nonsending) (AttemptContext, _ startedAt: C.Instant?) async -> AttemptResult<Value>,
         hedge: nonisolated(nonsending) (
             inout RequestStateMachine, RequestStateMachine.Action, _ start: C.Instant, _ now: C.Instant, inout G
@@ -302,7 +303,15 @@ extension RetryExecutor {
                     try await hedge(&machine, action, start, now, &generator)
                 })
         }
-        let result = await attempt(AttemptContext(attempt: 1, credentialRefreshes: 0), firstStart)
+        // The operation itself, not `attempt`: a first try that may start
+        // at once has no time limit to race, and a direct call lets the
+        // optimizer keep what the caller's closure captures on the stack.
+        let result: AttemptResult<Value>
+        do throws(Failure) {
+            result = .value(try await operation(AttemptContext(attempt: 1, credentialRefreshes: 0)))
+        } catch {
+            result = .failure(error)
+        }
         var judged: AttemptOutcome?
         if case .value(let value) = result {
             let outcome = classify(.success(value)) ?? judge(value)
