@@ -31,11 +31,13 @@ struct PolicyStoreWholeUpdateTests {
     @Test("a `..data` swap during a reload's reads never serves a mix of two updates, under a watch")
     func swapsDuringReloads() async throws {
         print("PolicyStoreWholeUpdateTests.swapsDuringReloads: seed \(seed) (POLICY_STORE_UPDATE_SEED=\(seed) repeats it)")
-        let configMap = try ConfigMap(directory: directory, names: (0..<6).map { "p\($0)" }, seed: seed, swaps: 150)
-        // The loader swaps `..data` now and then while the store reads:
-        // swaps land inside reloads, between one file and the next.
+        let configMap = try ConfigMap(directory: directory, names: (0..<6).map { "p\($0)" }, seed: seed, swaps: 100)
+        // Once watching, the loader swaps `..data` now and then while the
+        // store reads: swaps land inside reloads, between one file and the
+        // next.
+        let swapping = LockedValue(false)
         let loader = PolicyFileLoader { path in
-            configMap.maybeSwap(oneIn: 12)
+            if swapping.withLock({ $0 }) { configMap.maybeSwap(oneIn: 12) }
             return lineLoader.load(path)
         }
         let store = PolicyStore(directory: directory, loader: loader, logger: Logger.quiet)
@@ -45,6 +47,7 @@ struct PolicyStoreWholeUpdateTests {
             await store.watch(debounce: .milliseconds(20), rescanEvery: .milliseconds(15), pollingFallback: .seconds(5))
         }
         try await log.wait("the watch to start") { _ in !log.reloads(.watchStarted).isEmpty }
+        swapping.withLock { $0 = true }
 
         let violations = LockedValue<[String]>([])
         let stop = LockedValue(false)
@@ -59,10 +62,14 @@ struct PolicyStoreWholeUpdateTests {
                     }
                 }
             }
-            // Swaps between reloads too, until all are done.
+            // Swaps between reloads too, each followed by a reload (whose
+            // reads the loader may swap under), until all are done.
             var rng = SplitMix64(seed: seed ^ 0x5eed)
+            func reloadsSoFar() -> Int { log.events.count { if case .reloaded = $0 { true } else { false } } }
             while configMap.swapsLeft > 0 {
+                let before = reloadsSoFar()
                 configMap.maybeSwap(oneIn: 1)
+                try await log.wait("a reload after the swap") { _ in reloadsSoFar() > before }
                 try await Task.sleep(for: .microseconds(Int.random(in: 0...5_000, using: &rng)))
             }
             try await log.wait("the store to serve the last update") { _ in
