@@ -182,7 +182,7 @@ struct PolicyStoreWholeUpdateTests {
                         count += 1
                         return count
                     }
-                    try Self.write(directory + "/o.yaml", "name: o\nattempts: \(count)\n")
+                    try ChaosWorld.write(directory + "/o.yaml", "name: o\nattempts: \(count)\n")
                     try await Task.sleep(for: .milliseconds(Int.random(in: 5...15, using: &rng)))
                 }
             }
@@ -219,15 +219,7 @@ struct PolicyStoreWholeUpdateTests {
 
     // MARK: Helpers
 
-    func write(_ name: String, _ text: String) throws { try Self.write(directory + "/" + name, text) }
-
-    static func write(_ path: String, _ text: String) throws {
-        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
-        defer { close(fd) }
-        let bytes = Array(text.utf8)
-        guard Glibc.write(fd, bytes, bytes.count) == bytes.count else { throw POSIXError(.EIO) }
-    }
+    func write(_ name: String, _ text: String) throws { try ChaosWorld.write(directory + "/" + name, text) }
 }
 
 /// Loads any prefix of a policy that ends at a line: `name: X`,
@@ -289,7 +281,7 @@ final class ConfigMap: Sendable {
         let path = directory + "/" + Self.dataDirectory(update)
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
         for name in names {
-            try PolicyStoreWholeUpdateTests.write(path + "/\(name).yaml", "name: \(name)\nattempts: \(update)\n")
+            try ChaosWorld.write(path + "/\(name).yaml", "name: \(name)\nattempts: \(update)\n")
         }
     }
 
