@@ -46,45 +46,40 @@ extension PolicyStore {
     }
 
     /// The store's state now. Takes no lock that a reload holds while it
-    /// reads files.
+    /// reads files. The generation, its problems, since when it is stale
+    /// and when it changed are published together, in one atomic store, so
+    /// they always describe the same generation.
     public var health: Health {
-        let snapshot = snapshot
-        let state = healthState.withLock { $0 }
+        let published = published
+        let snapshot = published.snapshot
+        let lastReload = healthState.withLock { $0.lastReload }
         return Health(
-            generation: snapshot.generation, policies: snapshot.deciders.count, lastReload: state.lastReload,
-            lastChange: state.lastChange, problems: snapshot.problems, staleSince: state.staleSince,
+            generation: snapshot.generation, policies: snapshot.deciders.count, lastReload: lastReload,
+            lastChange: published.lastChange, problems: snapshot.problems, staleSince: published.staleSince,
             pendingRemovals: snapshot.pendingRemovals, watchMode: watchMode)
     }
 
     struct HealthState: Sendable {
         var lastReload: Date?
-        var lastChange: Date?
-        var staleSince: Date?
     }
 
-    /// Updates ``health`` and the gauges after a reload.
-    func recordHealth(after report: ReloadReport) {
-        let now = Date()
-        let snapshot = snapshot
+    /// Updates ``health`` and the gauges after a reload at `now`.
+    func recordHealth(after report: ReloadReport, at now: Date) {
+        let published = published
+        let snapshot = published.snapshot
         let directoryRead = snapshot.problems[directory] == nil
-        let state = healthState.withLock { state in
+        let lastReload = healthState.withLock { state in
             if directoryRead { state.lastReload = now }
-            if report.filesChanged || report.cause == .initial { state.lastChange = now }
-            if snapshot.problems.isEmpty {
-                state.staleSince = nil
-            } else if state.staleSince == nil {
-                state.staleSince = now
-            }
-            return state
+            return state.lastReload
         }
         guard let gauges else { return }
         gauges.generation.record(snapshot.generation)
         gauges.policies.record(snapshot.deciders.count)
         gauges.problemFiles.record(snapshot.problems.count)
         gauges.pendingRemovals.record(snapshot.pendingRemovals.count)
-        gauges.lastReload.record(state.lastReload?.timeIntervalSince1970 ?? 0)
-        gauges.lastChange.record(state.lastChange?.timeIntervalSince1970 ?? 0)
-        gauges.staleSince.record(state.staleSince?.timeIntervalSince1970 ?? 0)
+        gauges.lastReload.record(lastReload?.timeIntervalSince1970 ?? 0)
+        gauges.lastChange.record(published.lastChange?.timeIntervalSince1970 ?? 0)
+        gauges.staleSince.record(published.staleSince?.timeIntervalSince1970 ?? 0)
     }
 
     func recordWatchModeGauge(_ mode: WatchMode) {

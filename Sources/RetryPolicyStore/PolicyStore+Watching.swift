@@ -58,6 +58,14 @@ extension PolicyStore {
     /// ``init(directory:loader:logger:onProblems:metricsFactory:)`` and this
     /// call is missed.
     ///
+    /// - Every generation is one whole update. A reload that does not
+    ///   follow a whole quiet period without events (the re-scan, events
+    ///   that never stop) reads only files whose modification time is a
+    ///   quiet period old; a younger one, maybe half-written, keeps its
+    ///   previous version (``ReloadReport/deferred``) and is read by a
+    ///   reload scheduled for when it is quiet. Files a config map
+    ///   publishes through `..data` are complete before the swap and are
+    ///   read at once; a swap during a reload makes it read again.
     /// - A file that disappears keeps its policy in service until it has
     ///   been absent for `debounce` and a re-read of the directory confirms
     ///   it (a ``ReloadCause/removalCheck`` reload); a file that comes back
@@ -88,8 +96,10 @@ extension PolicyStore {
     ) async where C.Duration == Duration {
         let (signals, signal) = AsyncStream<WatchSignal>.makeStream()
         let confirmations = RemovalConfirmations(signal: signal, after: debounce, clock: clock)
+        let rechecks = QuietFileRechecks(signal: signal)
         defer {
             confirmations.cancel()
+            rechecks.cancel()
             setWatchMode(.notWatching)
         }
         var lastPoll: Int?
@@ -107,10 +117,11 @@ extension PolicyStore {
         }
         guard let watcher else { return }
         defer { watcher.stop() }
+        let timers = WatchTimers(quiet: debounce, confirmations: confirmations, rechecks: rechecks)
         guard
             let handled = await establish(
                 watcher, debounce: debounce, rescanEvery: rescanEvery, pollingFallback: pollingFallback,
-                confirmations: confirmations, clock: clock)
+                timers: timers, clock: clock)
         else { return }
         await withTaskGroup(of: Void.self) { group in
             if let rescanEvery {
@@ -123,7 +134,7 @@ extension PolicyStore {
             }
             await follow(
                 signals, from: watcher, handled: handled, debounce: debounce, rescanEvery: rescanEvery,
-                pollingFallback: pollingFallback, confirmations: confirmations, clock: clock)
+                pollingFallback: pollingFallback, timers: timers, clock: clock)
             group.cancelAll()
         }
     }
@@ -143,20 +154,39 @@ extension PolicyStore {
         case rescan
         /// Files went missing at reload `marked`; a quiet period has passed.
         case confirmRemovals(marked: Int)
+        /// Files held back while they were being written are quiet now.
+        case quietFiles
     }
 
-    /// A watch's reload: removals wait for confirmation, which is scheduled
-    /// a quiet period after a reload that leaves files pending.
-    private func watchReload(_ cause: ReloadCause, confirmingUpTo: Int? = nil, _ confirmations: RemovalConfirmations) {
-        let report = reload(cause: cause, removals: .deferred(confirmingUpTo: confirmingUpTo))
-        if !report.pendingRemovals.isEmpty { confirmations.schedule(marked: report.sequence) }
+    /// What a watch schedules after its reloads.
+    struct WatchTimers: Sendable {
+        var quiet: Duration
+        var confirmations: RemovalConfirmations
+        var rechecks: QuietFileRechecks
+    }
+
+    /// A watch's reload. Removals wait for confirmation, which is
+    /// scheduled a quiet period after a reload that leaves files pending.
+    ///
+    /// `settled` says the directory raised no event for a whole quiet
+    /// period, so every file in it is quiet. Otherwise (the safety re-scan,
+    /// events that never stop) a file changed less than a quiet period ago
+    /// may be half-written: it is not read, and a reload is scheduled for
+    /// when it is quiet.
+    private func watchReload(
+        _ cause: ReloadCause, confirmingUpTo: Int? = nil, settled: Bool, _ timers: WatchTimers
+    ) {
+        let report = reload(
+            cause: cause, removals: .deferred(confirmingUpTo: confirmingUpTo), quiet: settled ? nil : timers.quiet)
+        if !report.pendingRemovals.isEmpty { timers.confirmations.schedule(marked: report.sequence) }
+        if let delay = report.recheckAfter { timers.rechecks.schedule(after: delay) }
     }
 
     /// Handles signals until cancelled.
     private func follow<C: Clock>(
         _ signals: AsyncStream<WatchSignal>, from watcher: any DirectoryWatcher, handled: Int,
         debounce: Duration, rescanEvery: Duration?, pollingFallback: Duration,
-        confirmations: RemovalConfirmations, clock: C
+        timers: WatchTimers, clock: C
     ) async where C.Duration == Duration {
         // The watcher's change count that the last reload covers.
         var handled = handled
@@ -164,16 +194,19 @@ extension PolicyStore {
         var lastEvents = clock.now
         for await signal in signals {
             switch signal {
+            case .quietFiles:
+                timers.rechecks.fired()
+                watchReload(.fileEvent, settled: false, timers)
             case .confirmRemovals(let marked):
-                confirmations.fired()
+                timers.confirmations.fired()
                 // Events since the last reload (a file deleted again, or
                 // back): their own reload comes first, and the absence must
                 // last another quiet period.
                 if watcher.drain().changes != handled || lastEvents.duration(to: clock.now) < debounce {
-                    confirmations.schedule(marked: marked)
+                    timers.confirmations.schedule(marked: marked)
                     continue
                 }
-                watchReload(.removalCheck, confirmingUpTo: marked, confirmations)
+                watchReload(.removalCheck, confirmingUpTo: marked, settled: true, timers)
             case .rescan:
                 guard watcher.watchesCurrentPath else {
                     logger.warning(
@@ -182,14 +215,15 @@ extension PolicyStore {
                     guard
                         let covered = await establish(
                             watcher, debounce: debounce, rescanEvery: rescanEvery, pollingFallback: pollingFallback,
-                            confirmations: confirmations, clock: clock)
+                            timers: timers, clock: clock)
                     else { return }
                     handled = covered
                     continue
                 }
-                watchReload(.rescan, confirmations)
+                watchReload(.rescan, settled: false, timers)
             case .filesystem:
                 var activity = watcher.drain()
+                var settled = true
                 if activity.lost == nil {
                     if activity.changes == handled { continue }
                     lastEvents = clock.now
@@ -202,7 +236,11 @@ extension PolicyStore {
                         if now == activity { break }
                         activity = now
                         lastEvents = clock.now
-                        if activity.lost != nil || start.duration(to: clock.now) >= debounce * 10 { break }
+                        if activity.lost != nil { break }
+                        if start.duration(to: clock.now) >= debounce * 10 {
+                            settled = false
+                            break
+                        }
                     }
                 }
                 if let lost = activity.lost {
@@ -210,13 +248,13 @@ extension PolicyStore {
                     guard
                         let covered = await establish(
                             watcher, debounce: debounce, rescanEvery: rescanEvery, pollingFallback: pollingFallback,
-                            confirmations: confirmations, clock: clock)
+                            timers: timers, clock: clock)
                     else { return }
                     handled = covered
                     continue
                 }
                 handled = activity.changes
-                watchReload(.fileEvent, confirmations)
+                watchReload(.fileEvent, settled: settled, timers)
             }
         }
     }
@@ -229,7 +267,7 @@ extension PolicyStore {
     /// reload covers, or `nil` if cancelled first.
     private func establish<C: Clock>(
         _ watcher: any DirectoryWatcher, debounce: Duration, rescanEvery: Duration?, pollingFallback: Duration,
-        confirmations: RemovalConfirmations, clock: C
+        timers: WatchTimers, clock: C
     ) async -> Int? where C.Duration == Duration {
         let retry = min(max(debounce, .milliseconds(1)), pollingFallback)
         var sincePoll = pollingFallback
@@ -241,7 +279,7 @@ extension PolicyStore {
                 // Drained before reading: an event during the reload is
                 // counted after it, so it gets its own reload.
                 let covered = watcher.drain().changes
-                watchReload(.watchStarted, confirmations)
+                watchReload(.watchStarted, settled: true, timers)
                 return covered
             } catch {
                 setWatchMode(.polling(every: pollingFallback, reason: error.description))

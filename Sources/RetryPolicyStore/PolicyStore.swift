@@ -70,10 +70,17 @@ public final class PolicyStore: Sendable {
         public var problems: [PolicyFileProblem] = []
         /// Whether the directory differed from the last reload at all.
         public var filesChanged = false
+        /// Files not read by this reload because they changed less than a
+        /// quiet period ago or while they were read: a writer may be
+        /// half-way through them. Their previous version stays in service;
+        /// a watch reads them again once they are quiet.
+        public var deferred: [String] = []
         /// What started this reload.
         public var cause: ReloadCause = .onDemand
         /// The reload's place in the store's sequence of reloads.
         var sequence = 0
+        /// When the earliest of ``deferred`` is due to be read again.
+        var recheckAfter: Duration?
     }
 
     /// What started a reload.
@@ -120,7 +127,8 @@ public final class PolicyStore: Sendable {
         var generation = 0
         /// Counts every reload, for marking absent files.
         var sequence = 0
-        /// Set while the directory itself cannot be listed.
+        /// Set while the directory itself cannot be listed, or could
+        /// not be read whole.
         var directoryProblem: PolicyFileProblem?
     }
 
@@ -163,7 +171,9 @@ public final class PolicyStore: Sendable {
         self.onProblems = onProblems
         self.gauges = metricsFactory is NOOPMetricsHandler ? nil : StoreGauges(directory: directory, factory: metricsFactory)
         self.current = ManagedAtomic(
-            SnapshotReference(Snapshot(deciders: [:], paths: [:], problems: [:], generation: 0, pendingRemovals: [])))
+            SnapshotReference(
+                Snapshot(deciders: [:], paths: [:], problems: [:], generation: 0, pendingRemovals: []), lastChange: nil,
+                staleSince: nil))
         reload(cause: .initial, removals: .immediate)
     }
 
@@ -171,6 +181,9 @@ public final class PolicyStore: Sendable {
 
     /// The current generation.
     public var snapshot: Snapshot { current.load(ordering: .acquiring).snapshot }
+
+    /// The current generation with what health says of it.
+    var published: SnapshotReference { current.load(ordering: .acquiring) }
 
     /// The current decider for the policy `name`.
     public func decider(named name: String) -> RetryDecider? {
@@ -196,24 +209,90 @@ public final class PolicyStore: Sendable {
     }
 
     @discardableResult
-    func reload(force: Bool = false, cause: ReloadCause, removals: Removals) -> ReloadReport {
+    func reload(force: Bool = false, cause: ReloadCause, removals: Removals, quiet: Duration? = nil) -> ReloadReport {
+        let now = Date()
         let report = reloading.withLock { state in
-            let report = reload(force: force, cause: cause, removals: removals, state: &state)
+            let report = reload(force: force, cause: cause, removals: removals, quiet: quiet, now: now, state: &state)
+            let reference = current.load(ordering: .acquiring)
+            if cause == .initial && reference.lastChange == nil {
+                // An empty directory: the store's first generation all the same.
+                current.store(reference.next(reference.snapshot, changed: true, at: now), ordering: .releasing)
+            }
             publish(.reloaded(report))
             return report
         }
-        recordHealth(after: report)
+        recordHealth(after: report, at: now)
         return report
     }
 
-    private func reload(force: Bool, cause: ReloadCause, removals: Removals, state: inout ReloadState) -> ReloadReport {
+    /// How many times one reload reads the directory when its atomic
+    /// writer swapped it during the read, before it keeps the previous
+    /// generation and reports the directory.
+    static let readAttempts = 5
+
+    /// What one pass over the directory read.
+    private struct DirectoryRead {
+        /// The files read, loaded if anything changed.
+        var files: [String: FileState] = [:]
+        var filesChanged = false
+        /// Files not read this time (still being written), with the
+        /// previous state kept for those that had one.
+        var held: [String: FileState] = [:]
+        var deferred: [String] = []
+        var recheckAfter: Duration?
+        var problems: [PolicyFileProblem] = []
+    }
+
+    private func reload(
+        force: Bool, cause: ReloadCause, removals: Removals, quiet: Duration?, now: Date, state: inout ReloadState
+    ) -> ReloadReport {
         state.sequence += 1
         var report = ReloadReport(cause: cause, sequence: state.sequence)
-        guard let listing = Self.policyFiles(in: directory) else {
-            return directoryUnreadable(report: report, state: &state)
+        for _ in 0..<Self.readAttempts {
+            let links = AtomicWriterLinks.of(directory: directory)
+            guard let listing = Self.policyFiles(in: directory) else {
+                return directoryUnreadable(report: report, now: now, state: &state)
+            }
+            let pass = readFiles(listing, force: force, removals: removals, quiet: quiet, state: state)
+            // A swap during the read may have mixed two generations: read
+            // again, all of it.
+            guard AtomicWriterLinks.of(directory: directory) == links else { continue }
+            return apply(pass, force: force, now: now, report: &report, state: &state)
+        }
+        return swappedDuringEveryRead(report: report, now: now, state: &state)
+    }
+
+    /// Reads the listed files. With `quiet` (a watch's reload), a file
+    /// that changed less than `quiet` ago is not read: a writer may be
+    /// half-way through it; its previous version is kept and the read is
+    /// due again once the file is quiet. A file that changed while it was
+    /// read is kept at its previous version too.
+    private func readFiles(
+        _ listing: (root: PolicyRoot, files: [String]), force: Bool, removals: Removals, quiet: Duration?,
+        state: ReloadState
+    ) -> DirectoryRead {
+        // Back from a directory problem: a new generation without it.
+        let force = force || state.directoryProblem != nil
+        var result = DirectoryRead()
+        func hold(_ path: String, recheckAfter delay: Duration) {
+            if let previous = state.files[path] { result.held[path] = previous }
+            result.deferred.append(path)
+            result.recheckAfter = min(result.recheckAfter ?? delay, delay)
         }
         var contents: [String: String] = [:]
+        var statuses: [String: PolicyFileStatus?] = [:]
         for path in listing.files {
+            let status = PolicyFileStatus.of(path)
+            // Files an atomic writer published through `..data` were
+            // complete before the swap; holding some of them back would
+            // serve a mix of two generations. A file that never stays
+            // unchanged for a quiet period has no moment at which it is
+            // known to be whole: it keeps its last good version.
+            if let quiet, let status, status.age < quiet, !AtomicWriterLinks.isPublished(byDataLink: path) {
+                hold(path, recheckAfter: max(quiet - status.age, .milliseconds(1)))
+                continue
+            }
+            statuses[path] = status
             switch listing.root.readFile(path) {
             case .success(let bytes):
                 contents[path] = String(decoding: bytes, as: UTF8.self)
@@ -227,7 +306,7 @@ public final class PolicyStore: Sendable {
         // Files gone from the directory: kept (with their last good policy)
         // until a later reload confirms the absence, or dropped now.
         var missing: [String: FileState] = [:]
-        for (path, file) in state.files where contents[path] == nil && file.policy != nil {
+        for (path, file) in state.files where contents[path] == nil && result.held[path] == nil && file.policy != nil {
             guard case .deferred(let confirmingUpTo) = removals else { continue }
             let mark = file.missingSince ?? state.sequence
             if let confirmingUpTo, mark <= confirmingUpTo { continue }
@@ -235,32 +314,61 @@ public final class PolicyStore: Sendable {
             kept.missingSince = mark
             missing[path] = kept
         }
-        let unchanged = contents.count + missing.count == state.files.count
-            && contents.allSatisfy { state.files[$0.key]?.contents == $0.value && state.files[$0.key]?.missingSince == nil }
-            && missing.allSatisfy { state.files[$0.key]?.missingSince == $0.value.missingSince }
+        func unchanged() -> Bool {
+            contents.count + missing.count + result.held.count == state.files.count
+                && contents.allSatisfy { state.files[$0.key]?.contents == $0.value && state.files[$0.key]?.missingSince == nil }
+                && missing.allSatisfy { state.files[$0.key]?.missingSince == $0.value.missingSince }
+        }
+
+        // Files may extend one another, so any change reloads them all.
+        var loaded: [String: FileState] = [:]
+        var problems: [String: PolicyFileProblem] = [:]
+        if !unchanged() || force {
+            for (path, text) in contents {
+                switch loader.load(path) {
+                case .success(let policy):
+                    loaded[path] = FileState(contents: text, policy: policy, problem: nil)
+                case .failure(let problem):
+                    loaded[path] = FileState(contents: text, policy: state.files[path]?.policy, problem: problem)
+                    problems[path] = problem
+                }
+            }
+        }
+        // Which file, how long, when changed: the same after the read, or
+        // a writer was at work and what was read may be a prefix.
+        for path in contents.keys.sorted() where PolicyFileStatus.of(path) != statuses[path] ?? nil {
+            contents[path] = nil
+            loaded[path] = nil
+            problems[path] = nil
+            hold(path, recheckAfter: quiet ?? .milliseconds(1))
+        }
+        result.filesChanged = !unchanged()
+        if result.filesChanged || force {
+            result.files = missing.merging(loaded) { $1 }
+            result.problems = problems.keys.sorted().map { problems[$0]! }
+        }
+        result.deferred.sort()
+        return result
+    }
+
+    private func apply(
+        _ read: DirectoryRead, force: Bool, now: Date, report: inout ReloadReport, state: inout ReloadState
+    ) -> ReloadReport {
+        report.deferred = read.deferred
+        report.recheckAfter = read.recheckAfter
         if let problem = state.directoryProblem {
             logger.notice("the policy directory can be read again", metadata: ["path": "\(problem.path)"])
         }
-        if unchanged && !force && state.directoryProblem == nil {
-            report.pendingRemovals = current.load(ordering: .acquiring).snapshot.pendingRemovals
+        let reference = current.load(ordering: .acquiring)
+        if !read.filesChanged && !force && state.directoryProblem == nil {
+            report.pendingRemovals = reference.snapshot.pendingRemovals
             return report
         }
-        report.filesChanged = !unchanged
+        report.filesChanged = read.filesChanged
+        report.problems = read.problems
+        var files = read.files.merging(read.held) { $1 }
 
-        // Files may extend one another, so any change reloads them all.
-        var files: [String: FileState] = missing
-        for (path, text) in contents {
-            let previous = state.files[path]
-            switch loader.load(path) {
-            case .success(let policy):
-                files[path] = FileState(contents: text, policy: policy, problem: nil)
-            case .failure(let problem):
-                files[path] = FileState(contents: text, policy: previous?.policy, problem: problem)
-                report.problems.append(problem)
-            }
-        }
-
-        let old = current.load(ordering: .acquiring).snapshot
+        let old = reference.snapshot
         var deciders: [String: RetryDecider] = [:]
         var paths: [String: String] = [:]
         var problems: [String: PolicyFileProblem] = [:]
@@ -312,7 +420,7 @@ public final class PolicyStore: Sendable {
         let next = Snapshot(
             deciders: deciders, paths: paths, problems: problems, generation: state.generation,
             pendingRemovals: report.pendingRemovals)
-        current.store(SnapshotReference(next), ordering: .releasing)
+        current.store(reference.next(next, changed: report.filesChanged, at: now), ordering: .releasing)
 
         for problem in report.problems {
             logger.warning(
@@ -338,27 +446,42 @@ public final class PolicyStore: Sendable {
     }
 
     /// Keeps every policy and reports the directory, once per outage.
-    private func directoryUnreadable(report: ReloadReport, state: inout ReloadState) -> ReloadReport {
+    private func directoryUnreadable(report: ReloadReport, now: Date, state: inout ReloadState) -> ReloadReport {
+        keepGeneration(
+            report: report, now: now, state: &state,
+            diagnostic: "the policy directory cannot be listed (it does not exist, is not a directory or is not readable); the policies loaded before stay in service",
+            log: "policy directory not readable; the last good policies stay in service")
+    }
+
+    /// Keeps every policy and reports the directory: its atomic writer
+    /// swapped it during each of ``readAttempts`` reads, so no read saw one
+    /// whole generation. The swap's own events bring the next reload.
+    private func swappedDuringEveryRead(report: ReloadReport, now: Date, state: inout ReloadState) -> ReloadReport {
+        keepGeneration(
+            report: report, now: now, state: &state,
+            diagnostic: "the policy directory was swapped while it was read, \(Self.readAttempts) times in a row; the policies loaded before stay in service",
+            log: "policy directory kept changing while it was read; the last good policies stay in service")
+    }
+
+    private func keepGeneration(
+        report: ReloadReport, now: Date, state: inout ReloadState, diagnostic: String, log message: Logger.Message
+    ) -> ReloadReport {
         var report = report
-        guard state.directoryProblem == nil else { return report }
-        let problem = PolicyFileProblem(
-            path: directory,
-            diagnostics: [
-                "\(directory): error: the policy directory cannot be listed (it does not exist, is not a directory or is not readable); the policies loaded before stay in service"
-            ])
+        let problem = PolicyFileProblem(path: directory, diagnostics: ["\(directory): error: \(diagnostic)"])
+        guard state.directoryProblem != problem else { return report }
         state.directoryProblem = problem
         state.generation += 1
-        let old = current.load(ordering: .acquiring).snapshot
+        let reference = current.load(ordering: .acquiring)
+        let old = reference.snapshot
         var problems = old.problems
         problems[directory] = problem
         let next = Snapshot(
             deciders: old.deciders, paths: old.paths, problems: problems, generation: state.generation,
             pendingRemovals: old.pendingRemovals)
-        current.store(SnapshotReference(next), ordering: .releasing)
+        current.store(reference.next(next, changed: true, at: now), ordering: .releasing)
         report.filesChanged = true
         report.problems = [problem]
-        logger.warning(
-            "policy directory not readable; the last good policies stay in service", metadata: ["path": "\(directory)"])
+        logger.warning(message, metadata: ["path": "\(directory)"])
         onProblems?(report.problems)
         return report
     }
@@ -413,9 +536,25 @@ public final class PolicyStore: Sendable {
 }
 
 /// An immutable snapshot in a class, so that it can sit behind an atomic
-/// reference.
+/// reference; with it what ``PolicyStore/health`` says of that very
+/// generation, so that health and the served policies never disagree.
 final class SnapshotReference: AtomicReference, Sendable {
     let snapshot: PolicyStore.Snapshot
+    /// When the served generation last changed.
+    let lastChange: Date?
+    /// Since when ``snapshot`` has had problems; `nil` while it has none.
+    let staleSince: Date?
 
-    init(_ snapshot: PolicyStore.Snapshot) { self.snapshot = snapshot }
+    init(_ snapshot: PolicyStore.Snapshot, lastChange: Date?, staleSince: Date?) {
+        self.snapshot = snapshot
+        self.lastChange = lastChange
+        self.staleSince = staleSince
+    }
+
+    /// The reference that publishes `snapshot` after this one, at `now`.
+    func next(_ snapshot: PolicyStore.Snapshot, changed: Bool, at now: Date) -> SnapshotReference {
+        SnapshotReference(
+            snapshot, lastChange: changed || lastChange == nil ? now : lastChange,
+            staleSince: snapshot.problems.isEmpty ? nil : staleSince ?? now)
+    }
 }

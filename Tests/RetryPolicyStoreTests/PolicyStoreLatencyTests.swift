@@ -92,6 +92,17 @@ struct PolicyStoreLatencyTests {
             _ = Glibc.write(fd, bytes, bytes.count)
             close(fd)
         }) { servedAttempts("p") == attempts }
+        var chunkRNG = SplitMix64(seed: 7)
+        try await time("written in place in 5 chunks 1-20 ms apart (from the last chunk)", {
+            let fd = Glibc.open(directory + "/p.yaml", O_WRONLY | O_TRUNC | O_CLOEXEC)
+            let whole = Array(text("p").utf8)
+            let cuts = [0] + (1..<5).map { whole.count * $0 / 5 } + [whole.count]
+            for (from, to) in zip(cuts, cuts.dropFirst()) {
+                try await Task.sleep(for: .milliseconds(Int.random(in: 1...20, using: &chunkRNG)))
+                _ = whole[from..<to].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+            }
+            close(fd)
+        }) { servedAttempts("p") == attempts }
         try await time("file added", { try ChaosWorld.write(directory + "/q.yaml", text("q")) }) {
             servedAttempts("q") == attempts
         }

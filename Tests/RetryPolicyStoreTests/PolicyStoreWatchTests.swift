@@ -250,6 +250,10 @@ struct PolicyStoreWatchTests {
         #expect(fd >= 0 && write(fd, text, text.count) == text.count)
         close(fd)
         #expect(store.decider(named: "p")?.policy.attempts == 1)
+        // A re-scan does not read a file changed less than a quiet period
+        // ago (a writer may be half-way through it): this one is done, and
+        // a sleep lasts at least as long as asked.
+        try await Task.sleep(for: .milliseconds(60))
         clock.advance(by: .seconds(30))
         try await log.wait("the re-scan") { _ in !log.reloads(.rescan).isEmpty }
         #expect(log.reloads(.rescan).first?.changed == ["p"])
