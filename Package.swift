@@ -205,6 +205,7 @@ let package = Package(
             dependencies: [
                 "ChildProcessSupport",
                 "RetryPolicyCore",
+                "RetryPolicyTestSupport",
                 "RetryPolicyYAML",
                 "SchemaTestSupport",
                 .product(name: "PropertyBased", package: "swift-property-based"),

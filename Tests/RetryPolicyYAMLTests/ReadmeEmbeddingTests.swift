@@ -53,31 +53,8 @@ func fetch<C: Clock<Duration>>(
 // README end
 
 import Foundation
+import RetryPolicyTestSupport
 import Testing
-
-/// A clock whose sleeps end at once by moving its time forward: the
-/// README's loop runs through real backoffs without waiting.
-final class JumpingClock: Clock, Sendable {
-    struct Instant: InstantProtocol {
-        var offset: Duration
-        func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
-        func duration(to other: Instant) -> Duration { other.offset - offset }
-        static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
-    }
-
-    private let current = LockedValue(Instant(offset: .zero))
-    var now: Instant { current.withLock { $0 } }
-    var minimumResolution: Duration { .nanoseconds(1) }
-    let slept = LockedValue<[Duration]>([])
-
-    func sleep(until deadline: Instant, tolerance: Duration?) async throws {
-        try Task.checkCancellation()
-        current.withLock { now in
-            slept.withLock { $0.append(deadline.offset - now.offset) }
-            now = max(now, deadline)
-        }
-    }
-}
 
 @Suite struct ReadmeEmbeddingTests {
     static let repository = URL(fileURLWithPath: #filePath)
@@ -103,7 +80,7 @@ final class JumpingClock: Clock, Sendable {
 
     @Test func retriesServerErrorsWithBackoffThenSucceeds() async throws {
         let decider = try makeDecider(policyFile: Self.tmdb)
-        let clock = JumpingClock()
+        let clock = SkippingClock()
         let attempt = try await fetch(
             decider: decider, clock: clock, wallClock: { Self.wall },
             send: { number, _ in number < 3 ? .status(503) : .status(200) },
@@ -118,7 +95,7 @@ final class JumpingClock: Clock, Sendable {
 
     @Test func honoursRetryAfterThroughTheWaitAction() async throws {
         let decider = try makeDecider(policyFile: Self.tmdb)
-        let clock = JumpingClock()
+        let clock = SkippingClock()
         let attempt = try await fetch(
             decider: decider, clock: clock, wallClock: { Self.wall },
             send: { number, _ in
@@ -131,7 +108,7 @@ final class JumpingClock: Clock, Sendable {
 
     @Test func throwsThePolicysErrorWhenAttemptsRunOut() async throws {
         let decider = try makeDecider(policyFile: Self.tmdb)
-        let clock = JumpingClock()
+        let clock = SkippingClock()
         let error = await #expect(throws: RetryFailure.self) {
             _ = try await fetch(
                 decider: decider, clock: clock, wallClock: { Self.wall },
@@ -144,7 +121,7 @@ final class JumpingClock: Clock, Sendable {
 
     @Test func cancellationDuringAWaitEndsTheRequestAsCancelled() async throws {
         let decider = try makeDecider(policyFile: Self.tmdb)
-        let clock = JumpingClock()
+        let clock = SkippingClock()
         let task = Task {
             withUnsafeCurrentTask { $0?.cancel() }
             return try await fetch(

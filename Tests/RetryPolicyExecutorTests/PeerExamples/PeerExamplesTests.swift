@@ -1,34 +1,9 @@
 import Foundation
 import RetryPolicyCore
 import RetryPolicyExecutor
+import RetryPolicyTestSupport
 import RetryPolicyYAML
 import Testing
-
-/// A test clock whose sleeps end at once by moving its time forward, and
-/// which keeps every sleep: the examples run through real backoffs
-/// without waiting.
-final class SkippingClock: Clock, Sendable {
-    struct Instant: InstantProtocol {
-        var offset: Duration
-        func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
-        func duration(to other: Instant) -> Duration { other.offset - offset }
-        static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
-    }
-
-    private let current = LockedValue(Instant(offset: .zero))
-    var now: Instant { current.withLock { $0 } }
-    var minimumResolution: Duration { .nanoseconds(1) }
-    let slept = LockedValue<[Duration]>([])
-    var sleeps: [Duration] { slept.withLock { $0 } }
-
-    func sleep(until deadline: Instant, tolerance: Duration?) async throws {
-        try Task.checkCancellation()
-        current.withLock { now in
-            slept.withLock { $0.append(deadline.offset - now.offset) }
-            now = max(now, deadline)
-        }
-    }
-}
 
 /// A wrapped client that answers from a script and counts what it was
 /// sent. Not `Sendable`: the decorator runs it in the caller's task.
