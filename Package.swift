@@ -38,7 +38,15 @@ let package = Package(
             name: "Postgres",
             description: "RetryPolicyPostgres: budgets, cooldowns and breakers shared through PostgreSQL (PostgresNIO)."
         ),
-        .default(enabledTraits: ["AsyncHTTPClient", "Postgres"]),
+        .trait(
+            name: "ServiceLifecycle",
+            description: "PolicyStore runs as a swift-service-lifecycle Service (swift-service-lifecycle, swift-async-algorithms)."
+        ),
+        .trait(
+            name: "OpenTelemetry",
+            description: "`retry-policy request` exports its traces over OTLP/HTTP (swift-otel, SwiftNIO, AsyncHTTPClient, swift-protobuf)."
+        ),
+        .default(enabledTraits: ["AsyncHTTPClient", "Postgres", "ServiceLifecycle", "OpenTelemetry"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
@@ -52,6 +60,12 @@ let package = Package(
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.0"),
         // Only the PostgreSQL store depends on it; the core and the other targets never do.
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.0"),
+        // The tracing API only (no exporter): spans per request and attempt.
+        .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.1.0"),
+        // `Service` for the policy store and the PostgreSQL store, each behind a trait.
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.4.0"),
+        // The OTLP/HTTP exporter of `retry-policy request` only, behind the OpenTelemetry trait.
+        .package(url: "https://github.com/swift-otel/swift-otel.git", from: "1.0.0", traits: ["OTLPHTTP"]),
         // `swift package generate-documentation`; adds no code to any target.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),
     ],
@@ -90,6 +104,7 @@ let package = Package(
                 "RetryPolicyCore",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ]
         ),
 
@@ -102,6 +117,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Atomics", package: "swift-atomics"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["ServiceLifecycle"])),
             ]
         ),
 
@@ -130,6 +146,7 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["Postgres"])),
                 .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["Postgres"])),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["Postgres"])),
             ]
         ),
 
@@ -175,6 +192,8 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(traits: ["AsyncHTTPClient"])),
                 .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["AsyncHTTPClient"])),
                 .product(name: "NIOHTTP1", package: "swift-nio", condition: .when(traits: ["AsyncHTTPClient"])),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "OTel", package: "swift-otel", condition: .when(traits: ["OpenTelemetry"])),
             ]
         ),
 
