@@ -132,9 +132,15 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["AsyncHTTPClient"])),
                 .product(name: "NIOHTTP1", package: "swift-nio", condition: .when(traits: ["AsyncHTTPClient"])),
                 .product(name: "NIOSSL", package: "swift-nio-ssl", condition: .when(traits: ["AsyncHTTPClient"])),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ]
         ),
-        .target(name: "RetryPolicyURLSession", dependencies: ["RetryPolicyCore", "RetryPolicyExecutor"]),
+        .target(
+            name: "RetryPolicyURLSession",
+            dependencies: [
+                "RetryPolicyCore", "RetryPolicyExecutor", .product(name: "Tracing", package: "swift-distributed-tracing"),
+            ]
+        ),
 
         // Fleet-wide retry budget and cooldown shared through PostgreSQL.
         .target(
@@ -194,6 +200,7 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio", condition: .when(traits: ["AsyncHTTPClient"])),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "OTel", package: "swift-otel", condition: .when(traits: ["OpenTelemetry"])),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["OpenTelemetry"])),
             ]
         ),
 
@@ -268,6 +275,8 @@ let package = Package(
                 .product(name: "PropertyBased", package: "swift-property-based"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
             ]
         ),
         .testTarget(
@@ -297,7 +306,11 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["AsyncHTTPClient"])),
                 .product(name: "NIOHTTP1", package: "swift-nio", condition: .when(traits: ["AsyncHTTPClient"])),
                 .product(name: "NIOSSL", package: "swift-nio-ssl", condition: .when(traits: ["AsyncHTTPClient"])),
-            ]
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
+            ],
+            // The OTLP receiver the export tests start (Python).
+            exclude: ["OTLPReceiver"]
         ),
         // Starts a throwaway PostgreSQL for the integration tests.
         .target(name: "PostgresTestServer", dependencies: ["RetryPolicyCore"], path: "Tests/PostgresTestServer"),

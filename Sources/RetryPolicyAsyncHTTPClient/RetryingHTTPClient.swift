@@ -4,6 +4,7 @@ import NIOCore
 import NIOHTTP1
 import RetryPolicyCore
 import RetryPolicyExecutor
+import Tracing
 
 /// A complete response: status, headers and the collected body.
 ///
@@ -53,10 +54,21 @@ public struct RetryingHTTPClient<C: Clock>: Sendable where C.Duration == Duratio
 
     /// Puts the AsyncHTTPClient error mapping in front of the executor's
     /// own classifier.
+    /// When `client` has a tracer, it makes a client span for every
+    /// attempt, so the executor makes only the request span.
     public init(client: HTTPClient, executor: RetryExecutor<C>, maxBodyBytes: Int = 16 * 1024 * 1024) {
         self.client = client
         var executor = executor
         executor.classifier = ErrorClassifier.asyncHTTPClient.chained(with: executor.classifier)
+        // A client with a tracer makes a client span for every request it
+        // sends, that is for every attempt: the executor then makes none of
+        // its own, and the client's spans nest under the request span.
+        // (Turn the client's tracer off, `tracing.tracer = nil`, to get the
+        // executor's attempt spans, which carry the resend count.)
+        if client.tracer != nil, var tracing = executor.tracing {
+            tracing.attemptSpans = false
+            executor.tracing = tracing
+        }
         self.executor = executor
         self.maxBodyBytes = maxBodyBytes
     }
@@ -101,11 +113,20 @@ public struct RetryingHTTPClient<C: Clock>: Sendable where C.Duration == Duratio
         let retryRequest = RetryRequest(
             method: RetryPolicyCore.HTTPMethod(rawValue: request.method.rawValue),
             retryability: retryability ?? (request.headers.contains(name: "Idempotency-Key") ? .idempotent : .asPolicySays),
-            endpoint: endpoint)
+            endpoint: endpoint,
+            url: request.url)
         let client = self.client
         let maxBodyBytes = self.maxBodyBytes
+        // The executor's attempt span is the client span: its context goes
+        // to the server in the request's headers (W3C `traceparent`), as the
+        // client would send its own.
+        let injecting = executor.tracing.flatMap { $0.attemptSpans ? $0.tracer : nil }
         return try await executor.runConcurrently(retryRequest, using: &generator, classify: classify, returningLastResponse: returningLastResponse
         ) { _ in
+            var request = request
+            if let injecting, let context = ServiceContext.current {
+                injecting.inject(context, into: &request.headers, using: HTTPHeadersTraceInjector())
+            }
             // The executor enforces the policy's timeouts by cancelling the
             // attempt; the client's own deadline is only a backstop.
             let response = try await client.execute(request, deadline: .distantFuture)
@@ -115,13 +136,23 @@ public struct RetryingHTTPClient<C: Clock>: Sendable where C.Duration == Duratio
     }
 }
 
+/// Writes a trace context into a request's headers.
+struct HTTPHeadersTraceInjector: Injector {
+    func inject(_ value: String, forKey key: String, into headers: inout HTTPHeaders) {
+        headers.replaceOrAdd(name: key, value: value)
+    }
+}
+
 extension RetryingHTTPClient {
     /// An `HTTPClient` configuration that leaves every retry to the policy:
     /// connection establishment is tried once per attempt, and redirects
-    /// are followed as usual.
+    /// are followed as usual. The client makes no spans of its own: the
+    /// executor's attempt spans are the client spans, with the resend count
+    /// the client's own would lack.
     public static var recommendedConfiguration: HTTPClient.Configuration {
         var configuration = HTTPClient.Configuration()
         configuration.connectionPool.retryConnectionEstablishment = false
+        configuration.tracing.tracer = nil
         return configuration
     }
 }

@@ -63,19 +63,20 @@ extension RetryingHTTPClient where C == ContinuousClock {
     /// event's `description` for `--verbose`); `seed` makes the jitter
     /// reproducible. `decider`, when given, must be built from `policy`
     /// (for instance over a shared `RetryStateStore`);
-    /// otherwise a fresh one is made.
+    /// otherwise a fresh one is made. `tracing` receives the spans.
     static func perform(
         _ request: PolicyRequest,
         policy: Policy,
         decider: RetryDecider? = nil,
         client: HTTPClient? = nil,
         seed: UInt64? = nil,
-        observer: RetryObserver? = nil
+        observer: RetryObserver? = nil,
+        tracing: RetryTracing? = nil
     ) async throws(RetryFailure) -> HTTPResponse {
         let owned = client == nil ? HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: recommendedConfiguration) : nil
         let retrying = RetryingHTTPClient(
             client: client ?? owned!,
-            executor: RetryExecutor(decider: decider ?? RetryDecider(policy: policy), observer: observer))
+            executor: RetryExecutor(decider: decider ?? RetryDecider(policy: policy), observer: observer, tracing: tracing))
         let result: Result<HTTPResponse, RetryFailure>
         if let seed {
             var generator = SplitMix64(seed: seed)

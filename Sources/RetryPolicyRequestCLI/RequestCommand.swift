@@ -105,15 +105,18 @@ struct RequestCommand: AsyncParsableCommand {
             store = shared
             decider = await shared.decider(for: policy, key: stateKey)
         }
+        let export = try Self.startTraceExport()
         let outcome: Result<HTTPResponse, RetryFailure>
         do {
             outcome = .success(
-                try await RetryingHTTPClient.perform(request, policy: policy, decider: decider, seed: seed, observer: observer))
+                try await RetryingHTTPClient.perform(
+                    request, policy: policy, decider: decider, seed: seed, observer: observer, tracing: export?.tracing))
         } catch {
             outcome = .failure(error)
         }
         // Writes the refunds still batched before the process ends.
         await store?.shutdown()
+        await export?.finish()
         do {
             let response = try outcome.get()
             FileHandle.standardOutput.write(Data(response.body.readableBytesView))
@@ -125,6 +128,30 @@ struct RequestCommand: AsyncParsableCommand {
             throw ExitCodeError(status: RequestExitStatus.code(for: error.error.kind))
         }
     }
+
+    #if OpenTelemetry
+    /// Spans over OTLP when OpenTelemetry's environment variables ask for
+    /// them; exporter trouble goes to standard error.
+    private static func startTraceExport() throws -> TraceExport? {
+        var logger = Logger(label: "retry-policy.otel") { label in StreamLogHandler.standardError(label: label) }
+        logger.logLevel = .warning
+        do {
+            return try TraceExport.start(environment: ProcessInfo.processInfo.environment, logger: logger)
+        } catch let failure as CommandFailure {
+            throw failure
+        } catch {
+            throw CommandFailure("OpenTelemetry: \(error)")
+        }
+    }
+    #else
+    private static func startTraceExport() throws -> TraceExport? { nil }
+
+    /// Built without the OpenTelemetry trait: nothing to export with.
+    struct TraceExport {
+        var tracing: RetryTracing? { nil }
+        func finish() async {}
+    }
+    #endif
 
     /// Shared-state trouble (fallbacks, reconnections) on standard error:
     /// warnings always, everything with --verbose.

@@ -4,6 +4,7 @@ import FoundationNetworking
 import Foundation
 import RetryPolicyCore
 import RetryPolicyExecutor
+import Tracing
 
 /// A URLSession response: the body and the HTTP metadata.
 public struct URLSessionResponse: RetryableResponse, @unchecked Sendable {
@@ -90,10 +91,18 @@ public struct RetryingURLSession<C: Clock>: Sendable where C.Duration == Duratio
             method: HTTPMethod(rawValue: request.httpMethod ?? "GET"),
             retryability: retryability
                 ?? (request.value(forHTTPHeaderField: "Idempotency-Key") != nil ? .idempotent : .asPolicySays),
-            endpoint: endpoint)
+            endpoint: endpoint,
+            url: request.url?.absoluteString)
         let session = self.session
+        // URLSession makes no spans: the executor's attempt span is the
+        // client span, and its context goes to the server in the headers.
+        let injecting = executor.tracing.flatMap { $0.attemptSpans ? $0.tracer : nil }
         let response = try await executor.runConcurrently(retryRequest, using: &generator, classify: classify, returningLastResponse: returningLastResponse
         ) { _ in
+            var request = request
+            if let injecting, let context = ServiceContext.current {
+                injecting.inject(context, into: &request, using: URLRequestTraceInjector())
+            }
             let (data, response) = try await session.data(for: request)
             guard let http = response as? HTTPURLResponse else {
                 throw TransportError(.decoding, detail: "not an HTTP response")
@@ -117,5 +126,12 @@ extension RetryingURLSession where C == ContinuousClock {
             session: session,
             executor: RetryExecutor(decider: RetryDecider(policy: policy), observer: observer, telemetry: telemetry),
             urlErrors: urlErrors)
+    }
+}
+
+/// Writes a trace context into a request's headers.
+struct URLRequestTraceInjector: Injector {
+    func inject(_ value: String, forKey key: String, into request: inout URLRequest) {
+        request.setValue(value, forHTTPHeaderField: key)
     }
 }

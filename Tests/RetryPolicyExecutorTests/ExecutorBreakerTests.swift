@@ -53,12 +53,24 @@ struct ExecutorBreakerTests {
         for (state, reason) in [("open", "consecutive_failures"), ("half_open", "none"), ("closed", "none")] {
             #expect(
                 metrics.counter(
-                    "retry_policy_breaker_transitions", ["policy": "breaker", "state": state, "reason": reason]) == 1)
+                    "retry_policy.breaker.transitions",
+                    ["retry_policy.policy": "breaker", "retry_policy.breaker.state": state, "retry_policy.breaker.reason": reason])
+                    == 1)
         }
+        // The state gauge: one series per state, 1 for the state entered.
+        func gauge(_ state: String) -> [Double] {
+            metrics.recorded("retry_policy.breaker.state", ["retry_policy.policy": "breaker", "retry_policy.breaker.state": state])
+        }
+        #expect(gauge("open") == [1, 0, 0])
+        #expect(gauge("half_open") == [0, 1, 0])
+        #expect(gauge("closed") == [0, 0, 1])
         #expect(
-            metrics.counter(
-                "retry_policy_requests",
-                ["policy": "breaker", "endpoint": "none", "result": "failure", "error": "network_error", "reason": "circuit_open"]) == 1)
+            metrics.timer(
+                "retry_policy.client.call.duration",
+                [
+                    "retry_policy.policy": "breaker", "retry_policy.endpoint": "none", "retry_policy.outcome": "failure",
+                    "error.type": "network_error", "retry_policy.stop_reason": "circuit_open",
+                ]).count == 1)
     }
 
     @Test("a policy without a breaker keeps the first-try fast path and reports no breaker event")

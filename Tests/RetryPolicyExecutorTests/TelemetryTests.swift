@@ -21,14 +21,72 @@ struct TelemetryTests {
                 try await executor.runConcurrently(RetryRequest(endpoint: "movies"), operation: operation.callAsFunction)
             }
         }
-        let base = ["policy": "tmdb", "endpoint": "movies"]
-        #expect(metrics.counter("retry_policy_attempts", base.merging(["decision": "retry", "error": "retryable", "outcome": "503"]) { $1 }) == 1)
-        #expect(metrics.counter("retry_policy_attempts", base.merging(["decision": "retry", "error": "retryable", "outcome": "429"]) { $1 }) == 1)
-        #expect(metrics.counter("retry_policy_attempts", base.merging(["decision": "success", "error": "none", "outcome": "200"]) { $1 }) == 1)
-        #expect(metrics.counter("retry_policy_requests", base.merging(["result": "success", "error": "none", "reason": "none"]) { $1 }) == 1)
-        #expect(metrics.timer("retry_policy_waits", base.merging(["cause": "backoff"]) { $1 }) == [1_000_000_000, 2_000_000_000])
-        #expect(metrics.timer("retry_policy_request_duration", base.merging(["result": "success"]) { $1 }) == [3_000_000_000])
-        #expect(metrics.timer("retry_policy_attempt_duration", base.merging(["decision": "retry"]) { $1 }).count == 2)
+        let base = ["retry_policy.policy": "tmdb", "retry_policy.endpoint": "movies"]
+        func attempts(_ decision: String, _ error: String, _ status: String) -> Int64 {
+            metrics.counter(
+                "retry_policy.client.attempts",
+                base.merging(["retry_policy.decision": decision, "error.type": error, "http.response.status_code": status]) { $1 })
+        }
+        #expect(attempts("retry", "status_5xx", "503") == 1)
+        #expect(attempts("retry", "status_429", "429") == 1)
+        #expect(attempts("success", "none", "200") == 1)
+        let success = base.merging(["retry_policy.outcome": "success"]) { $1 }
+        #expect(metrics.recorded("retry_policy.client.call.attempts", success.merging(["error.type": "none"]) { $1 }) == [3])
+        #expect(metrics.recorded("retry_policy.client.call.retries", success) == [2])
+        // Attempts take no time on the manual clock: the whole request is
+        // the two backoff waits.
+        #expect(metrics.timer("retry_policy.client.call.retry_delay", success) == [3_000_000_000])
+        #expect(metrics.timer("retry_policy.client.waits", base.merging(["retry_policy.wait.cause": "backoff"]) { $1 }) == [1_000_000_000, 2_000_000_000])
+        #expect(
+            metrics.timer(
+                "retry_policy.client.call.duration",
+                success.merging(["error.type": "none", "retry_policy.stop_reason": "none"]) { $1 }) == [3_000_000_000])
+        #expect(metrics.timer("retry_policy.client.attempt.duration", base.merging(["retry_policy.decision": "retry"]) { $1 }).count == 2)
+    }
+
+    @Test("retry delay counts only the time no attempt was in flight")
+    func retryDelayExcludesAttempts() async throws {
+        let metrics = TestMetrics()
+        let executor = RetryExecutor(
+            decider: RetryDecider(policy: TestPolicies.tmdb(jitter: .none)), clock: clock,
+            telemetry: RetryTelemetry(factory: metrics))
+        // Each attempt takes 250 ms on the manual clock.
+        let clock = self.clock
+        let operation = ScriptedOperation(statuses: [503, 200])
+        _ = await drive(clock, sleeps: 3) {
+            await capture { () async throws(RetryFailure) in
+                try await executor.runConcurrently(RetryRequest(endpoint: "movies")) { context in
+                    try await clock.sleep(for: .milliseconds(250))
+                    return try await operation(context)
+                }
+            }
+        }
+        let success = ["retry_policy.policy": "tmdb", "retry_policy.endpoint": "movies", "retry_policy.outcome": "success"]
+        #expect(metrics.timer("retry_policy.client.call.retry_delay", success) == [1_000_000_000])
+        #expect(
+            metrics.timer(
+                "retry_policy.client.call.duration",
+                success.merging(["error.type": "none", "retry_policy.stop_reason": "none"]) { $1 }) == [1_500_000_000])
+    }
+
+    @Test("the budget's tokens are a gauge, recorded after each decision")
+    func budgetGauge() async throws {
+        let metrics = TestMetrics()
+        var policy = TestPolicies.tmdb(jitter: .none)
+        policy.budget = .awsStandard
+        let executor = RetryExecutor(
+            decider: RetryDecider(policy: policy), clock: clock, telemetry: RetryTelemetry(factory: metrics))
+        let operation = ScriptedOperation(statuses: [503, 200])
+        _ = await drive(clock, sleeps: 1) {
+            await capture { () async throws(RetryFailure) in
+                try await executor.runConcurrently(RetryRequest(endpoint: "movies"), operation: operation.callAsFunction)
+            }
+        }
+        let capacity = Double(RetryBudgetConfiguration.awsStandard.capacity)
+        let cost = Double(RetryBudgetConfiguration.awsStandard.retryCost)
+        // The retry paid its cost; the success after it gave the cost back
+        // (the AWS SDKs' quota refunds the last retry's cost).
+        #expect(metrics.recorded("retry_policy.budget.tokens", ["retry_policy.policy": "tmdb"]) == [capacity - cost, capacity])
     }
 
     @Test("seed 004: a failure is counted per error kind and stop reason, with the placement as endpoint")
@@ -43,18 +101,24 @@ struct TelemetryTests {
                     RetryRequest(endpoint: "main_banner"), operation: ScriptedOperation(statuses: [status]).callAsFunction)
             }
         }
-        func failures(_ kind: String) -> Int64 {
-            metrics.counter(
-                "retry_policy_requests",
-                ["policy": "ios-sdk", "endpoint": "main_banner", "result": "failure", "error": kind, "reason": "not_retryable"])
+        func failures(_ kind: String) -> [Int64] {
+            metrics.timer(
+                "retry_policy.client.call.duration",
+                [
+                    "retry_policy.policy": "ios-sdk", "retry_policy.endpoint": "main_banner", "retry_policy.outcome": "failure",
+                    "error.type": kind, "retry_policy.stop_reason": "not_retryable",
+                ])
         }
-        #expect(failures("no_fill") == 1)
-        #expect(failures("status_429") == 1)
-        #expect(failures("status_5xx") == 2)
+        #expect(failures("no_fill").count == 1)
+        #expect(failures("status_429").count == 1)
+        #expect(failures("status_5xx").count == 2)
         #expect(
             metrics.counter(
-                "retry_policy_attempts",
-                ["policy": "ios-sdk", "endpoint": "main_banner", "decision": "stop", "error": "status_5xx", "outcome": "503"])
+                "retry_policy.client.attempts",
+                [
+                    "retry_policy.policy": "ios-sdk", "retry_policy.endpoint": "main_banner", "retry_policy.decision": "stop",
+                    "error.type": "status_5xx", "http.response.status_code": "503",
+                ])
                 == 2)
     }
 

@@ -30,7 +30,7 @@ struct RequestCommandTests {
     static let policies = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("policies").path
 
-    func run(_ arguments: [String]) throws -> Run {
+    func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Run {
         let binary = try #require(Self.binary, "build the retry-policy product first")
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("request-\(UInt64.random(in: 0...UInt64.max))")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
@@ -42,6 +42,9 @@ struct RequestCommandTests {
         // The policies live in temporary files and in the repository: a root
         // spanning both.
         process.arguments = arguments + ["--root", "/"]
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         process.standardOutput = try FileHandle(forWritingTo: out)
         process.standardError = try FileHandle(forWritingTo: err)
         try process.run()

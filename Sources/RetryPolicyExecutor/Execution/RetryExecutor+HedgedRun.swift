@@ -1,3 +1,4 @@
+import Instrumentation
 import RetryPolicyCore
 
 /// A request whose copies run side by side (hedging).
@@ -69,14 +70,22 @@ extension RetryExecutor {
                                     attempt: attempt.number, credentialRefreshes: machine.credentialRefreshes,
                                     timeLimit: attempt.timeLimit)
                                 let startedAt = now
+                                // The copy's span, whose context the copy runs in.
+                                let traceContext =
+                                    executor.setup.isTraced
+                                    ? executor.traceAttemptStarted(attempt.number, at: now, hedge: attempt.number > 1)
+                                    : nil
                                 group.addTask {
-                                    let result: AttemptResult<Value>
-                                    if let limit = attempt.timeLimit {
-                                        result = await executor.perform(
-                                            escapable, context: context, limit: limit, startedAt: startedAt)
-                                    } else {
-                                        do { result = .value(try await escapable(context)) } catch { result = .failure(error) }
+                                    func send() async -> AttemptResult<Value> {
+                                        if let limit = attempt.timeLimit {
+                                            return await executor.perform(
+                                                escapable, context: context, limit: limit, startedAt: startedAt)
+                                        }
+                                        do { return .value(try await escapable(context)) } catch { return .failure(error) }
                                     }
+                                    let result =
+                                        if let traceContext { await ServiceContext.withValue(traceContext) { await send() } }
+                                        else { await send() }
                                     continuation.yield(.finished(number: attempt.number, result: result))
                                 }
                             }
@@ -122,14 +131,14 @@ extension RetryExecutor {
                             continue
                         case .succeed:
                             group.cancelAll()
-                            executor.reportRecords(of: machine, from: &reported, request: request)
+                            executor.reportRecords(of: machine, from: &reported, request: request, start: start)
                             return Result { () throws(RetryFailure) -> Value in
-                                try executor.succeed(lastValue, attempts: machine.attempt, request: request, start: start, now: now)
+                                try executor.succeed(lastValue, machine: machine, request: request, start: start, now: now)
                             }
                         case .fail(let failure):
                             group.cancelAll()
-                            executor.reportRecords(of: machine, from: &reported, request: request)
-                            return .failure(executor.fail(failure, lastResponse: lastValue, request: request, start: start))
+                            executor.reportRecords(of: machine, from: &reported, request: request, start: start)
+                            return .failure(executor.fail(failure, lastResponse: lastValue, request: request, start: start, machine: machine))
                         }
 
                         // The next event that counts.
@@ -164,7 +173,7 @@ extension RetryExecutor {
                                 group.cancelAll()
                                 return .failure(error)
                             }
-                            if case .hedge = action { executor.reportRecords(of: machine, from: &reported, request: request) }
+                            if case .hedge = action { executor.reportRecords(of: machine, from: &reported, request: request, start: start) }
                         }
                         if !executor.setup.isUnobserved, let transition = machine.breakerTransition {
                             executor.reportBreaker(transition, request: request)

@@ -4,27 +4,35 @@ import RetryPolicyCore
 extension RetryExecutor {
     /// Reports the attempts the machine recorded since `reported`.
     @inlinable @inline(never)
-    func reportRecords(of machine: RequestStateMachine, from reported: inout Int, request: RetryRequest) {
+    func reportRecords(of machine: RequestStateMachine, from reported: inout Int, request: RetryRequest, start: C.Instant) {
         defer { reported = machine.history.count }
-        guard !setup.isUnobserved else { return }
+        guard !setup.isUnobserved, reported < machine.history.count else { return }
         for record in machine.history[reported...] {
             observer?(.attemptFinished(record))
             telemetry?.attemptFinished(record, policy: decider.policy.name, endpoint: request.endpoint)
         }
+        telemetry?.budgetChanged(decider.budget, policy: decider.policy.name)
+        if setup.isTraced { traceRecords(machine.history[reported...], start: start) }
     }
 
     @inlinable @inline(never)
-    func reportWaiting(_ delay: Duration, reason: WaitReason, request: RetryRequest) {
+    func reportWaiting(_ delay: Duration, reason: WaitReason, request: RetryRequest, at now: C.Instant) {
         observer?(.waiting(delay, cause: reason))
         telemetry?.waited(delay, cause: reason, policy: decider.policy.name, endpoint: request.endpoint)
+        if setup.isTraced { traceWaiting(delay, reason: reason, at: now) }
     }
 
     @inlinable @inline(never)
-    func reportSuccess(attempts: Int, request: RetryRequest, elapsed: Duration) {
+    func reportSuccess(
+        attempts: Int, history: ArraySlice<AttemptRecord>, request: RetryRequest, start: C.Instant, now: C.Instant
+    ) {
         guard !setup.isUnobserved else { return }
+        let elapsed = start.duration(to: now)
         observer?(.succeeded(attempts: attempts, elapsed: elapsed))
         telemetry?.requestSucceeded(
-            attempts: attempts, elapsed: elapsed, policy: decider.policy.name, endpoint: request.endpoint)
+            attempts: attempts, waited: RetryTelemetry.idleTime(of: history, elapsed: elapsed), elapsed: elapsed,
+            policy: decider.policy.name, endpoint: request.endpoint)
+        if setup.isTraced { traceSucceeded(attempts: attempts, at: now) }
     }
 
     // The two events the loop reports itself, built out of line: a
@@ -42,6 +50,7 @@ extension RetryExecutor {
         guard !setup.isUnobserved else { return }
         observer?(.circuitBreaker(transition))
         telemetry?.breakerChanged(transition, policy: decider.policy.name, endpoint: request.endpoint)
+        if setup.isTraced { traceBreaker(transition) }
     }
 
     @inlinable @inline(never)

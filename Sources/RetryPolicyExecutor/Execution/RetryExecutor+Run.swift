@@ -354,20 +354,24 @@ extension RetryExecutor {
     ) async throws(RetryFailure) -> Value {
         let classifier = self.classifier
         let decider = self.decider
-        return try await retryLoop(
-            request, start: start, first: first, concurrentAttempts: concurrentAttempts, using: &generator,
-            isolation: isolation, judge: { value in classify(.success(value)) ?? judge(value) },
-            judgeError: { error in
-                if let typed = error as? Failure, let outcome = classify(.failure(typed)) { return outcome }
-                return classifier.outcome(for: error)
-            },
-            override: { number, outcome, thrown in
-                guard thrown != nil || !decider.isPlainSuccess(outcome, method: request.method) else {
-                    return .asPolicySays
-                }
-                return override(FailedAttempt(number: number, outcome: outcome, thrown: thrown as? Failure))
-            },
-            keep: keep, returnsLastResponse: returningLastResponse, attempt: attempt, hedge: hedge)
+        func loop() async throws(RetryFailure) -> Value {
+            try await retryLoop(
+                request, start: start, first: first, concurrentAttempts: concurrentAttempts, using: &generator,
+                isolation: isolation, judge: { value in classify(.success(value)) ?? judge(value) },
+                judgeError: { error in
+                    if let typed = error as? Failure, let outcome = classify(.failure(typed)) { return outcome }
+                    return classifier.outcome(for: error)
+                },
+                override: { number, outcome, thrown in
+                    guard thrown != nil || !decider.isPlainSuccess(outcome, method: request.method) else {
+                        return .asPolicySays
+                    }
+                    return override(FailedAttempt(number: number, outcome: outcome, thrown: thrown as? Failure))
+                },
+                keep: keep, returnsLastResponse: returningLastResponse, attempt: attempt, hedge: hedge)
+        }
+        guard setup.isTraced else { return try await loop() }
+        return try await withRequestSpan(request, start: start, isolation: isolation, loop)
     }
 
     /// An attempt already made before the loop took over.

@@ -62,9 +62,13 @@ extension RetryExecutor {
                 // No attempt starts after cancellation.
                 if Task.isCancelled { throw cancellation(&machine, request: request, start: start) }
                 if observer != nil { reportAttemptStarted(number: number, at: start.duration(to: now)) }
-                let result = await attempt(
-                    AttemptContext(attempt: number, credentialRefreshes: machine.credentialRefreshes, timeLimit: limit),
-                    now)
+                let context = AttemptContext(
+                    attempt: number, credentialRefreshes: machine.credentialRefreshes, timeLimit: limit)
+                let startedAt = now
+                let result =
+                    setup.isTraced
+                    ? await withAttemptSpan(number, at: now, isolation: isolation) { await attempt(context, startedAt) }
+                    : await attempt(context, now)
                 now = clock.now
                 action = try attemptFinished(
                     result, number: nil, machine: &machine, end: now, start: start, lastValue: &lastValue,
@@ -76,13 +80,13 @@ extension RetryExecutor {
             case .refreshCredentials:
                 action = try await refreshCredentials(machine: &machine, now: &now, start: start, request: request)
             case .succeed:
-                return try succeed(lastValue, attempts: machine.attempt, request: request, start: start, now: now)
+                return try succeed(lastValue, machine: machine, request: request, start: start, now: now)
             case .fail(let failure):
                 if returnsLastResponse, let lastValue {
-                    _ = finish(failure, request, start)
+                    _ = finish(failure, request, start, machine: machine)
                     return lastValue
                 }
-                throw fail(failure, lastResponse: lastValue.flatMap(keep), request: request, start: start)
+                throw fail(failure, lastResponse: lastValue.flatMap(keep), request: request, start: start, machine: machine)
             case .hedge:
                 // The policy hedges this request: copies run side by side
                 // from here on.

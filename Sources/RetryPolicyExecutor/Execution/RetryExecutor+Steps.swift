@@ -102,6 +102,8 @@ extension RetryExecutor {
         if !setup.isUnobserved, let record = machine.history.last {
             observer?(.attemptFinished(record))
             telemetry?.attemptFinished(record, policy: decider.policy.name, endpoint: request.endpoint)
+            telemetry?.budgetChanged(decider.budget, policy: decider.policy.name)
+            if setup.isTraced { traceRecords(machine.history[(machine.history.count - 1)...], start: start) }
             if let transition = machine.breakerTransition { reportBreaker(transition, request: request) }
         }
         return action
@@ -133,12 +135,13 @@ extension RetryExecutor {
     /// The failure the machine decided, carrying the last response
     /// returned (when the caller's values can be kept in a failure).
     @inlinable @inline(never)
-    func fail(_ failure: RetryFailure, lastResponse: (any Sendable)?, request: RetryRequest, start: C.Instant)
-        -> RetryFailure
-    {
+    func fail(
+        _ failure: RetryFailure, lastResponse: (any Sendable)?, request: RetryRequest, start: C.Instant,
+        machine: RequestStateMachine
+    ) -> RetryFailure {
         var failure = failure
         failure.lastResponse = lastResponse
-        return finish(failure, request, start)
+        return finish(failure, request, start, machine: machine)
     }
 
     /// The failure for a request cancelled before, during or between
@@ -160,12 +163,19 @@ extension RetryExecutor {
 
     /// Reports the failure to the observer and telemetry, and returns it
     /// for throwing.
+    ///
+    /// `machine` says whether a cooldown or the breaker refused the
+    /// request, for its trace.
     @inlinable @inline(never)
-    func finish(_ failure: RetryFailure, _ request: RetryRequest, _ start: C.Instant) -> RetryFailure {
+    func finish(
+        _ failure: RetryFailure, _ request: RetryRequest, _ start: C.Instant, machine: RequestStateMachine? = nil
+    ) -> RetryFailure {
         if !setup.isUnobserved {
-            let elapsed = start.duration(to: clock.now)
+            let now = clock.now
+            let elapsed = start.duration(to: now)
             observer?(.failed(error: failure.error, reason: failure.reason, attempts: failure.attempts.count, elapsed: elapsed))
             telemetry?.requestFailed(failure, elapsed: elapsed, policy: decider.policy.name, endpoint: request.endpoint)
+            if setup.isTraced { traceFailed(failure, machine: machine, at: now) }
         }
         return failure
     }
@@ -177,7 +187,7 @@ extension RetryExecutor {
         _ delay: Duration, reason: WaitReason, machine: inout RequestStateMachine, now: inout C.Instant, start: C.Instant,
         request: RetryRequest
     ) async throws(RetryFailure) -> RequestStateMachine.Action {
-        if !setup.isUnobserved { reportWaiting(delay, reason: reason, request: request) }
+        if !setup.isUnobserved { reportWaiting(delay, reason: reason, request: request, at: now) }
         do {
             try await clock.sleep(until: now.advanced(by: delay), tolerance: nil)
         } catch {
@@ -213,14 +223,16 @@ extension RetryExecutor {
     /// returning nothing.
     @inlinable @inline(never)
     func succeed<Value>(
-        _ value: Value?, attempts: Int, request: RetryRequest, start: C.Instant, now: C.Instant
+        _ value: Value?, machine: RequestStateMachine, request: RetryRequest, start: C.Instant, now: C.Instant
     ) throws(RetryFailure) -> Value {
         guard let value else {
             var error = SDKError(kind: .internalError)
             error.detail = "the request succeeded without a value"
             throw finish(RetryFailure(error: error, reason: .notRetryable, attempts: []), request, start)
         }
-        if !setup.isUnobserved { reportSuccess(attempts: attempts, request: request, elapsed: start.duration(to: now)) }
+        if !setup.isUnobserved {
+            reportSuccess(attempts: machine.attempt, history: machine.history[...], request: request, start: start, now: now)
+        }
         return value
     }
 }

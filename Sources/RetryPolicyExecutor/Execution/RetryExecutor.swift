@@ -51,6 +51,11 @@ public struct RetryExecutor<C: Clock>: Sendable where C.Duration == Duration {
         @inlinable get { setup.fields.telemetry }
         set { update { $0.telemetry = newValue } }
     }
+    /// Spans for every request and attempt; `nil` costs nothing.
+    public var tracing: RetryTracing? {
+        @inlinable get { setup.fields.tracing }
+        set { update { $0.tracing = newValue } }
+    }
 
     /// - Parameters:
     ///   - decider: the policy's shared decider.
@@ -62,6 +67,9 @@ public struct RetryExecutor<C: Clock>: Sendable where C.Duration == Duration {
     ///     `refresh_credentials`.
     ///   - observer: receives every event of every request.
     ///   - telemetry: metrics and logs; `nil` costs nothing.
+    ///   - tracing: spans for every request and attempt; by default the
+    ///     tracer bootstrapped in `InstrumentationSystem`, and `nil`
+    ///     (costing nothing) when none is.
     public init(
         decider: RetryDecider,
         clock: C,
@@ -69,12 +77,14 @@ public struct RetryExecutor<C: Clock>: Sendable where C.Duration == Duration {
         classifier: ErrorClassifier = .standard,
         refreshCredentials: CredentialRefresher? = nil,
         observer: RetryObserver? = nil,
-        telemetry: RetryTelemetry? = nil
+        telemetry: RetryTelemetry? = nil,
+        tracing: RetryTracing? = .bootstrapped
     ) {
         setup = Setup(
             Setup.Fields(
                 decider: decider, clock: clock, wallClock: WallClockAnchor(instant: clock.now, timestamp: wallClockNow),
-                classifier: classifier, refreshCredentials: refreshCredentials, observer: observer, telemetry: telemetry))
+                classifier: classifier, refreshCredentials: refreshCredentials, observer: observer, telemetry: telemetry,
+                tracing: tracing))
     }
 
     public var policy: Policy { decider.policy }
@@ -104,18 +114,23 @@ public struct RetryExecutor<C: Clock>: Sendable where C.Duration == Duration {
             @usableFromInline var refreshCredentials: CredentialRefresher?
             @usableFromInline var observer: RetryObserver?
             @usableFromInline var telemetry: RetryTelemetry?
+            @usableFromInline var tracing: RetryTracing?
         }
 
         @usableFromInline let fields: Fields
-        /// No observer and no telemetry: nothing to report, so a first try
-        /// may take the fast path. Every report is guarded by this flag
-        /// rather than by testing the optionals: reading `telemetry` copies
-        /// it through its type's value witnesses, on every attempt.
+        /// No observer, no telemetry and no tracing: nothing to report, so
+        /// a first try may take the fast path. Every report is guarded by
+        /// this flag rather than by testing the optionals: reading
+        /// `telemetry` copies it through its type's value witnesses, on
+        /// every attempt.
         @usableFromInline let isUnobserved: Bool
+        /// Requests get spans; guards every look-up of a request's trace.
+        @usableFromInline let isTraced: Bool
 
         init(_ fields: Fields) {
             self.fields = fields
-            isUnobserved = fields.observer == nil && fields.telemetry == nil
+            isTraced = fields.tracing != nil
+            isUnobserved = fields.observer == nil && fields.telemetry == nil && !isTraced
         }
     }
 }
@@ -127,10 +142,11 @@ extension RetryExecutor where C == ContinuousClock {
         classifier: ErrorClassifier = .standard,
         refreshCredentials: CredentialRefresher? = nil,
         observer: RetryObserver? = nil,
-        telemetry: RetryTelemetry? = nil
+        telemetry: RetryTelemetry? = nil,
+        tracing: RetryTracing? = .bootstrapped
     ) {
         self.init(
             decider: decider, clock: ContinuousClock(), classifier: classifier,
-            refreshCredentials: refreshCredentials, observer: observer, telemetry: telemetry)
+            refreshCredentials: refreshCredentials, observer: observer, telemetry: telemetry, tracing: tracing)
     }
 }

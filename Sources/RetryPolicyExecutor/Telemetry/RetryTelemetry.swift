@@ -6,19 +6,31 @@ import RetryPolicyCore
 /// and swift-log, so that a service's existing backends (Prometheus,
 /// StatsD, OpenTelemetry) see them without custom plumbing.
 ///
-/// Every metric carries the dimensions the seed SDK's telemetry lists:
-/// the policy, the endpoint (placement), the error kind, and the HTTP
-/// status or transport class; durations are timers.
+/// Names and attributes follow OpenTelemetry's semantic-convention style
+/// (dotted names, `error.type` and `http.response.status_code` where those
+/// apply, durations in seconds) and gRPC's retry metrics (A96): retries
+/// and the time spent waiting between attempts are recorded once per
+/// request. A Prometheus backend writes the dots as underscores.
 ///
-/// | metric | kind | dimensions |
-/// |---|---|---|
-/// | `retry_policy_attempts` | counter | policy, endpoint, decision (`success`/`retry`/`stop`), error, outcome (status or transport class) |
-/// | `retry_policy_attempt_duration` | timer | policy, endpoint, decision |
-/// | `retry_policy_waits` | timer | policy, endpoint, cause (`backoff`/`server`/`cooldown`) |
-/// | `retry_policy_requests` | counter | policy, endpoint, result (`success`/`failure`), error, reason |
-/// | `retry_policy_request_duration` | timer | policy, endpoint, result |
-/// | `retry_policy_breaker_transitions` | counter | policy, state (`open`/`half_open`/`closed`), reason |
-/// | `retry_policy_breaker_open` | gauge | policy (1 while open or half-open, 0 once closed) |
+/// | metric | instrument | unit | attributes |
+/// |---|---|---|---|
+/// | `retry_policy.client.call.attempts` | histogram | {attempt} | policy, endpoint, outcome (`success`/`failure`), `error.type` |
+/// | `retry_policy.client.call.retries` | histogram | {retry} | policy, endpoint, outcome |
+/// | `retry_policy.client.call.retry_delay` | timer | s | policy, endpoint, outcome |
+/// | `retry_policy.client.call.duration` | timer | s | policy, endpoint, outcome, `error.type`, stop reason |
+/// | `retry_policy.client.attempts` | counter | {attempt} | policy, endpoint, decision (`success`/`retry`/`stop`), `error.type`, `http.response.status_code` |
+/// | `retry_policy.client.attempt.duration` | timer | s | policy, endpoint, decision |
+/// | `retry_policy.client.waits` | timer | s | policy, endpoint, wait cause (`backoff`/`server`/`cooldown`) |
+/// | `retry_policy.budget.tokens` | gauge | {token} | policy |
+/// | `retry_policy.breaker.state` | gauge | 1 | policy, state (`closed`/`open`/`half_open`): 1 for the state entered, 0 for the others |
+/// | `retry_policy.breaker.transitions` | counter | {transition} | policy, state, reason |
+///
+/// The attribute keys are `retry_policy.policy`, `retry_policy.endpoint`,
+/// `retry_policy.outcome`, `retry_policy.decision`,
+/// `retry_policy.stop_reason`, `retry_policy.wait.cause`,
+/// `retry_policy.breaker.state` and `retry_policy.breaker.reason`; an
+/// attribute that does not apply has the value `none`, so that every
+/// series of a metric has the same keys.
 ///
 /// An executor without telemetry pays nothing; one whose factory is the
 /// no-op factory (nothing bootstrapped) skips creating metric objects.
@@ -26,7 +38,8 @@ public struct RetryTelemetry: Sendable {
     public var logger: Logger
     /// `nil` when the factory is swift-metrics' no-op one.
     let factory: (any MetricsFactory)?
-    /// Prepended to every metric label.
+    /// The first part of every metric's name (`retry_policy` in the table
+    /// above).
     public var labelPrefix: String
     /// The level of the one log line a failed request produces.
     public var failureLogLevel: Logger.Level
@@ -49,20 +62,22 @@ public struct RetryTelemetry: Sendable {
     @usableFromInline
     func attemptFinished(_ record: AttemptRecord, policy: String, endpoint: String?) {
         let decision = Self.decisionName(record.decision)
-        let error = record.decision.error?.kind.rawValue ?? Self.retryErrorName(record.decision, policy: nil)
         if let factory {
             let endpointName = endpoint ?? "none"
+            var status = "none"
+            if case .response(let code, _) = record.outcome { status = String(code) }
             Counter(
-                label: labelPrefix + "_attempts",
+                label: labelPrefix + ".client.attempts",
                 dimensions: [
-                    ("policy", policy), ("endpoint", endpointName), ("decision", decision),
-                    ("error", error), ("outcome", Self.outcomeName(record.outcome)),
+                    (Self.policyKey, policy), (Self.endpointKey, endpointName), ("retry_policy.decision", decision),
+                    ("error.type", Self.errorType(of: record)), ("http.response.status_code", status),
                 ],
                 factory: factory
             ).increment()
             Timer(
-                label: labelPrefix + "_attempt_duration",
-                dimensions: [("policy", policy), ("endpoint", endpointName), ("decision", decision)],
+                label: labelPrefix + ".client.attempt.duration",
+                dimensions: [(Self.policyKey, policy), (Self.endpointKey, endpointName), ("retry_policy.decision", decision)],
+                preferredDisplayUnit: .seconds,
                 factory: factory
             ).recordNanoseconds(record.duration.nanosecondsSaturated)
         }
@@ -83,48 +98,54 @@ public struct RetryTelemetry: Sendable {
     func waited(_ delay: Duration, cause: RetryEvent.WaitCause, policy: String, endpoint: String?) {
         guard let factory else { return }
         Timer(
-            label: labelPrefix + "_waits",
-            dimensions: [("policy", policy), ("endpoint", endpoint ?? "none"), ("cause", cause.rawValue)],
+            label: labelPrefix + ".client.waits",
+            dimensions: [(Self.policyKey, policy), (Self.endpointKey, endpoint ?? "none"), ("retry_policy.wait.cause", cause.rawValue)],
+            preferredDisplayUnit: .seconds,
             factory: factory
         ).recordNanoseconds(delay.nanosecondsSaturated)
     }
 
-    @usableFromInline
-    func requestSucceeded(attempts: Int, elapsed: Duration, policy: String, endpoint: String?) {
-        guard let factory else { return }
-        let endpointName = endpoint ?? "none"
-        Counter(
-            label: labelPrefix + "_requests",
-            dimensions: [
-                ("policy", policy), ("endpoint", endpointName), ("result", "success"), ("error", "none"),
-                ("reason", "none"),
-            ],
+    /// The per-request metrics: attempts, retries (gRPC's
+    /// `grpc.client.call.retries`), the time no attempt was in flight
+    /// (`grpc.client.call.retry_delay`) and the duration.
+    func requestEnded(
+        attempts: Int, waited: Duration, elapsed: Duration, failure: RetryFailure?, policy: String, endpoint: String?,
+        factory: any MetricsFactory
+    ) {
+        let outcome = failure == nil ? "success" : "failure"
+        let errorType = failure?.error.kind.rawValue ?? "none"
+        let base = [(Self.policyKey, policy), (Self.endpointKey, endpoint ?? "none"), (Self.outcomeKey, outcome)]
+        Recorder(
+            label: labelPrefix + ".client.call.attempts", dimensions: base + [("error.type", errorType)], aggregate: true,
             factory: factory
-        ).increment()
+        ).record(attempts)
+        Recorder(label: labelPrefix + ".client.call.retries", dimensions: base, aggregate: true, factory: factory)
+            .record(max(0, attempts - 1))
+        Timer(label: labelPrefix + ".client.call.retry_delay", dimensions: base, preferredDisplayUnit: .seconds, factory: factory)
+            .recordNanoseconds(waited.nanosecondsSaturated)
         Timer(
-            label: labelPrefix + "_request_duration",
-            dimensions: [("policy", policy), ("endpoint", endpointName), ("result", "success")],
+            label: labelPrefix + ".client.call.duration",
+            dimensions: base + [("error.type", errorType), ("retry_policy.stop_reason", failure?.reason.rawValue ?? "none")],
+            preferredDisplayUnit: .seconds,
             factory: factory
         ).recordNanoseconds(elapsed.nanosecondsSaturated)
+    }
+
+    @usableFromInline
+    func requestSucceeded(attempts: Int, waited: Duration, elapsed: Duration, policy: String, endpoint: String?) {
+        guard let factory else { return }
+        requestEnded(
+            attempts: attempts, waited: waited, elapsed: elapsed, failure: nil, policy: policy, endpoint: endpoint,
+            factory: factory)
     }
 
     @usableFromInline
     func requestFailed(_ failure: RetryFailure, elapsed: Duration, policy: String, endpoint: String?) {
         let endpointName = endpoint ?? "none"
         if let factory {
-            Counter(
-                label: labelPrefix + "_requests",
-                dimensions: [
-                    ("policy", policy), ("endpoint", endpointName), ("result", "failure"),
-                    ("error", failure.error.kind.rawValue), ("reason", failure.reason.rawValue),
-                ],
-                factory: factory
-            ).increment()
-            Timer(
-                label: labelPrefix + "_request_duration",
-                dimensions: [("policy", policy), ("endpoint", endpointName), ("result", "failure")],
-                factory: factory
-            ).recordNanoseconds(elapsed.nanosecondsSaturated)
+            requestEnded(
+                attempts: failure.attempts.count, waited: Self.idleTime(of: failure.attempts[...], elapsed: elapsed),
+                elapsed: elapsed, failure: failure, policy: policy, endpoint: endpoint, factory: factory)
         }
         logger.log(
             level: failureLogLevel,
@@ -140,6 +161,17 @@ public struct RetryTelemetry: Sendable {
                 "retry.duration": "\(elapsed.formattedForHumans)",
                 "retry.message": "\(failure.error.message)",
             ])
+    }
+
+    /// The budget's tokens after a decision that may have spent or refunded
+    /// some.
+    @usableFromInline
+    func budgetChanged(_ budget: RetryBudget?, policy: String) {
+        guard let factory, let budget else { return }
+        let available = budget.available
+        let tokens = budget.configuration.style == .grpc ? Double(available) / 1000 : Double(available)
+        Gauge(label: labelPrefix + ".budget.tokens", dimensions: [(Self.policyKey, policy)], factory: factory)
+            .record(tokens)
     }
 
     @usableFromInline
@@ -160,14 +192,47 @@ public struct RetryTelemetry: Sendable {
         }
         if let factory {
             Counter(
-                label: labelPrefix + "_breaker_transitions",
-                dimensions: [("policy", policy), ("state", transition.state), ("reason", reason)],
+                label: labelPrefix + ".breaker.transitions",
+                dimensions: [(Self.policyKey, policy), ("retry_policy.breaker.state", transition.state), ("retry_policy.breaker.reason", reason)],
                 factory: factory
             ).increment()
-            Gauge(label: labelPrefix + "_breaker_open", dimensions: [("policy", policy)], factory: factory)
-                .record(transition == .closed ? 0 : 1)
+            for state in ["closed", "open", "half_open"] {
+                Gauge(
+                    label: labelPrefix + ".breaker.state",
+                    dimensions: [(Self.policyKey, policy), ("retry_policy.breaker.state", state)],
+                    factory: factory
+                ).record(state == transition.state ? 1 : 0)
+            }
         }
         logger.log(level: level, "circuit breaker \(transition.state)", metadata: metadata)
+    }
+
+    static let policyKey = "retry_policy.policy"
+    static let endpointKey = "retry_policy.endpoint"
+    static let outcomeKey = "retry_policy.outcome"
+
+    /// `error.type` of an attempt: the transport class of a failure that
+    /// never got a response, the error kind of a response the policy did
+    /// not accept; `none` for a success.
+    static func errorType(of record: AttemptRecord) -> String {
+        if case .success = record.decision.action { return "none" }
+        if case .transport(let transport) = record.outcome { return transport.rawValue }
+        return record.decision.errorKind?.rawValue ?? outcomeName(record.outcome)
+    }
+
+    /// The time within `elapsed` when no attempt was in flight: attempts
+    /// of a hedged request overlap, so this is what their union leaves.
+    @usableFromInline
+    static func idleTime(of attempts: ArraySlice<AttemptRecord>, elapsed: Duration) -> Duration {
+        var busy = Duration.zero
+        var coveredUntil = Duration.zero
+        for record in attempts.sorted(by: { $0.startedAt < $1.startedAt }) {
+            let end = record.startedAt + record.duration
+            let from = max(record.startedAt, coveredUntil)
+            if end > from { busy += end - from }
+            coveredUntil = max(coveredUntil, end)
+        }
+        return max(.zero, elapsed - busy)
     }
 
     static func decisionName(_ decision: Decision) -> String {
@@ -176,10 +241,6 @@ public struct RetryTelemetry: Sendable {
         case .retry: "retry"
         case .stop: "stop"
         }
-    }
-
-    static func retryErrorName(_ decision: Decision, policy: Policy?) -> String {
-        decision.isRetry ? "retryable" : "none"
     }
 
     /// `503`, or a transport class such as `timeout`.

@@ -13,6 +13,7 @@ final class TestMetrics: MetricsFactory, Sendable {
 
     private let counters = LockedValue<[Key: Int64]>([:])
     private let timers = LockedValue<[Key: [Int64]]>([:])
+    private let recorders = LockedValue<[Key: [Double]]>([:])
 
     func counter(_ label: String, _ dimensions: [String: String]) -> Int64 {
         counters.withLock { $0[Key(label: label, dimensions: dimensions)] ?? 0 }
@@ -20,7 +21,12 @@ final class TestMetrics: MetricsFactory, Sendable {
     func timer(_ label: String, _ dimensions: [String: String]) -> [Int64] {
         timers.withLock { $0[Key(label: label, dimensions: dimensions)] ?? [] }
     }
+    /// Every value recorded, by histograms and gauges alike.
+    func recorded(_ label: String, _ dimensions: [String: String]) -> [Double] {
+        recorders.withLock { $0[Key(label: label, dimensions: dimensions)] ?? [] }
+    }
     var counterKeys: [Key] { counters.withLock { Array($0.keys) } }
+    var recorderKeys: [Key] { recorders.withLock { Array($0.keys) } }
     var timerKeys: [Key] { timers.withLock { Array($0.keys) } }
 
     private static func key(_ label: String, _ dimensions: [(String, String)]) -> Key {
@@ -43,15 +49,18 @@ final class TestMetrics: MetricsFactory, Sendable {
     }
 
     final class RecorderBox: RecorderHandler, Sendable {
-        func record(_ value: Int64) {}
-        func record(_ value: Double) {}
+        let key: Key
+        let owner: TestMetrics
+        init(key: Key, owner: TestMetrics) { self.key = key; self.owner = owner }
+        func record(_ value: Int64) { record(Double(value)) }
+        func record(_ value: Double) { owner.recorders.withLock { $0[key, default: []].append(value) } }
     }
 
     func makeCounter(label: String, dimensions: [(String, String)]) -> any CounterHandler {
         CounterBox(key: Self.key(label, dimensions), owner: self)
     }
     func makeRecorder(label: String, dimensions: [(String, String)], aggregate: Bool) -> any RecorderHandler {
-        RecorderBox()
+        RecorderBox(key: Self.key(label, dimensions), owner: self)
     }
     func makeTimer(label: String, dimensions: [(String, String)]) -> any TimerHandler {
         TimerBox(key: Self.key(label, dimensions), owner: self)

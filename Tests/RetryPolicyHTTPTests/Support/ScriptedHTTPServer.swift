@@ -39,6 +39,7 @@ final class ScriptedHTTPServer: Sendable {
         var script: [ServerAction]
         var received: [String] = []
         var receivedAt: [ContinuousClock.Instant] = []
+        var traceparents: [String?] = []
         var waiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
     }
 
@@ -81,6 +82,8 @@ final class ScriptedHTTPServer: Sendable {
     var requestCount: Int { state.withLock { $0.received.count } }
     /// When each request of ``received`` arrived.
     var receivedAt: [ContinuousClock.Instant] { state.withLock { $0.receivedAt } }
+    /// The W3C `traceparent` header of each request of ``received``.
+    var traceparents: [String?] { state.withLock { $0.traceparents } }
 
     /// Returns once `count` requests have arrived.
     func requests(atLeast count: Int) async {
@@ -99,9 +102,10 @@ final class ScriptedHTTPServer: Sendable {
         try await channel?.close()
     }
 
-    fileprivate func nextAction(for uri: String) -> ServerAction {
+    fileprivate func nextAction(for uri: String, traceparent: String?) -> ServerAction {
         let (action, ready) = state.withLock { state -> (ServerAction, [CheckedContinuation<Void, Never>]) in
             state.received.append(uri)
+            state.traceparents.append(traceparent)
             state.receivedAt.append(.now)
             let action = state.script.isEmpty ? .respond(status: 200) : state.script.removeFirst()
             let count = state.received.count
@@ -131,6 +135,7 @@ private final class ScriptHandler: ChannelInboundHandler {
 
     private let box: ServerBox
     private var uri = ""
+    private var traceparent: String?
 
     init(box: ServerBox) { self.box = box }
 
@@ -138,11 +143,12 @@ private final class ScriptHandler: ChannelInboundHandler {
         switch unwrapInboundIn(data) {
         case .head(let head):
             uri = head.uri
+            traceparent = head.headers.first(name: "traceparent")
         case .body:
             break
         case .end:
             guard let server = box.server.withLock({ $0 }) else { return }
-            respond(server.nextAction(for: uri), context: context)
+            respond(server.nextAction(for: uri, traceparent: traceparent), context: context)
         }
     }
 
