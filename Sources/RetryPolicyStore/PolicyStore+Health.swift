@@ -92,18 +92,19 @@ extension PolicyStore {
     }
 }
 
-/// The store's gauges, each with the dimension `directory`:
+/// The store's gauges, each with the attribute `retry_policy.store.directory`
+/// (names in OpenTelemetry's style, as the executor's metrics):
 ///
-/// | gauge | value |
-/// |---|---|
-/// | `retry_policy_store_generation` | the served generation |
-/// | `retry_policy_store_policies` | policies served |
-/// | `retry_policy_store_problem_files` | files (or the directory) whose current content does not load |
-/// | `retry_policy_store_pending_removals` | policies served while their file is absent |
-/// | `retry_policy_store_last_reload_timestamp_seconds` | Unix time the directory was last read |
-/// | `retry_policy_store_last_change_timestamp_seconds` | Unix time the generation last changed |
-/// | `retry_policy_store_stale_since_timestamp_seconds` | Unix time since which a problem has been open; 0 when none |
-/// | `retry_policy_store_watching` | 2 events, 1 polling, 0 not watching |
+/// | gauge | unit | value |
+/// |---|---|---|
+/// | `retry_policy.store.generation` | 1 | the served generation |
+/// | `retry_policy.store.policies` | {policy} | policies served |
+/// | `retry_policy.store.problem_files` | {file} | files (or the directory) whose current content does not load |
+/// | `retry_policy.store.pending_removals` | {policy} | policies served while their file is absent |
+/// | `retry_policy.store.last_reload.timestamp` | s | Unix time the directory was last read |
+/// | `retry_policy.store.last_change.timestamp` | s | Unix time the generation last changed |
+/// | `retry_policy.store.stale_since.timestamp` | s | Unix time since which a problem has been open; 0 when none |
+/// | `retry_policy.store.watching` | 1 | 2 events, 1 polling, 0 not watching |
 struct StoreGauges: Sendable {
     let generation: Gauge
     let policies: Gauge
@@ -116,15 +117,15 @@ struct StoreGauges: Sendable {
 
     init(directory: String, factory: any MetricsFactory) {
         func gauge(_ name: String) -> Gauge {
-            Gauge(label: "retry_policy_store_" + name, dimensions: [("directory", directory)], factory: factory)
+            Gauge(label: "retry_policy.store." + name, dimensions: [("retry_policy.store.directory", directory)], factory: factory)
         }
         generation = gauge("generation")
         policies = gauge("policies")
         problemFiles = gauge("problem_files")
         pendingRemovals = gauge("pending_removals")
-        lastReload = gauge("last_reload_timestamp_seconds")
-        lastChange = gauge("last_change_timestamp_seconds")
-        staleSince = gauge("stale_since_timestamp_seconds")
+        lastReload = gauge("last_reload.timestamp")
+        lastChange = gauge("last_change.timestamp")
+        staleSince = gauge("stale_since.timestamp")
         watching = gauge("watching")
         watching.record(0)
     }

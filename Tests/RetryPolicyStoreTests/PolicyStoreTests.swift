@@ -202,12 +202,12 @@ struct PolicyStoreTests {
         #expect(health.watchMode == .notWatching)
         let loaded = try #require(health.lastReload)
         #expect(loaded >= before && health.lastChange == loaded)
-        let dimensions = ["directory": directory]
-        #expect(metrics.value("retry_policy_store_generation", dimensions) == 1)
-        #expect(metrics.value("retry_policy_store_policies", dimensions) == 1)
-        #expect(metrics.value("retry_policy_store_stale_since_timestamp_seconds", dimensions) == 0)
-        #expect(metrics.value("retry_policy_store_watching", dimensions) == 0)
-        #expect(metrics.value("retry_policy_store_last_reload_timestamp_seconds", dimensions) == loaded.timeIntervalSince1970)
+        let dimensions = ["retry_policy.store.directory": directory]
+        #expect(metrics.value("retry_policy.store.generation", dimensions) == 1)
+        #expect(metrics.value("retry_policy.store.policies", dimensions) == 1)
+        #expect(metrics.value("retry_policy.store.stale_since.timestamp", dimensions) == 0)
+        #expect(metrics.value("retry_policy.store.watching", dimensions) == 0)
+        #expect(metrics.value("retry_policy.store.last_reload.timestamp", dimensions) == loaded.timeIntervalSince1970)
 
         // An edit that does not load: the last good version is served,
         // stale from now on, until the file is fixed.
@@ -218,8 +218,8 @@ struct PolicyStoreTests {
         #expect(health.problems.keys.sorted() == [directory + "/a.yaml"])
         #expect(health.isStale(for: .seconds(600), at: since.addingTimeInterval(600)))
         #expect(!health.isStale(for: .seconds(600), at: since.addingTimeInterval(599)))
-        #expect(metrics.value("retry_policy_store_problem_files", dimensions) == 1)
-        #expect(metrics.value("retry_policy_store_stale_since_timestamp_seconds", dimensions) == since.timeIntervalSince1970)
+        #expect(metrics.value("retry_policy.store.problem_files", dimensions) == 1)
+        #expect(metrics.value("retry_policy.store.stale_since.timestamp", dimensions) == since.timeIntervalSince1970)
         store.reload()
         #expect(store.health.staleSince == since, "still stale since the first failing reload")
         #expect(try #require(store.health.lastReload) >= since)
@@ -228,9 +228,9 @@ struct PolicyStoreTests {
         store.reload()
         #expect(store.health.staleSince == nil)
         #expect(store.health.generation == 3)
-        #expect(metrics.value("retry_policy_store_problem_files", dimensions) == 0)
-        #expect(metrics.value("retry_policy_store_stale_since_timestamp_seconds", dimensions) == 0)
-        #expect(metrics.value("retry_policy_store_generation", dimensions) == 3)
+        #expect(metrics.value("retry_policy.store.problem_files", dimensions) == 0)
+        #expect(metrics.value("retry_policy.store.stale_since.timestamp", dimensions) == 0)
+        #expect(metrics.value("retry_policy.store.generation", dimensions) == 3)
 
         // A directory that cannot be read is stale too, and not a reload.
         let lastReload = store.health.lastReload
