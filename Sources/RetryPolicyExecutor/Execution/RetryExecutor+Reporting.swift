@@ -33,6 +33,7 @@ extension RetryExecutor {
             attempts: attempts, waited: RetryTelemetry.idleTime(of: history, elapsed: elapsed), elapsed: elapsed,
             policy: decider.policy.name, endpoint: request.endpoint)
         if setup.isTraced { traceSucceeded(attempts: attempts, at: now) }
+        if setup.isShadowed { compareShadow(history, liveEnd: nil, request: request, start: start) }
     }
 
     // The two events the loop reports itself, built out of line: a

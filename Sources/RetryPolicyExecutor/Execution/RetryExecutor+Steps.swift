@@ -176,6 +176,7 @@ extension RetryExecutor {
             observer?(.failed(error: failure.error, reason: failure.reason, attempts: failure.attempts.count, elapsed: elapsed))
             telemetry?.requestFailed(failure, elapsed: elapsed, policy: decider.policy.name, endpoint: request.endpoint)
             if setup.isTraced { traceFailed(failure, machine: machine, at: now) }
+            if setup.isShadowed { compareShadow(failure.attempts[...], liveEnd: failure.reason, request: request, start: start) }
         }
         return failure
     }

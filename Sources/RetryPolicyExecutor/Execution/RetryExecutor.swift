@@ -56,6 +56,13 @@ public struct RetryExecutor<C: Clock>: Sendable where C.Duration == Duration {
         @inlinable get { setup.fields.tracing }
         set { update { $0.tracing = newValue } }
     }
+    /// A candidate policy shown every request's attempts after the request,
+    /// to report where it would have decided differently; it never acts.
+    /// `nil` costs nothing.
+    public var shadow: ShadowPolicy? {
+        @inlinable get { setup.fields.shadow }
+        set { update { $0.shadow = newValue } }
+    }
 
     /// - Parameters:
     ///   - decider: the policy's shared decider.
@@ -115,10 +122,11 @@ public struct RetryExecutor<C: Clock>: Sendable where C.Duration == Duration {
             @usableFromInline var observer: RetryObserver?
             @usableFromInline var telemetry: RetryTelemetry?
             @usableFromInline var tracing: RetryTracing?
+            @usableFromInline var shadow: ShadowPolicy? = nil
         }
 
         @usableFromInline let fields: Fields
-        /// No observer, no telemetry and no tracing: nothing to report, so
+        /// No observer, telemetry, tracing or shadow: nothing to report, so
         /// a first try may take the fast path. Every report is guarded by
         /// this flag rather than by testing the optionals: reading
         /// `telemetry` copies it through its type's value witnesses, on
@@ -126,11 +134,14 @@ public struct RetryExecutor<C: Clock>: Sendable where C.Duration == Duration {
         @usableFromInline let isUnobserved: Bool
         /// Requests get spans; guards every look-up of a request's trace.
         @usableFromInline let isTraced: Bool
+        /// A shadow policy is shown every request.
+        @usableFromInline let isShadowed: Bool
 
         init(_ fields: Fields) {
             self.fields = fields
             isTraced = fields.tracing != nil
-            isUnobserved = fields.observer == nil && fields.telemetry == nil && !isTraced
+            isShadowed = fields.shadow != nil
+            isUnobserved = fields.observer == nil && fields.telemetry == nil && !isTraced && !isShadowed
         }
     }
 }
