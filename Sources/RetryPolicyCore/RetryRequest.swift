@@ -20,11 +20,6 @@ public struct RetryRequest: Hashable, Sendable {
     public var retryability: Retryability
     /// Selects an entry of the policy's `endpoints` table.
     public var endpoint: String?
-    /// The address the request goes to, when the caller knows it: traces
-    /// record it as `url.full` and `server.address`, without the user
-    /// name, password or signed query values it may hold. The policy never
-    /// reads it.
-    public var url: String?
 
     /// The caller vouches that sending the request twice is harmless.
     public var markedIdempotent: Bool {
@@ -32,18 +27,16 @@ public struct RetryRequest: Hashable, Sendable {
         set { retryability = newValue ? .idempotent : .asPolicySays }
     }
 
-    public init(method: HTTPMethod = .get, markedIdempotent: Bool = false, endpoint: String? = nil, url: String? = nil) {
+    public init(method: HTTPMethod = .get, markedIdempotent: Bool = false, endpoint: String? = nil) {
         self.method = method
         self.retryability = markedIdempotent ? .idempotent : .asPolicySays
         self.endpoint = endpoint
-        self.url = url
     }
 
-    public init(method: HTTPMethod = .get, retryability: Retryability, endpoint: String? = nil, url: String? = nil) {
+    public init(method: HTTPMethod = .get, retryability: Retryability, endpoint: String? = nil) {
         self.method = method
         self.retryability = retryability
         self.endpoint = endpoint
-        self.url = url
     }
 }
 

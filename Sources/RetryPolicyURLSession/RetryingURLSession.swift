@@ -91,23 +91,36 @@ public struct RetryingURLSession<C: Clock>: Sendable where C.Duration == Duratio
             method: HTTPMethod(rawValue: request.httpMethod ?? "GET"),
             retryability: retryability
                 ?? (request.value(forHTTPHeaderField: "Idempotency-Key") != nil ? .idempotent : .asPolicySays),
-            endpoint: endpoint,
-            url: request.url?.absoluteString)
+            endpoint: endpoint)
         let session = self.session
         // URLSession makes no spans: the executor's attempt span is the
         // client span, and its context goes to the server in the headers.
         let injecting = executor.tracing.flatMap { $0.attemptSpans ? $0.tracer : nil }
-        let response = try await executor.runConcurrently(retryRequest, using: &generator, classify: classify, returningLastResponse: returningLastResponse
-        ) { _ in
-            var request = request
-            if let injecting, let context = ServiceContext.current {
-                injecting.inject(context, into: &request, using: URLRequestTraceInjector())
+        func send() async throws(RetryFailure) -> URLSessionResponse {
+            try await executor.runConcurrently(
+                retryRequest, using: &generator, classify: classify, returningLastResponse: returningLastResponse
+            ) { _ in
+                var request = request
+                if let injecting, let context = ServiceContext.current {
+                    injecting.inject(context, into: &request, using: URLRequestTraceInjector())
+                }
+                let (data, response) = try await session.data(for: request)
+                guard let http = response as? HTTPURLResponse else {
+                    throw TransportError(.decoding, detail: "not an HTTP response")
+                }
+                return URLSessionResponse(data: data, response: http)
             }
-            let (data, response) = try await session.data(for: request)
-            guard let http = response as? HTTPURLResponse else {
-                throw TransportError(.decoding, detail: "not an HTTP response")
+        }
+        let response: URLSessionResponse
+        if executor.tracing != nil {
+            let outcome: Result<URLSessionResponse, RetryFailure> = await RetryTracing.$requestURL.withValue(
+                request.url?.absoluteString
+            ) {
+                do throws(RetryFailure) { return .success(try await send()) } catch { return .failure(error) }
             }
-            return URLSessionResponse(data: data, response: http)
+            response = try outcome.get()
+        } else {
+            response = try await send()
         }
         return (response.data, response.response)
     }

@@ -50,9 +50,11 @@ struct TracingTests {
                 """, path: "traced.yaml")
         let executor = executor(policy, tracer: tracer)
         let operation = ScriptedOperation(statuses: [503, 503, 200])
-        let request = RetryRequest(method: .get, endpoint: "movies", url: "https://user:secret@api.example.com:8443/v3/movies?page=2&sig=abc")
+        let request = RetryRequest(method: .get, endpoint: "movies")
         _ = await drive(clock, sleeps: 2) { [executor] in
-            await capture { () async throws(RetryFailure) in try await executor.runConcurrently(request, operation: operation.callAsFunction) }
+            await RetryTracing.$requestURL.withValue("https://user:secret@api.example.com:8443/v3/movies?page=2&sig=abc") {
+                await capture { () async throws(RetryFailure) in try await executor.runConcurrently(request, operation: operation.callAsFunction) }
+            }
         }
         let root = try requestSpan(tracer)
         #expect(root.kind == .internal)

@@ -354,7 +354,25 @@ extension RetryExecutor {
     ) async throws(RetryFailure) -> Value {
         let classifier = self.classifier
         let decider = self.decider
-        func loop() async throws(RetryFailure) -> Value {
+        // The same call twice rather than a local function: calling one
+        // would hop off the caller's isolation and back on every request.
+        guard setup.isTraced else {
+            return try await retryLoop(
+                request, start: start, first: first, concurrentAttempts: concurrentAttempts, using: &generator,
+                isolation: isolation, judge: { value in classify(.success(value)) ?? judge(value) },
+                judgeError: { error in
+                    if let typed = error as? Failure, let outcome = classify(.failure(typed)) { return outcome }
+                    return classifier.outcome(for: error)
+                },
+                override: { number, outcome, thrown in
+                    guard thrown != nil || !decider.isPlainSuccess(outcome, method: request.method) else {
+                        return .asPolicySays
+                    }
+                    return override(FailedAttempt(number: number, outcome: outcome, thrown: thrown as? Failure))
+                },
+                keep: keep, returnsLastResponse: returningLastResponse, attempt: attempt, hedge: hedge)
+        }
+        return try await withRequestSpan(request, start: start, isolation: isolation) { () async throws(RetryFailure) -> Value in
             try await retryLoop(
                 request, start: start, first: first, concurrentAttempts: concurrentAttempts, using: &generator,
                 isolation: isolation, judge: { value in classify(.success(value)) ?? judge(value) },
@@ -370,8 +388,6 @@ extension RetryExecutor {
                 },
                 keep: keep, returnsLastResponse: returningLastResponse, attempt: attempt, hedge: hedge)
         }
-        guard setup.isTraced else { return try await loop() }
-        return try await withRequestSpan(request, start: start, isolation: isolation, loop)
     }
 
     /// An attempt already made before the loop took over.

@@ -64,11 +64,12 @@ extension RetryExecutor {
                 if observer != nil { reportAttemptStarted(number: number, at: start.duration(to: now)) }
                 let context = AttemptContext(
                     attempt: number, credentialRefreshes: machine.credentialRefreshes, timeLimit: limit)
-                let startedAt = now
-                let result =
-                    setup.isTraced
-                    ? await withAttemptSpan(number, at: now, isolation: isolation) { await attempt(context, startedAt) }
-                    : await attempt(context, now)
+                let result: AttemptResult<Value>
+                if setup.isTraced {
+                    result = await tracedAttempt(number, context: context, at: now, isolation: isolation, attempt: attempt)
+                } else {
+                    result = await attempt(context, now)
+                }
                 now = clock.now
                 action = try attemptFinished(
                     result, number: nil, machine: &machine, end: now, start: start, lastValue: &lastValue,

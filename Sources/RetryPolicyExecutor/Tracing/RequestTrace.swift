@@ -30,7 +30,7 @@ final class RequestTrace: Sendable {
         tracer = tracing.tracer
         attemptSpans = tracing.attemptSpans
         method = request.method.rawValue
-        url = request.url.flatMap(TracedURL.init)
+        url = RetryTracing.requestURL.flatMap(TracedURL.init)
         span = tracing.tracer.startSpan(
             "retry_policy.request", context: parent, ofKind: .internal, at: TraceInstant(time),
             function: #function, file: #fileID, line: #line)

@@ -83,17 +83,19 @@ extension RetryExecutor {
         return try outcome.get()
     }
 
-    /// Runs one attempt inside its span when the executor traces.
-    @inlinable
-    func withAttemptSpan<Value>(
+    /// Runs one attempt inside its span. Out of line: the retry loop of a
+    /// request without tracing must not carry its frame.
+    @inlinable @inline(never)
+    func tracedAttempt<Value>(
         _ number: Int,
+        context attemptContext: AttemptContext,
         at instant: C.Instant,
         isolation: isolated (any Actor)?,
-        _ body: () async -> AttemptResult<Value>
+        attempt: nonisolated(nonsending) (AttemptContext, _ startedAt: C.Instant?) async -> AttemptResult<Value>
     ) async -> AttemptResult<Value> {
-        guard setup.isTraced, let context = traceAttemptStarted(number, at: instant, hedge: false) else {
-            return await body()
+        guard let context = traceAttemptStarted(number, at: instant, hedge: false) else {
+            return await attempt(attemptContext, instant)
         }
-        return await ServiceContext.withValue(context, isolation: isolation) { await body() }
+        return await ServiceContext.withValue(context, isolation: isolation) { await attempt(attemptContext, instant) }
     }
 }

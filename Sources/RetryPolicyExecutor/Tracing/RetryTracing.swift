@@ -33,3 +33,18 @@ public struct RetryTracing: Sendable {
         return tracer is NoOpTracer ? nil : RetryTracing(tracer: tracer)
     }
 }
+
+extension RetryTracing {
+    /// The address of the request about to run, when the caller knows it:
+    /// its spans record it as `url.full` and `server.address` (without the
+    /// user name, password or signed query values it may hold). Read only
+    /// when the executor traces; the policy never reads it. The HTTP
+    /// adapters set it; code calling `run` sets it around the call:
+    ///
+    /// ```swift
+    /// try await RetryTracing.$requestURL.withValue(url.absoluteString) {
+    ///     try await executor.run(request) { ... }
+    /// }
+    /// ```
+    @TaskLocal public static var requestURL: String?
+}
