@@ -43,6 +43,7 @@ struct PoolerTests {
         _ = sender.decide(DecisionInput(outcome: retryAfter(429, "40"), now: now))
         let cooled = await waitFor { receiver.admit(now: now) == .wait(.seconds(40)) }
         #expect(cooled != nil, "pooled \(pooled.statistics)")
+        print("behind the pooler: probe verdicts after \(verdicts.map { "\($0)" } ?? "never"), a cooldown arrived by polling after \(cooled.map { "\($0)" } ?? "never") (poll interval 100 ms)")
         let senderBreaker = try #require(sender.breaker), receiverBreaker = try #require(receiver.breaker)
         senderBreaker.open(at: now)
         let opened = await waitFor { receiverBreaker.state == .open(until: now + .seconds(10)) }

@@ -55,6 +55,8 @@ struct StartWithoutDatabaseTests {
         #expect(breakerB.state == .closed)
 
         try server.startServer()
+        let clock = ContinuousClock()
+        let up = clock.now
         let connected = await waitFor { a.isConnected && b.isConnected && c.isConnected }
         #expect(connected != nil, "the stores did not connect: \(a.statistics) \(b.statistics) \(c.statistics)")
         // The cooldown and the opening A kept reach B.
@@ -62,6 +64,9 @@ struct StartWithoutDatabaseTests {
         #expect(cooled != nil, "the kept cooldown never reached B: \(b.statistics)")
         let opened = await waitFor { breakerB.state == .open(until: now + .seconds(120)) }
         #expect(opened != nil, "the kept opening never reached B: \(breakerB.state)")
+        // How long catching up took, for docs/fleet.md; bounded only by
+        // patience here, where the rest of the suite competes for the machine.
+        print("down at start: connected \(connected.map { "\($0)" } ?? "never"), kept cooldown and opening at B after \(clock.now - up) from the server's start")
         // The three refunds are written on top of the row's 500; the local
         // retry stays local, as during any outage.
         let refunded = await waitFor { (try? database.query("SELECT tokens FROM retry_policy_budget WHERE key = 'fleet'")) == "503" }

@@ -58,8 +58,10 @@ struct TLSConnectionTests {
         let cases: [Case] = [
             // Unencrypted: this server's pg_hba.conf says no.
             Case(host: "127.0.0.1", parameters: "sslmode=disable", expected: .refused("no encryption")),
+            Case(host: "localhost", parameters: "sslmode=disable", expected: .refused("no encryption")),
             // Encrypted, nothing checked: any host name, any certificate.
             Case(host: "127.0.0.1", parameters: "sslmode=prefer", expected: .connects),
+            Case(host: "localhost", parameters: "sslmode=prefer", expected: .connects),
             Case(host: "127.0.0.1", parameters: "sslmode=require", expected: .connects),
             Case(host: "localhost", parameters: "sslmode=require", expected: .connects),
             // libpq's rule: require with sslrootcert checks the chain.
