@@ -28,20 +28,29 @@ extension PostgresRetryStateStore {
     /// connection's listening ends (this task is cancelled then).
     func watchNotifications(on connection: PostgresConnection, probe: String, heard: LockedBox<Bool>) async {
         let send: PostgresQuery = "SELECT pg_notify(\(Self.notificationChannel), \(probe))::text"
+        // A second connection can be refused (a pooler's client limit); the
+        // listening one then sends it, which still catches a pooler that
+        // hands the statement to another server connection.
+        let sender: PostgresConnection
         do {
-            let sender = try await connect()
-            do {
-                _ = try await Self.run(send, on: sender, logger: logger, timeout: configuration.connectTimeout)
-            } catch {
-                try? await sender.close()
-                throw error
-            }
-            try? await sender.close()
+            sender = try await connect()
+        } catch {
+            logger.debug(
+                "shared state: no second connection for the test notification; sending it on the listening one",
+                metadata: ["error": "\(Self.describe(error))"])
+            sender = connection
+        }
+        let sent: Bool
+        do {
+            _ = try await Self.run(send, on: sender, logger: logger, timeout: configuration.connectTimeout)
+            sent = true
         } catch {
             // The database is failing; the supervisor reconnects.
             logger.debug("shared state: test notification not sent", metadata: ["error": "\(Self.describe(error))"])
-            return
+            sent = false
         }
+        if sender !== connection { try? await sender.close() }
+        guard sent else { return }
         let clock = ContinuousClock()
         let deadline = clock.now + configuration.notificationProbeTimeout
         // The flag is set by the listening loop; checking it every 10 ms for
