@@ -40,6 +40,16 @@ public struct PostgresStateConfiguration: Sendable, Hashable {
     /// database again; a closing or an opening still arrives at once by
     /// notification.
     public var probeClaimInterval: Duration = .milliseconds(100)
+    /// TLS to the server (`sslmode` and its files in the URL); off by default.
+    public var tls: TLS = .disabled
+    /// After each connection the store sends itself a `NOTIFY`; if it has
+    /// not arrived within this, notifications do not reach this connection
+    /// (a pooler in transaction or statement mode, such as PgBouncer, drops
+    /// them) and the store polls instead.
+    public var notificationProbeTimeout: Duration = .seconds(5)
+    /// How often cooldowns and breaker rows are re-read when notifications
+    /// do not arrive.
+    public var pollInterval: Duration = .seconds(1)
 
     public init(host: String, port: Int = 5432, username: String, password: String? = nil, database: String) {
         self.host = host
@@ -50,9 +60,10 @@ public struct PostgresStateConfiguration: Sendable, Hashable {
     }
 
     /// Reads `postgres://USER[:PASSWORD]@HOST[:PORT]/DB` (also
-    /// `postgresql://`). Query parameters: `sslmode=disable` (the only one
-    /// supported), `fail=open|closed`, `timeout_ms=N` (the withdraw
-    /// timeout), `connect_timeout=SECONDS`.
+    /// `postgresql://`). Query parameters: `fail=open|closed`,
+    /// `timeout_ms=N` (the withdraw timeout), `connect_timeout=SECONDS`, and
+    /// TLS as libpq spells it (``TLS``): `sslmode=disable|prefer|require|verify-ca|verify-full`,
+    /// `sslrootcert=PATH|system`, `sslcert=PATH`, `sslkey=PATH`.
     public init(url text: String) throws(PostgresStateError) {
         guard let components = URLComponents(string: text), let scheme = components.scheme?.lowercased() else {
             throw .invalidURL(text, "not a URL; expected postgres://USER@HOST:PORT/DB")
@@ -76,13 +87,13 @@ public struct PostgresStateConfiguration: Sendable, Hashable {
             host: host, port: port, username: user.removingPercentEncoding ?? user,
             password: components.password.map { $0.removingPercentEncoding ?? $0 },
             database: database.removingPercentEncoding ?? database)
+        var tlsParameters: [String: String] = [:]
         for item in components.queryItems ?? [] {
             let value = item.value ?? ""
             switch item.name {
-            case "sslmode":
-                guard value == "disable" else {
-                    throw .invalidURL(text, "sslmode=\(value) is not supported (only sslmode=disable)")
-                }
+            case "sslmode", "sslrootcert", "sslcert", "sslkey":
+                guard tlsParameters[item.name] == nil else { throw .invalidURL(text, "\(item.name) is given twice") }
+                tlsParameters[item.name] = value
             case "fail":
                 guard let mode = FailureMode(rawValue: value) else {
                     throw .invalidURL(text, "fail must be open or closed, found '\(value)'")
@@ -102,6 +113,7 @@ public struct PostgresStateConfiguration: Sendable, Hashable {
                 throw .invalidURL(text, "unknown parameter '\(item.name)'")
             }
         }
+        tls = try TLS(parameters: tlsParameters, url: text)
     }
 
     /// The URL without the password, for messages.
@@ -119,6 +131,9 @@ public enum PostgresStateError: Error, Sendable, Equatable, CustomStringConverti
     case schemaTooNew(found: Int, supported: Int)
     /// Any other failure of a start-up statement.
     case queryFailed(String)
+    /// A TLS setting or certificate problem: the mode (`sslmode=verify-full`)
+    /// and what failed.
+    case tlsFailed(mode: String, String)
 
     public var description: String {
         switch self {
@@ -129,6 +144,7 @@ public enum PostgresStateError: Error, Sendable, Equatable, CustomStringConverti
         case .schemaTooNew(let found, let supported):
             "the shared-state schema is version \(found); this version of retry-policy supports up to \(supported)"
         case .queryFailed(let reason): "shared-state query failed: \(reason)"
+        case .tlsFailed(let mode, let reason): "TLS to the shared-state database (\(mode)): \(reason)"
         }
     }
 }

@@ -29,7 +29,11 @@ struct RequestCommand: AsyncParsableCommand {
             cooldown are shared through PostgreSQL with every process using the same database \
             and key (--state-key, by default the policy's name): scripts and CI jobs on many \
             machines spend one budget and respect one cooldown. --init-state creates the tables \
-            first (idempotent). A bad URL, an unreachable server or missing tables exit with 2.
+            first (idempotent). The URL takes libpq's sslmode (disable, prefer, require, verify-ca, \
+            verify-full), sslrootcert, sslcert and sslkey. A bad URL, a certificate problem, wrong \
+            credentials or missing tables exit with 2. A server that cannot be reached is not an \
+            error unless the URL says fail=closed: the request goes out on local state, with a \
+            warning on standard error, and the state is shared once the server answers.
 
             Exit status: 0 success; 1 the policy file does not load; 2 usage or I/O error; \
             otherwise the code of the error kind that ended the request: 10 no_fill, \
@@ -65,7 +69,7 @@ struct RequestCommand: AsyncParsableCommand {
     @Option(help: "Seed for the backoff jitter, for a reproducible timeline.")
     var seed: UInt64?
 
-    @Option(help: ArgumentHelp("Share the retry budget and cooldown through PostgreSQL: postgres://USER@HOST:PORT/DB.", valueName: "url"))
+    @Option(help: ArgumentHelp("Share the retry budget and cooldown through PostgreSQL: postgres://USER@HOST:PORT/DB[?sslmode=...&fail=open|closed].", valueName: "url"))
     var state: String?
 
     @Option(help: ArgumentHelp("The key the shared state is kept under (default: the policy's name), e.g. one per API key.", valueName: "key"))

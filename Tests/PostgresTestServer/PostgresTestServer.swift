@@ -61,18 +61,38 @@ public final class PostgresTestServer: Sendable {
         return nil
     }()
 
+    /// How a server differs from the default (trust over loopback, no TLS).
+    public struct Options: Sendable {
+        /// Server settings (`-c NAME=VALUE`); `{dir}` in a value stands for
+        /// the server's directory, where ``files`` are copied.
+        public var settings: [String: String] = [:]
+        /// Files copied into the server's directory, owned by the server's
+        /// user and readable by it alone (a TLS key must be).
+        public var files: [String] = []
+        /// The lines of `pg_hba.conf`, when not the default.
+        public var hba: [String]?
+
+        public init(settings: [String: String] = [:], files: [String] = [], hba: [String]? = nil) {
+            self.settings = settings
+            self.files = files
+            self.hba = hba
+        }
+    }
+
     public let port: Int
     public let dataDirectory: String
     private let binaries: Binaries
+    private let options: Options
     private let running = LockedValue(false)
 
     /// `postgres://fleet@127.0.0.1:PORT/postgres`
     public var url: String { "postgres://\(Self.databaseUser)@127.0.0.1:\(port)/postgres" }
 
-    private init(port: Int, dataDirectory: String, binaries: Binaries) {
+    private init(port: Int, dataDirectory: String, binaries: Binaries, options: Options = Options()) {
         self.port = port
         self.dataDirectory = dataDirectory
         self.binaries = binaries
+        self.options = options
     }
 
     /// One server for the whole test process, started on first use and
@@ -121,15 +141,20 @@ public final class PostgresTestServer: Sendable {
     }
 
     /// Starts a new server; the caller must ``stop()`` it (use `defer`).
-    public static func start() throws -> PostgresTestServer {
+    public static func start(_ options: Options = Options()) throws -> PostgresTestServer {
         guard let binaries else { throw Failure(unavailableReason ?? "no PostgreSQL") }
         try ensureUser()
         removeLeftovers(binaries)
         let base = "/tmp/retry-policy-pg-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         try FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: false)
         let data = base + "/data"
-        var server = PostgresTestServer(port: try freePort(), dataDirectory: base, binaries: binaries)
+        var server = PostgresTestServer(port: try freePort(), dataDirectory: base, binaries: binaries, options: options)
         do {
+            for file in options.files {
+                let copy = base + "/" + URL(fileURLWithPath: file).lastPathComponent
+                try run("/bin/cp", [file, copy])
+                try run("/bin/chmod", ["600", copy])
+            }
             if geteuid() == 0 { try run("/bin/chown", ["-R", user, base]) }
             try template.withLock { template in
                 // initdb takes seconds: the first cluster is kept as a
@@ -146,6 +171,10 @@ public final class PostgresTestServer: Sendable {
                     atexit { PostgresTestServer.removeTemplate() }
                 }
             }
+            if let hba = options.hba {
+                try (hba.joined(separator: "\n") + "\n").write(toFile: data + "/pg_hba.conf", atomically: false, encoding: .utf8)
+                if geteuid() == 0 { try run("/bin/chown", [user, data + "/pg_hba.conf"]) }
+            }
             // The free port can be taken by another test between choosing
             // it and the server binding it: then another port.
             var tries = 1
@@ -155,7 +184,7 @@ public final class PostgresTestServer: Sendable {
                     break
                 } catch where tries < 5 && server.logMentions("could not bind") {
                     tries += 1
-                    server = PostgresTestServer(port: try freePort(), dataDirectory: base, binaries: binaries)
+                    server = PostgresTestServer(port: try freePort(), dataDirectory: base, binaries: binaries, options: options)
                 }
             }
         } catch {
@@ -172,9 +201,12 @@ public final class PostgresTestServer: Sendable {
 
     /// (Re)starts the server process on the same port and data.
     public func startServer() throws {
-        let options = "-p \(port) -k \(dataDirectory) -c listen_addresses=127.0.0.1 -c fsync=off"
+        var arguments = "-p \(port) -k \(dataDirectory) -c listen_addresses=127.0.0.1 -c fsync=off"
+        for (name, value) in options.settings.sorted(by: { $0.key < $1.key }) {
+            arguments += " -c \(name)=\(value.replacingOccurrences(of: "{dir}", with: dataDirectory))"
+        }
         try Self.runAsServerUser(binaries.pgCtl, [
-            "-D", dataDirectory + "/data", "-l", dataDirectory + "/server.log", "-o", options, "-w", "-t", "30", "start",
+            "-D", dataDirectory + "/data", "-l", dataDirectory + "/server.log", "-o", arguments, "-w", "-t", "30", "start",
         ])
         running.withLock { $0 = true }
     }
@@ -200,7 +232,7 @@ public final class PostgresTestServer: Sendable {
 
     // MARK: Processes
 
-    private static func ensureUser() throws {
+    static func ensureUser() throws {
         guard geteuid() == 0 else { return }
         if getpwnam(user) != nil { return }
         let useradd = ["/usr/sbin/useradd", "/sbin/useradd"].first { FileManager.default.isExecutableFile(atPath: $0) }
@@ -213,7 +245,7 @@ public final class PostgresTestServer: Sendable {
         }
     }
 
-    static func runAsServerUser(_ executable: String, _ arguments: [String]) throws {
+    public static func runAsServerUser(_ executable: String, _ arguments: [String]) throws {
         if geteuid() == 0 {
             guard let entry = getpwnam(user) else { throw Failure("no user \(user)") }
             let uid = entry.pointee.pw_uid, gid = entry.pointee.pw_gid
@@ -230,7 +262,7 @@ public final class PostgresTestServer: Sendable {
     /// threads are busy). Output goes to a file, not a pipe: the server
     /// pg_ctl leaves running would inherit a pipe and keep it open.
     @discardableResult
-    static func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil) throws -> String {
+    public static func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil) throws -> String {
         let outputPath = "/tmp/retry-policy-pg-output-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         defer { unlink(outputPath) }
         var actions = posix_spawn_file_actions_t()
@@ -282,7 +314,7 @@ public final class PostgresTestServer: Sendable {
     }
 
     /// A TCP socket bound to a free loopback port, and the port.
-    private static func boundSocket() throws -> (Int32, Int) {
+    static func boundSocket() throws -> (Int32, Int) {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw Failure("socket() failed") }
         var keep = false

@@ -171,14 +171,16 @@ struct FleetRequestTests {
         #expect(result.elapsed < .seconds(10))
     }
 
-    @Test("A bad URL, a refused connection and missing tables are clear errors with status 2, never a hang")
+    @Test("A bad URL, a bad sslmode, a refused connection failing closed and missing tables are clear errors with status 2, never a hang")
     func stateErrors() async throws {
         let policy = try policyFile(Self.budgetPolicy())
         let refused = try PostgresTestServer.refusedPort()
         let emptyDatabase = database  // no --init-state: the tables are missing
         let cases: [(String, String)] = [
             ("mysql://fleet@127.0.0.1/db", "invalid state URL"),
-            ("postgres://fleet@127.0.0.1:\(refused)/db", "cannot connect"),
+            ("postgres://fleet@127.0.0.1/db?sslmode=verify", "sslmode must be one of disable, prefer, require, verify-ca, verify-full"),
+            ("postgres://fleet@127.0.0.1/db?sslmode=verify-full&sslrootcert=/nonexistent/ca.pem", "sslrootcert file /nonexistent/ca.pem does not exist"),
+            ("postgres://fleet@127.0.0.1:\(refused)/db?fail=closed", "cannot connect"),
             (emptyDatabase, "does not exist"),
         ]
         for (url, message) in cases {
@@ -188,6 +190,21 @@ struct FleetRequestTests {
             #expect(result.stderr.contains(message), "\(url): \(result.stderr)")
             #expect(result.elapsed < .seconds(5))
         }
+    }
+
+    @Test("Failing open (the default), an unreachable database at start still sends the request on local state, and says so")
+    func unreachableAtStartFailsOpen() async throws {
+        let server = try await ScriptedHTTPServer.start([.respond(status: 503), .respond(status: 200)])
+        defer { Task { try await server.shutdown() } }
+        let policy = try policyFile(Self.budgetPolicy())
+        let refused = try PostgresTestServer.refusedPort()
+        let run = try Running(["request", server.url + "/open", "--policy", policy, "--state", "postgres://fleet@127.0.0.1:\(refused)/db"])
+        let result = await run.finish(within: .seconds(20))
+        #expect(result.status == 0, "\(result.stderr)")
+        // The 503 was retried from the local budget.
+        #expect(server.received == ["/open", "/open"], "\(result.stderr)")
+        #expect(result.stderr.contains("database unreachable at start"), "\(result.stderr)")
+        #expect(result.stderr.contains("retry budget unreachable, deciding on local state"), "\(result.stderr)")
     }
 }
 #endif

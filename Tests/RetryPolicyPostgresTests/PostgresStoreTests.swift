@@ -123,10 +123,10 @@ struct PostgresStoreTests {
         await #expect(throws: PostgresStateError.schemaTooNew(found: 99, supported: 1)) { try await newer.start() }
     }
 
-    @Test("A refused connection fails start at once with a clear error")
+    @Test("Failing closed, a refused connection fails start at once with a clear error")
     func refused() async throws {
         let port = try PostgresTestServer.refusedPort()
-        let store = PostgresRetryStateStore(configuration: try PostgresStateConfiguration(url: "postgres://fleet@127.0.0.1:\(port)/db"))
+        let store = PostgresRetryStateStore(configuration: try PostgresStateConfiguration(url: "postgres://fleet@127.0.0.1:\(port)/db?fail=closed"))
         let clock = ContinuousClock()
         let start = clock.now
         do {

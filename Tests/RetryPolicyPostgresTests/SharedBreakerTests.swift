@@ -307,6 +307,14 @@ extension SharedBreakerTests {
         let b = try await database.store()
         let one = try #require(await a.decider(for: breakerPolicy(), key: "reread").breaker)
         let two = try #require(await b.decider(for: breakerPolicy(), key: "reread").breaker)
+        // Each store also opens a short connection to test notifications;
+        // once both are gone, the database has the two listening ones.
+        let settled = await waitFor {
+            a.statistics.notificationProbesPassed == 1 && b.statistics.notificationProbesPassed == 1
+                && (try? database.server.psql("SELECT count(*) FROM pg_stat_activity WHERE datname = '\(database.name)'"))?
+                    .trimmingCharacters(in: .whitespacesAndNewlines) == "2"
+        }
+        #expect(settled != nil)
         // Nobody may connect to the database any more; then B's connection
         // (the newer of the two) is ended. A keeps its own.
         _ = try database.server.psql("ALTER DATABASE \(database.name) ALLOW_CONNECTIONS false")

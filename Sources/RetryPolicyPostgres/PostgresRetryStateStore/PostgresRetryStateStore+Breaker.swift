@@ -230,7 +230,10 @@ extension PostgresRetryStateStore {
         publishOpening(key: key, until: until, openings: openings, on: connection)
     }
 
-    private func publishOpening(key: String, until: Timestamp, openings: Int, on connection: PostgresConnection) {
+    @discardableResult
+    private func publishOpening(key: String, until: Timestamp, openings: Int, on connection: PostgresConnection)
+        -> EventLoopFuture<Void>
+    {
         let query: PostgresQuery = """
             WITH up AS (
                 INSERT INTO retry_policy_breaker AS b (key, opening, state, until_ns, openings)
@@ -247,7 +250,8 @@ extension PostgresRetryStateStore {
             """
         counters.add(\.roundTrips)
         roundTripCounter.increment()
-        connection.query(query, logger: logger).whenComplete { [self] result in
+        let written = connection.query(query, logger: logger)
+        written.whenComplete { [self] result in
             switch result {
             case .success(let rows):
                 if let row = rows.rows.first, let (opening, _) = try? row.decode((Int64, String).self) {
@@ -269,19 +273,23 @@ extension PostgresRetryStateStore {
                     metadata: ["key": "\(key)", "error": "\(Self.describe(failure))"])
             }
         }
+        return written.map { _ in }
     }
 
     private func keepOpening(key: String, until: Timestamp, openings: Int) {
         keep(Pending(until: until, value: openings), key: key, in: \.pendingOpenings)
     }
 
-    /// Writes the openings kept while disconnected whose break is not over.
-    func publishPendingOpenings(on connection: PostgresConnection) {
+    /// Writes the openings kept while disconnected whose break is not over,
+    /// and waits (each at most the connect timeout) until the database has
+    /// them; one that fails is kept again.
+    func publishPendingOpenings(on connection: PostgresConnection) async {
         let pending = takePending(\.pendingOpenings)
         let now = Self.wallClock()
-        for (key, opening) in pending where opening.until > now {
+        let writes = pending.filter { $0.value.until > now }.map { key, opening in
             publishOpening(key: key, until: opening.until, openings: opening.value, on: connection)
         }
+        for write in writes { _ = try? await Self.value(of: write, timeout: configuration.connectTimeout) }
     }
 
     // MARK: Adoption

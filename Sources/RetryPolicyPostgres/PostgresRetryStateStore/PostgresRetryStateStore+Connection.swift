@@ -13,18 +13,34 @@ extension PostgresRetryStateStore {
         }
     }
 
+    /// A connection for a statement outside the running store (creating
+    /// the tables).
     func connectOrThrow() async throws(PostgresStateError) -> PostgresConnection {
-        do {
-            return try await connect()
+        do throws(ConnectionFailure) {
+            return try await connectClassified()
         } catch {
-            throw .connectionFailed(configuration.redactedURL, Self.describe(error))
+            switch error {
+            case .permanent(let failure): throw failure
+            case .transient(let reason): throw .connectionFailed(configuration.redactedURL, reason)
+            }
         }
     }
 
-    private func connect() async throws -> PostgresConnection {
+    func connectClassified() async throws(ConnectionFailure) -> PostgresConnection {
+        do {
+            return try await connect()
+        } catch let error as PostgresStateError {
+            throw .permanent(error)
+        } catch {
+            throw classify(connectionError: error)
+        }
+    }
+
+    func connect() async throws -> PostgresConnection {
+        let tls = try state.withLock({ $0.tls }) ?? configuration.tls.connectionTLS()
         var postgres = PostgresConnection.Configuration(
             host: configuration.host, port: configuration.port, username: configuration.username,
-            password: configuration.password, database: configuration.database, tls: .disable)
+            password: configuration.password, database: configuration.database, tls: tls)
         postgres.options.connectTimeout = configuration.connectTimeout.timeAmount
         let id = counters.nextConnectionID()
         let future: EventLoopFuture<PostgresConnection> = PostgresConnection.connect(
@@ -39,21 +55,37 @@ extension PostgresRetryStateStore {
         }
     }
 
-    /// Keeps one connection listening; on loss, reconnects with doubling
-    /// pauses and re-synchronises every registered key.
-    func supervise(firstConnection: PostgresConnection) async {
-        var connection: PostgresConnection? = firstConnection
+    /// Keeps one connection listening; on loss (or with none at all, when
+    /// the store started without the database), connects with doubling
+    /// pauses, checks the tables if no connection has yet, and
+    /// re-synchronises every registered key.
+    func supervise(firstConnection: PostgresConnection?) async {
+        var connection = firstConnection
         var delay = configuration.reconnectDelay
         while !Task.isCancelled {
             if connection == nil {
                 do {
-                    connection = try await connect()
+                    let fresh = try await connect()
+                    do throws(PostgresStateError) {
+                        try await prepare(fresh)
+                    } catch {
+                        Self.closeInBackground(fresh)
+                        throw error
+                    }
+                    connection = fresh
                     counters.add(\.reconnections)
                     reconnectCounter.increment()
-                    logger.info("shared state: reconnected", metadata: ["database": "\(configuration.redactedURL)"])
+                    logger.info("shared state: connected", metadata: ["database": "\(configuration.redactedURL)"])
                     delay = configuration.reconnectDelay
                 } catch {
-                    logger.debug("shared state: reconnection failed", metadata: ["error": "\(Self.describe(error))"])
+                    // Tables missing or too new when the database finally
+                    // answers: nothing to share until someone fixes it, so
+                    // say so loudly; the store keeps deciding locally.
+                    if error is PostgresStateError {
+                        logger.error("shared state: the database cannot be used", metadata: ["error": "\(error)"])
+                    } else {
+                        logger.debug("shared state: connecting failed", metadata: ["error": "\(Self.describe(error))"])
+                    }
                     try? await Task.sleep(for: delay)
                     delay = Swift.min(delay * 2, configuration.maximumReconnectDelay)
                     continue
@@ -73,7 +105,8 @@ extension PostgresRetryStateStore {
 
     /// Listens on `connection` until it closes (or the store stops):
     /// once `LISTEN` is in place, makes the connection the one statements
-    /// use, re-reads every registered key and writes what was kept.
+    /// use, re-reads every registered key, writes what was kept, and checks
+    /// that notifications arrive (`watchNotifications(on:probe:heard:)`).
     private func listen(on connection: PostgresConnection) async {
         await withTaskGroup(of: Void.self) { group in
             group.addTask { [self] in
@@ -85,9 +118,21 @@ extension PostgresRetryStateStore {
                         }
                         await synchronize(keys: keys, on: connection)
                         await publishPendingCooldowns(on: connection)
-                        publishPendingOpenings(on: connection)
+                        await publishPendingOpenings(on: connection)
                         markReady()
-                        for try await notification in notifications { apply(notification: notification.payload) }
+                        let probe = Self.probeNotificationPrefix + "\(UInt64.random(in: 0...UInt64.max))"
+                        let heard = LockedBox(false)
+                        try await withThrowingTaskGroup(of: Void.self) { watchers in
+                            watchers.addTask { [self] in await watchNotifications(on: connection, probe: probe, heard: heard) }
+                            for try await notification in notifications {
+                                if notification.payload == probe {
+                                    heard.withLock { $0 = true }
+                                } else {
+                                    apply(notification: notification.payload)
+                                }
+                            }
+                            watchers.cancelAll()
+                        }
                     }
                 } catch {
                     if !Task.isCancelled {
@@ -101,26 +146,6 @@ extension PostgresRetryStateStore {
             Self.closeInBackground(connection)
             group.cancelAll()
         }
-    }
-
-    func waitUntilReady() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let resumeNow = state.withLock { state in
-                if state.isReady || state.stopped { return true }
-                state.ready.append(continuation)
-                return false
-            }
-            if resumeNow { continuation.resume() }
-        }
-    }
-
-    func markReady() {
-        let waiting = state.withLock { state in
-            state.isReady = true
-            defer { state.ready = [] }
-            return state.ready
-        }
-        for continuation in waiting { continuation.resume() }
     }
 
     /// Creates missing budget rows and applies the cooldowns of `keys`.
@@ -137,18 +162,24 @@ extension PostgresRetryStateStore {
                     let rows = try await Self.run(ensure, on: connection, logger: logger, timeout: configuration.connectTimeout)
                     if let tokens = try? rows.first?.decode(Int.self) { synchronizeBudgets(key: key, tokens: tokens) }
                 }
-                let read: PostgresQuery = "SELECT until_ns, kind, status FROM retry_policy_cooldown WHERE key = \(key)"
-                let rows = try await Self.run(read, on: connection, logger: logger, timeout: configuration.connectTimeout)
-                for row in rows {
-                    let (until, kind, status) = try row.decode((Int64, String, Int?).self)
-                    apply(key: key, until: until, kind: kind, status: status)
-                }
-                try await synchronizeBreaker(key: key, on: connection)
+                try await readSharedState(key: key, on: connection)
             } catch {
                 logger.warning(
                     "shared state: could not synchronise", metadata: ["key": "\(key)", "error": "\(String(reflecting: error))"])
             }
         }
+    }
+
+    /// Applies the key's cooldown and breaker rows to the local gates and
+    /// breakers.
+    func readSharedState(key: String, on connection: PostgresConnection) async throws {
+        let read: PostgresQuery = "SELECT until_ns, kind, status FROM retry_policy_cooldown WHERE key = \(key)"
+        let rows = try await Self.run(read, on: connection, logger: logger, timeout: configuration.connectTimeout)
+        for row in rows {
+            let (until, kind, status) = try row.decode((Int64, String, Int?).self)
+            apply(key: key, until: until, kind: kind, status: status)
+        }
+        try await synchronizeBreaker(key: key, on: connection)
     }
 }
 #endif

@@ -14,7 +14,8 @@ extension PostgresRetryStateStore {
         publish(key: key, until: until, error: error, on: connection)
     }
 
-    private func publish(key: String, until: Timestamp, error: SDKError, on connection: PostgresConnection) {
+    @discardableResult
+    private func publish(key: String, until: Timestamp, error: SDKError, on connection: PostgresConnection) -> EventLoopFuture<Void> {
         let status = error.statusCode.map(Int64.init)
         let query: PostgresQuery = """
             WITH up AS (
@@ -30,7 +31,8 @@ extension PostgresRetryStateStore {
             """
         counters.add(\.roundTrips)
         roundTripCounter.increment()
-        connection.query(query, logger: logger).whenComplete { [self] result in
+        let written = connection.query(query, logger: logger)
+        written.whenComplete { [self] result in
             switch result {
             case .success: counters.add(\.cooldownsPublished)
             case .failure(let failure):
@@ -40,16 +42,21 @@ extension PostgresRetryStateStore {
                     metadata: ["key": "\(key)", "error": "\(Self.describe(failure))"])
             }
         }
+        return written.map { _ in }
     }
 
     private func keepCooldown(key: String, until: Timestamp, error: SDKError) {
         keep(Pending(until: until, value: error), key: key, in: \.pendingCooldowns)
     }
 
+    /// Writes the cooldowns kept while disconnected and waits (each at most
+    /// the connect timeout) until the database has them; one that fails is
+    /// kept again.
     func publishPendingCooldowns(on connection: PostgresConnection) async {
-        for (key, cooldown) in takePending(\.pendingCooldowns) {
+        let writes = takePending(\.pendingCooldowns).map { key, cooldown in
             publish(key: key, until: cooldown.until, error: cooldown.value, on: connection)
         }
+        for write in writes { _ = try? await Self.value(of: write, timeout: configuration.connectTimeout) }
     }
 
     /// Keeps what could not be written for the reconnection; of two for one
@@ -77,6 +84,8 @@ extension PostgresRetryStateStore {
             applyBreaker(notification: payload)
             return
         }
+        // Another store's test of its own connection.
+        if payload.hasPrefix(Self.probeNotificationPrefix) { return }
         let parts = payload.split(separator: " ", maxSplits: 3, omittingEmptySubsequences: false)
         guard parts.count == 4, let until = Int64(parts[0]) else {
             logger.debug("shared state: ignoring a malformed notification", metadata: ["payload": "\(payload)"])

@@ -19,7 +19,8 @@ extension PostgresRetryStateStore {
         /// Decisions made on local state because the database could not
         /// answer in time.
         public var fallbacks = 0
-        /// Connections made after the first.
+        /// Connections made in the background: after one was lost, or after
+        /// starting without the database.
         public var reconnections = 0
         /// Breaker openings written and notified.
         public var breakerOpeningsPublished = 0
@@ -29,6 +30,14 @@ extension PostgresRetryStateStore {
         public var probePermitsGranted = 0
         /// Admissions refused because every probe permit was out.
         public var probePermitsRefused = 0
+        /// Connections on which the store's test `NOTIFY` came back in time.
+        public var notificationProbesPassed = 0
+        /// Connections on which the store's test `NOTIFY` did not come back
+        /// in time (a pooler that drops notifications), so it polled.
+        public var notificationProbesFailed = 0
+        /// Rounds of re-reading cooldowns and breakers in place of
+        /// notifications.
+        public var polls = 0
     }
 
     public var statistics: Statistics { counters.snapshot }

@@ -29,7 +29,13 @@ import RetryPolicyCore
 ///   are out across the fleet.
 /// - When the database is down, slow or restarted, the store falls back to
 ///   local state (fail open, or closed for the budget when configured),
-///   logs and counts it, reconnects with backoff and re-synchronises.
+///   logs and counts it, reconnects with backoff and re-synchronises. Failing
+///   open, the database may also be down when the store starts.
+/// - Behind a pooler that drops notifications (PgBouncer in transaction
+///   mode), the store finds out with a `NOTIFY` to itself and polls the
+///   cooldown and breaker rows instead.
+/// - It is a swift-service-lifecycle `Service`: `run()` starts it and, on
+///   graceful shutdown, writes what it kept before returning.
 ///   Nothing is locked, and probe permits lapse, so a process killed at
 ///   any moment leaves nothing that blocks the others for long.
 public final class PostgresRetryStateStore: RetryStateStore {
@@ -68,9 +74,22 @@ public final class PostgresRetryStateStore: RetryStateStore {
         /// openings in a row), per key.
         var pendingOpenings: [String: Pending<Int>] = [:]
         var tasks: [Task<Void, Never>] = []
+        var started = false
         var stopped = false
         var ready: [CheckedContinuation<Void, Never>] = []
         var isReady = false
+        /// Those waiting for ``shutdown()``, by an id that cancellation uses.
+        var stopWaiters: [Int: CheckedContinuation<Void, Never>] = [:]
+        var nextStopWaiter = 0
+        var isShutDown = false
+        /// The driver's TLS setting, certificates loaded once at start.
+        var tls: PostgresConnection.Configuration.TLS?
+        /// Whether the tables were checked on some connection; a store that
+        /// started without the database checks them on its first connection.
+        var schemaChecked = false
+        var createSchema = false
+        /// Whether the fall-back to polling was explained in the log already.
+        var pollingExplained = false
     }
 
     /// A cooldown or a breaker opening kept while the database cannot be
@@ -102,69 +121,6 @@ public final class PostgresRetryStateStore: RetryStateStore {
 
     /// Whether the store has a live connection now.
     public var isConnected: Bool { state.withLock { $0.connection.map { !$0.isClosed } ?? false } }
-
-    // MARK: Life cycle
-
-    /// Connects, checks (or with `createSchema`, first creates) the tables,
-    /// starts listening for cooldowns, and starts the refund writer and the
-    /// reconnection loop. Fails, within the connect timeout, if the server
-    /// cannot be reached or the tables are missing; after a successful
-    /// start, no failure of the database is ever thrown again.
-    public func start(createSchema: Bool = false) async throws(PostgresStateError) {
-        let connection = try await connectOrThrow()
-        do throws(PostgresStateError) {
-            if createSchema { try await Self.createSchema(on: connection, logger: logger, timeout: configuration.connectTimeout) }
-            try await Self.verifySchema(on: connection, logger: logger, timeout: configuration.connectTimeout)
-        } catch {
-            try? await connection.close()
-            throw error
-        }
-        let supervisor = Task { [self] in await supervise(firstConnection: connection) }
-        let flusher = Task { [self] in await flushRefundsPeriodically() }
-        state.withLock { $0.tasks += [supervisor, flusher] }
-        // Listening and the first synchronisation, bounded.
-        let ready = await withTaskGroup(of: Bool.self) { group in
-            group.addTask { [self] in
-                await waitUntilReady()
-                return true
-            }
-            group.addTask { [timeout = configuration.connectTimeout] in
-                try? await Task.sleep(for: timeout)
-                return false
-            }
-            let first = await group.next() ?? false
-            group.cancelAll()
-            markReady()  // release the waiter if the timeout won
-            return first
-        }
-        if !ready { logger.warning("shared state: listening did not start within the connect timeout; continuing") }
-    }
-
-    /// Writes outstanding refunds and cooldowns (bounded by the connect
-    /// timeout) and closes the connection.
-    public func shutdown() async {
-        let connection = state.withLock { state in
-            state.stopped = true
-            return state.connection
-        }
-        if let connection, !connection.isClosed {
-            await flushRefunds(on: connection)
-            await publishPendingCooldowns(on: connection)
-            publishPendingOpenings(on: connection)
-        }
-        let tasks = state.withLock { state in
-            defer { state.tasks = [] }
-            return state.tasks
-        }
-        for task in tasks { task.cancel() }
-        for task in tasks { await task.value }
-        let last = state.withLock { state in
-            defer { state.connection = nil }
-            return state.connection
-        }
-        try? await (last ?? connection)?.close()
-        markReady()
-    }
 
     // MARK: Deciders
 
