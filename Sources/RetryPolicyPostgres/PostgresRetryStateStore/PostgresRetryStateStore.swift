@@ -114,9 +114,9 @@ public final class PostgresRetryStateStore: RetryStateStore {
         self.configuration = configuration
         self.logger = logger
         self.eventLoopGroup = eventLoopGroup
-        fallbackCounter = Counter(label: "retry_policy_state_fallbacks_total")
-        reconnectCounter = Counter(label: "retry_policy_state_reconnections_total")
-        roundTripCounter = Counter(label: "retry_policy_state_round_trips_total")
+        fallbackCounter = Counter(label: "retry_policy.state.fallbacks")
+        reconnectCounter = Counter(label: "retry_policy.state.reconnections")
+        roundTripCounter = Counter(label: "retry_policy.state.round_trips")
     }
 
     /// Whether the store has a live connection now.
