@@ -43,6 +43,9 @@ public struct RecordingStream {
     private var ready: [RecordedRequest] = []
     private var readyIndex = 0
     private var ended = false
+    private var detectionBuffer: [UInt8] = []
+    /// Bytes looked at to tell the format.
+    static let detectionLength = 4096
 
     /// - Parameters:
     ///   - format: the format, or `nil` to tell it from the first bytes.
@@ -63,11 +66,28 @@ public struct RecordingStream {
             readyIndex = 0
             if ended { return nil }
             guard let chunk = try read() else {
+                if !detectionBuffer.isEmpty {
+                    let head = detectionBuffer
+                    detectionBuffer = []
+                    try consume(head[...])
+                }
                 finish()
                 ended = true
                 continue
             }
-            try consume(chunk[...])
+            // The format is told from the first bytes: gather enough of them.
+            if format == nil, detectionBuffer.count + chunk.count < Self.detectionLength {
+                detectionBuffer.append(contentsOf: chunk)
+                continue
+            }
+            if !detectionBuffer.isEmpty {
+                detectionBuffer.append(contentsOf: chunk)
+                let head = detectionBuffer
+                detectionBuffer = []
+                try consume(head[...])
+            } else {
+                try consume(chunk[...])
+            }
         }
         defer { readyIndex += 1 }
         recordCount += 1
