@@ -46,13 +46,13 @@ struct ReplayCommand: ParsableCommand {
     @Option(help: "Seed for the jitter and the draws from the recording.")
     var seed: UInt64 = 1
 
-    @Option(help: "Width of one bucket of the upstream's recorded behaviour.", transform: DurationArgument.parse)
+    @Option(help: "Width of one bucket of the upstream's recorded behaviour (default: 1s).", transform: DurationArgument.parse)
     var bucket = DurationArgument(.seconds(1))
 
-    @Option(help: "Width of one window of the load counts.", transform: DurationArgument.parse)
+    @Option(help: "Width of one window of the load counts (default: 1s).", transform: DurationArgument.parse)
     var window = DurationArgument(.seconds(1))
 
-    @Option(name: .customLong("reorder-window"), help: "How far out of time order records may be written and still be sorted.", transform: DurationArgument.parse)
+    @Option(name: .customLong("reorder-window"), help: "How far out of time order records may be written and still be sorted (default: 2m).", transform: DurationArgument.parse)
     var reorderWindow = DurationArgument(.seconds(120))
 
     @Option(help: ArgumentHelp("Write the load over time as SVG to this file.", valueName: "file"))
