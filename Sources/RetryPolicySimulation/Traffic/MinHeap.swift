@@ -1,6 +1,9 @@
-/// A binary min-heap; the event queue of the storm simulation.
+/// A binary min-heap; the event queue of ``SimulatedTraffic``.
 struct MinHeap<Element: Comparable> {
     private var items: [Element] = []
+
+    /// The smallest element, left in place.
+    var first: Element? { items.first }
 
     mutating func push(_ item: Element) {
         items.append(item)
