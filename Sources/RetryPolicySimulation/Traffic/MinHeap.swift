@@ -1,4 +1,6 @@
 /// A binary min-heap; the event queue of ``SimulatedTraffic``.
+///
+/// Both sifts move a hole rather than swapping: one write per level.
 struct MinHeap<Element: Comparable> {
     private var items: [Element] = []
 
@@ -10,30 +12,29 @@ struct MinHeap<Element: Comparable> {
         var child = items.count - 1
         while child > 0 {
             let parent = (child - 1) / 2
-            if items[child] < items[parent] {
-                items.swapAt(child, parent)
-                child = parent
-            } else {
-                break
-            }
+            guard item < items[parent] else { break }
+            items[child] = items[parent]
+            child = parent
         }
+        items[child] = item
     }
 
     mutating func pop() -> Element? {
-        guard !items.isEmpty else { return nil }
-        items.swapAt(0, items.count - 1)
-        let top = items.removeLast()
+        guard let top = items.first else { return nil }
+        let last = items.removeLast()
+        let count = items.count
+        guard count > 0 else { return top }
         var parent = 0
         while true {
             let left = 2 * parent + 1
+            guard left < count else { break }
             let right = left + 1
-            var smallest = parent
-            if left < items.count, items[left] < items[smallest] { smallest = left }
-            if right < items.count, items[right] < items[smallest] { smallest = right }
-            if smallest == parent { break }
-            items.swapAt(parent, smallest)
-            parent = smallest
+            let smaller = right < count && items[right] < items[left] ? right : left
+            guard items[smaller] < last else { break }
+            items[parent] = items[smaller]
+            parent = smaller
         }
+        items[parent] = last
         return top
     }
 }

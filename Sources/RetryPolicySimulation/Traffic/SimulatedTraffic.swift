@@ -29,22 +29,34 @@ public enum SimulatedTraffic {
         case perRequest(RetryDecider)
     }
 
-    /// A request's next event in the queue. An entry is current while its
-    /// time is the request's ``Slot/scheduled`` time: a hedged request's
-    /// timer can move, which leaves its earlier entry behind.
+    /// A request's next event in the queue: its time as whole seconds and
+    /// attoseconds (compared as integers, exactly as the durations
+    /// compare), the request's id, and where its state is. An entry is
+    /// current while its time is the request's scheduled one: a hedged
+    /// request's timer can move, which leaves its earlier entry behind.
     private struct Event: Comparable {
-        var time: Duration
+        var seconds: Int64
+        var attoseconds: Int64
         var id: Int
         var slot: Int32
-        static func < (lhs: Event, rhs: Event) -> Bool { (lhs.time, lhs.id) < (rhs.time, rhs.id) }
-        static func == (lhs: Event, rhs: Event) -> Bool { lhs.time == rhs.time && lhs.id == rhs.id }
-    }
 
-    /// A request in flight.
-    private struct Slot {
-        var request: SimulatedRequest
-        var id: Int
-        var scheduled: Duration
+        init(time: Duration, id: Int, slot: Int) {
+            (seconds, attoseconds) = time.components
+            self.id = id
+            self.slot = Int32(slot)
+        }
+
+        var time: Duration { Duration(secondsComponent: seconds, attosecondsComponent: attoseconds) }
+
+        static func < (lhs: Event, rhs: Event) -> Bool {
+            if lhs.seconds != rhs.seconds { return lhs.seconds < rhs.seconds }
+            if lhs.attoseconds != rhs.attoseconds { return lhs.attoseconds < rhs.attoseconds }
+            return lhs.id < rhs.id
+        }
+
+        static func == (lhs: Event, rhs: Event) -> Bool {
+            lhs.seconds == rhs.seconds && lhs.attoseconds == rhs.attoseconds && lhs.id == rhs.id
+        }
     }
 
     /// Runs every arrival to its end.
@@ -56,8 +68,12 @@ public enum SimulatedTraffic {
         using generator: inout G
     ) {
         let origin = RequestTimeline.origin
-        var slots: [Slot?] = []
-        var free: [Int32] = []
+        // The requests in flight, by slot, with their ids and the times of
+        // their next events; a finished request's slot is reused.
+        var requests: [SimulatedRequest?] = []
+        var ids: [Int] = []
+        var scheduled: [Duration] = []
+        var free: [Int] = []
         var queue = MinHeap<Event>()
         var arrival = arrivals.next()
         var previous: (time: Duration, id: Int)?
@@ -82,27 +98,31 @@ public enum SimulatedTraffic {
                     startedAt: next.time, origin: origin)
                 action = request.start()
                 if let slot = free.popLast() {
-                    index = Int(slot)
-                    slots[index] = Slot(request: request, id: next.id, scheduled: next.time)
+                    index = slot
+                    requests[index] = request
+                    ids[index] = next.id
+                    scheduled[index] = next.time
                 } else {
-                    index = slots.count
-                    slots.append(Slot(request: request, id: next.id, scheduled: next.time))
+                    index = requests.count
+                    requests.append(request)
+                    ids.append(next.id)
+                    scheduled.append(next.time)
                 }
                 time = next.time
             } else if let event = queue.pop() {
                 index = Int(event.slot)
-                guard let slot = slots[index], slot.id == event.id, slot.scheduled == event.time else { continue }
-                action = slots[index]!.request.advance(using: &generator)
                 time = event.time
+                guard ids[index] == event.id, scheduled[index] == time, requests[index] != nil else { continue }
+                action = requests[index]!.advance(using: &generator)
             } else {
                 return
             }
-            if case .shared = deciders, let transition = slots[index]!.request.machine.breakerTransition {
+            if case .shared = deciders, let transition = requests[index]!.machine.breakerTransition {
                 observer.breakerChanged(transition, at: time)
             }
-            let id = slots[index]!.id
-            let hedged = slots[index]!.request.machine.isHedged
-            let finished = slots[index]!.request.perform(action) { start in
+            let id = ids[index]
+            let hedged = requests[index]!.machine.isHedged
+            let finished = requests[index]!.perform(action) { start in
                 let attempt = TrafficAttempt(
                     id: id, number: start.number, time: start.at, timeLimit: start.timeLimit, hedged: hedged)
                 observer.attemptStarted(attempt)
@@ -110,17 +130,17 @@ public enum SimulatedTraffic {
             }
             switch finished {
             case .none:
-                let next = slots[index]!.request.nextEvent!
-                slots[index]!.scheduled = next
-                queue.push(Event(time: next, id: id, slot: Int32(index)))
+                let next = requests[index]!.nextEvent!
+                scheduled[index] = next
+                queue.push(Event(time: next, id: id, slot: index))
             case .succeed?:
-                slots[index] = nil
-                free.append(Int32(index))
+                requests[index] = nil
+                free.append(index)
                 observer.requestFinished(id: id, at: time, result: .succeeded)
             case .fail(let failure)?:
-                let rejected = slots[index]!.request.machine.rejectedByCooldown
-                slots[index] = nil
-                free.append(Int32(index))
+                let rejected = requests[index]!.machine.rejectedByCooldown
+                requests[index] = nil
+                free.append(index)
                 observer.requestFinished(id: id, at: time, result: .failed(failure, rejectedByCooldown: rejected))
             default:
                 preconditionFailure("perform returns only the action that ends the request")
