@@ -78,9 +78,13 @@ public enum SimulatedTraffic {
         var arrival = arrivals.next()
         var previous: (time: Duration, id: Int)?
         while true {
-            let index: Int
+            // The request the event is for, moved out of its slot while it
+            // runs and moved back if it goes on: no copy of its state.
+            var request: SimulatedRequest
+            var index: Int?
             var action: RequestStateMachine.Action
             let time: Duration
+            let id: Int
             if let next = arrival, queue.first.map({ (next.time, next.id) < ($0.time, $0.id) }) ?? true {
                 if let previous {
                     precondition((previous.time, previous.id) < (next.time, next.id), "arrivals come in order of (time, id)")
@@ -92,37 +96,29 @@ public enum SimulatedTraffic {
                 case .shared(let shared): decider = shared
                 case .perRequest(let template): decider = template.withOwnState()
                 }
-                var request = SimulatedRequest(
+                request = SimulatedRequest(
                     machine: RequestStateMachine(
                         decider: decider, request: next.request, keepsHistory: false, concurrentAttempts: true),
                     startedAt: next.time, origin: origin)
                 action = request.start()
-                if let slot = free.popLast() {
-                    index = slot
-                    requests[index] = request
-                    ids[index] = next.id
-                    scheduled[index] = next.time
-                } else {
-                    index = requests.count
-                    requests.append(request)
-                    ids.append(next.id)
-                    scheduled.append(next.time)
-                }
                 time = next.time
+                id = next.id
             } else if let event = queue.pop() {
-                index = Int(event.slot)
+                let slot = Int(event.slot)
                 time = event.time
-                guard ids[index] == event.id, scheduled[index] == time, requests[index] != nil else { continue }
-                action = requests[index]!.advance(using: &generator)
+                guard ids[slot] == event.id, scheduled[slot] == time, let current = requests[slot].take() else { continue }
+                request = current
+                index = slot
+                action = request.advance(using: &generator)
+                id = event.id
             } else {
                 return
             }
-            if case .shared = deciders, let transition = requests[index]!.machine.breakerTransition {
+            if case .shared = deciders, let transition = request.machine.breakerTransition {
                 observer.breakerChanged(transition, at: time)
             }
-            let id = ids[index]
-            let hedged = requests[index]!.machine.isHedged
-            let finished = requests[index]!.perform(action) { start in
+            let hedged = request.machine.isHedged
+            let finished = request.perform(action) { start in
                 let attempt = TrafficAttempt(
                     id: id, number: start.number, time: start.at, timeLimit: start.timeLimit, hedged: hedged)
                 observer.attemptStarted(attempt)
@@ -130,17 +126,29 @@ public enum SimulatedTraffic {
             }
             switch finished {
             case .none:
-                let next = requests[index]!.nextEvent!
-                scheduled[index] = next
-                queue.push(Event(time: next, id: id, slot: index))
+                let next = request.nextEvent!
+                let slot: Int
+                if let index {
+                    slot = index
+                    requests[slot] = consume request
+                } else if let reused = free.popLast() {
+                    slot = reused
+                    requests[slot] = consume request
+                    ids[slot] = id
+                } else {
+                    slot = requests.count
+                    requests.append(consume request)
+                    ids.append(id)
+                    scheduled.append(next)
+                }
+                scheduled[slot] = next
+                queue.push(Event(time: next, id: id, slot: slot))
             case .succeed?:
-                requests[index] = nil
-                free.append(index)
+                if let index { free.append(index) }
                 observer.requestFinished(id: id, at: time, result: .succeeded)
             case .fail(let failure)?:
-                let rejected = requests[index]!.machine.rejectedByCooldown
-                requests[index] = nil
-                free.append(index)
+                if let index { free.append(index) }
+                let rejected = request.machine.rejectedByCooldown
                 observer.requestFinished(id: id, at: time, result: .failed(failure, rejectedByCooldown: rejected))
             default:
                 preconditionFailure("perform returns only the action that ends the request")
