@@ -21,7 +21,8 @@ func recording(
 
 func replay(_ policy: Policy, _ records: [RecordedRequest], seed: UInt64 = 1, bucket: Duration = .seconds(1)) -> ReplayRun {
     var index = 0
-    return ReplayDriver.run(policy: policy, configuration: .init(bucket: bucket, window: .seconds(1), seed: seed)) {
+    // The records are in memory: nothing throws.
+    return try! ReplayDriver.run(policy: policy, configuration: .init(bucket: bucket, window: .seconds(1), seed: seed)) {
         defer { index += 1 }
         return index < records.count ? records[index] : nil
     }

@@ -16,9 +16,8 @@ public struct ReplayRun: Sendable {
     /// ``rejectedByCooldown`` / ``rejectedByBreaker``).
     public var failures: [StopReason: Int] = [:]
     public var rejectedByCooldown = 0
-    public var rejectedByBreaker = 0
-    /// Waits the policy took, by reason (backoff, server, cooldown).
-    public var waits: [WaitReason: Int] = [:]
+    /// Requests a cooldown held back before their first attempt.
+    public var heldByCooldown = 0
     /// Each request's time spent waiting between attempts.
     var waitHistogram = WaitHistogram()
     /// Attempts started per ``window``, from the recording's first request.
@@ -61,6 +60,9 @@ public struct ReplayRun: Sendable {
     public func waitPercentile(_ fraction: Double) -> Duration { waitHistogram.percentile(fraction) }
     /// Requests the retry budget stopped.
     public var budgetStops: Int { failures[.budgetExhausted] ?? 0 }
+    /// Requests the circuit breaker refused an attempt (open, or half-open
+    /// with every probe out).
+    public var rejectedByBreaker: Int { failures[.circuitOpen] ?? 0 }
     public var breakerOpenings: Int { breakerPeriods.filter { $0.state == .open }.count }
 
     static func perSecond(_ count: Int, _ window: Duration) -> Double {

@@ -8,7 +8,7 @@ public struct TimeOrderedRecords {
     private let window: Duration
     private var frontiers: [Timestamp?]
     private var active: [Bool]
-    private var heap = TimeHeap<Pending>()
+    private var heap = MinHeap<Pending>()
     private var sequence = 0
     private var lastEmitted: Timestamp?
     /// Requests found more than the window out of order: they are
@@ -40,7 +40,7 @@ public struct TimeOrderedRecords {
 
     public mutating func next() throws -> RecordedRequest? {
         while true {
-            let horizon = heap.peek.map { $0.start + window }
+            let horizon = heap.first.map { $0.start + window }
             if let index = active.indices.first(where: { active[$0] && (horizon == nil || frontiers[$0].map { $0 < horizon! } ?? true) }) {
                 if let record = try streams[index].next() {
                     frontiers[index] = max(frontiers[index] ?? record.start, record.start)

@@ -56,7 +56,7 @@ public struct ReplayReport: Sendable {
             return parts.isEmpty ? "none" : parts.joined(separator: ", ")
         }
         func cooldown(_ run: ReplayRun) -> String {
-            "\(run.waits[.cooldown] ?? 0) waits, \(run.rejectedByCooldown) refused"
+            "\(run.heldByCooldown) held back, \(run.rejectedByCooldown) refused"
         }
         func breaker(_ run: ReplayRun) -> String {
             guard run.policy.breaker != nil else { return "none" }
@@ -174,7 +174,7 @@ public struct ReplayReport: Sendable {
                     ("p95", JSONValue.milliseconds(run.waitPercentile(0.95))),
                     ("p99", JSONValue.milliseconds(run.waitPercentile(0.99))),
                 ])),
-                ("waits", .object(WaitReason.allCases.map { ($0.rawValue, .int(run.waits[$0] ?? 0)) })),
+                ("held_by_cooldown", .int(run.heldByCooldown)),
                 ("peak_attempts_per_second", .double(Self.rounded(run.peakPerSecond, 3))),
                 ("rejected_by_cooldown", .int(run.rejectedByCooldown)),
                 ("rejected_by_breaker", .int(run.rejectedByBreaker)),

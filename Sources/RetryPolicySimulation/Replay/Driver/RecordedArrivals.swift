@@ -1,0 +1,59 @@
+import RetryPolicyCore
+
+/// Recorded requests as the arrivals of simulated traffic, each at its
+/// recorded start (since the first one's).
+///
+/// Handing out a request at time *t* first reads the recording on to the
+/// end of *t*'s model bucket, so that a retry drawing at any time up to
+/// the next arrival finds its bucket complete; the requests read ahead
+/// wait here, in order, until their turn.
+struct RecordedArrivals: TrafficArrivals {
+    let session: ReplaySession
+    private let source: () throws -> RecordedRequest?
+    private var ahead: [RecordedRequest] = []
+    private var head = 0
+    private var readTo: Duration?
+    private var ended = false
+    private var id = 0
+
+    init(session: ReplaySession, first: RecordedRequest, next: @escaping () throws -> RecordedRequest?) {
+        self.session = session
+        source = next
+        take(first)
+    }
+
+    private mutating func take(_ record: RecordedRequest) {
+        session.ingest(record)
+        ahead.append(record)
+        readTo = record.start.duration(since: session.origin)
+    }
+
+    private mutating func read() {
+        guard !ended else { return }
+        do {
+            if let record = try source() { take(record) } else { ended = true }
+        } catch {
+            session.failure = error
+            ended = true
+        }
+    }
+
+    mutating func next() -> TrafficArrival? {
+        if head == ahead.count { read() }
+        guard head < ahead.count else { return nil }
+        let record = ahead[head]
+        head += 1
+        if head > 4096, head * 2 > ahead.count {
+            ahead.removeFirst(head)
+            head = 0
+        }
+        let time = record.start.duration(since: session.origin)
+        let horizon = session.model.bucketEnd(of: time)
+        while !ended, let reached = readTo, reached < horizon { read() }
+        defer { id += 1 }
+        session.active[id] = ReplaySession.Active(record: record, lastEnd: time)
+        session.run.requests += 1
+        session.run.peakActiveRequests = max(session.run.peakActiveRequests, session.active.count)
+        return TrafficArrival(time: time, id: id, request: RetryRequest(method: record.method, endpoint: record.endpoint))
+    }
+}
