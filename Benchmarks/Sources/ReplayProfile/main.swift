@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import ReplayWorkloads
 
 // `replay-profile N`: writes (once) an nginx log of N requests and replays
@@ -11,7 +14,7 @@ let start = ContinuousClock.now
 let run = try ReplayWorkloads.replay(path: path)
 let elapsed = ContinuousClock.now - start
 var usage = rusage()
-getrusage(RUSAGE_SELF, &usage)
+getrusage(RUSAGE_SELF.rawValue, &usage)
 print("""
     \(run.requests) requests (\(size / 1_000_000) MB of log) replayed in \(elapsed)
     attempts \(run.attempts), recorded attempts \(run.recordedAttempts), succeeded \(run.succeeded), budget stops \(run.budgetStops)

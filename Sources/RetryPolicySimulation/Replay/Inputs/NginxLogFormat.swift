@@ -10,7 +10,33 @@
 public struct NginxLogFormat: Hashable, Sendable {
     enum Token: Hashable, Sendable {
         case literal([UInt8])
-        case variable(String)
+        case variable(String, Field?)
+    }
+
+    /// The variables replay reads, each a slot of ``Fields``.
+    enum Field: Int, CaseIterable, Hashable, Sendable {
+        case timeLocal, timeISO8601, msec, request, requestMethod, requestURI, uri, status, requestTime
+        case upstreamStatus, upstreamResponseTime
+        /// A response header (`$sent_http_NAME`, `$upstream_http_NAME`).
+        case header
+
+        init?(variable name: String) {
+            switch name {
+            case "time_local": self = .timeLocal
+            case "time_iso8601": self = .timeISO8601
+            case "msec": self = .msec
+            case "request": self = .request
+            case "request_method": self = .requestMethod
+            case "request_uri": self = .requestURI
+            case "uri": self = .uri
+            case "status": self = .status
+            case "request_time": self = .requestTime
+            case "upstream_status": self = .upstreamStatus
+            case "upstream_response_time": self = .upstreamResponseTime
+            default:
+                if name.hasPrefix("sent_http_") || name.hasPrefix("upstream_http_") { self = .header } else { return nil }
+            }
+        }
     }
 
     public let name: String
@@ -70,11 +96,12 @@ public struct NginxLogFormat: Hashable, Sendable {
             }
             if !literal.isEmpty { tokens.append(.literal(literal)) }
             literal = []
-            tokens.append(.variable(String(decoding: bytes[nameStart..<end], as: UTF8.self).lowercased()))
+            let variable = String(decoding: bytes[nameStart..<end], as: UTF8.self).lowercased()
+            tokens.append(.variable(variable, Field(variable: variable)))
             index = braced ? end + 1 : end
         }
         if !literal.isEmpty { tokens.append(.literal(literal)) }
-        let names = Set(tokens.compactMap { if case .variable(let name) = $0 { name } else { nil } })
+        let names = Set(tokens.compactMap { if case .variable(let name, _) = $0 { name } else { nil } })
         guard !names.isDisjoint(with: timeVariables) else {
             return .failure(NginxFormatError(column: 1, message: "the format has no time: expected $time_local, $time_iso8601 or $msec"))
         }
@@ -104,10 +131,16 @@ public struct NginxLogFormat: Hashable, Sendable {
         return [ingress, NginxLogFormat(name: "combined", tokens: combined.tokens, trailingKeyValues: true)]
     }()
 
-    /// The values of the variables replay reads, or where the line stops
-    /// matching the format.
+    /// Where the values of the variables replay reads are in a line (a
+    /// value of `-` is absent), and the response headers' names and values.
     struct Fields {
-        var values: [String: Substring] = [:]
+        private var ranges: [Range<Int>?] = Array(repeating: nil, count: Field.allCases.count)
+        var headers: [(name: String, value: Range<Int>)] = []
+
+        subscript(field: Field) -> Range<Int>? {
+            get { ranges[field.rawValue] }
+            set { ranges[field.rawValue] = newValue }
+        }
     }
 
     /// Matches one line; on a mismatch, the 1-based column and what was
@@ -129,7 +162,7 @@ public struct NginxLogFormat: Hashable, Sendable {
                         message: "expected '\(String(decoding: text, as: UTF8.self))' (the \(name) format)"))
                 }
                 position += text.count
-            case .variable(let name):
+            case .variable(let name, let field):
                 let start = position
                 if Self.listVariables.contains(name) {
                     position = Self.endOfList(line, from: position)
@@ -143,8 +176,15 @@ public struct NginxLogFormat: Hashable, Sendable {
                 } else {
                     position = trailingKeyValues ? (line[position...].firstIndex(of: 32) ?? line.endIndex) : line.endIndex
                 }
-                if Self.readVariables.contains(name) || name.hasPrefix("sent_http_") || name.hasPrefix("upstream_http_") {
-                    fields.values[name] = Substring(decoding: line[start..<position], as: UTF8.self)
+                if let field {
+                    let value = start..<position
+                    let absent = value.count == 1 && line[start] == UInt8(ascii: "-")
+                    if field == .header {
+                        let header = name.hasPrefix("sent_http_") ? name.dropFirst(10) : name.dropFirst(14)
+                        if !absent, !value.isEmpty { fields.headers.append((header.replacingUnderscores, value)) }
+                    } else if !absent {
+                        fields[field] = value
+                    }
                 }
             }
         }
@@ -158,18 +198,20 @@ public struct NginxLogFormat: Hashable, Sendable {
         return .success(fields)
     }
 
-    static let readVariables: Set<String> = [
-        "time_local", "time_iso8601", "msec", "request", "request_method", "request_uri", "uri", "status",
-        "request_time", "upstream_status", "upstream_response_time",
-    ]
-
     /// `rt=0.120 urt="0.001, 0.118" us="502, 200"` after `combined`: the
     /// names nginx's timing examples use, and the variables' own names.
-    static let keyAliases: [String: String] = [
-        "rt": "request_time", "request_time": "request_time",
-        "urt": "upstream_response_time", "upstream_response_time": "upstream_response_time",
-        "us": "upstream_status", "ups": "upstream_status", "upstream_status": "upstream_status",
-    ]
+    static let keyAliases: [([UInt8], Field)] = {
+        let names: [(String, Field)] = [
+            ("rt", .requestTime), ("request_time", .requestTime),
+            ("urt", .upstreamResponseTime), ("upstream_response_time", .upstreamResponseTime),
+            ("us", .upstreamStatus), ("ups", .upstreamStatus), ("upstream_status", .upstreamStatus),
+        ]
+        return names.map { (Array($0.0.utf8), $0.1) }
+    }()
+
+    private static func alias(_ key: ArraySlice<UInt8>) -> Field? {
+        keyAliases.first { $0.0.elementsEqual(key) }?.1
+    }
 
     private static func readKeyValues(_ rest: ArraySlice<UInt8>, into fields: inout Fields) {
         var index = rest.startIndex
@@ -178,7 +220,7 @@ public struct NginxLogFormat: Hashable, Sendable {
             let keyStart = index
             while index < rest.endIndex, rest[index] != UInt8(ascii: "="), rest[index] != 32 { index += 1 }
             guard index < rest.endIndex, rest[index] == UInt8(ascii: "=") else { continue }
-            let key = String(decoding: rest[keyStart..<index], as: UTF8.self)
+            let alias = Self.alias(rest[keyStart..<index])
             index += 1
             var valueStart = index
             var valueEnd: Int
@@ -186,15 +228,15 @@ public struct NginxLogFormat: Hashable, Sendable {
                 valueStart += 1
                 valueEnd = rest[valueStart...].firstIndex(of: UInt8(ascii: "\"")) ?? rest.endIndex
                 index = min(valueEnd + 1, rest.endIndex)
-            } else if let alias = keyAliases[key], listVariables.contains(alias) {
+            } else if alias == .upstreamStatus || alias == .upstreamResponseTime {
                 valueEnd = endOfList(rest, from: index)
                 index = valueEnd
             } else {
                 valueEnd = rest[index...].firstIndex(of: 32) ?? rest.endIndex
                 index = valueEnd
             }
-            if let alias = keyAliases[key] {
-                fields.values[alias] = Substring(decoding: rest[valueStart..<valueEnd], as: UTF8.self)
+            if let alias, valueStart < valueEnd, !(valueEnd - valueStart == 1 && rest[valueStart] == UInt8(ascii: "-")) {
+                fields[alias] = valueStart..<valueEnd
             }
         }
     }

@@ -9,7 +9,11 @@ enum RecordedTime {
     /// `2026-11-17 14:03:07.5Z`. A time without a zone is refused: a
     /// recording read in another zone would shift.
     static func iso8601(_ text: Substring) -> Timestamp? {
-        let bytes = Array(text.utf8)
+        iso8601(Array(text.utf8)[...])
+    }
+
+    static func iso8601(_ slice: ArraySlice<UInt8>) -> Timestamp? {
+        let bytes = Array(slice)
         var index = 0
         func number(_ digits: Int) -> Int64? {
             guard index + digits <= bytes.count else { return nil }
@@ -65,23 +69,34 @@ enum RecordedTime {
 
     /// nginx's `$time_local`: `10/Oct/2000:13:55:36 -0700`.
     static func nginxLocal(_ text: Substring) -> Timestamp? {
-        let parts = text.split(separator: " ")
-        guard parts.count == 2 else { return nil }
-        let fields = parts[0].split(separator: ":", omittingEmptySubsequences: false)
-        guard fields.count == 4 else { return nil }
-        let date = fields[0].split(separator: "/", omittingEmptySubsequences: false)
-        guard date.count == 3, let day = Int64(date[0]), let year = Int64(date[2]),
-            let month = months.firstIndex(of: String(date[1])).map({ Int64($0 + 1) }),
-            let hour = Int64(fields[1]), let minute = Int64(fields[2]), let second = Int64(fields[3])
+        nginxLocal(Array(text.utf8)[...])
+    }
+
+    static func nginxLocal(_ bytes: ArraySlice<UInt8>) -> Timestamp? {
+        // dd/Mon/yyyy:hh:mm:ss +hhmm, 26 bytes.
+        guard bytes.count == 26 else { return nil }
+        let b = bytes.startIndex
+        func number(_ offset: Int, _ digits: Int) -> Int64? {
+            var value: Int64 = 0
+            for index in (b + offset)..<(b + offset + digits) {
+                let byte = bytes[index]
+                guard byte >= 48, byte <= 57 else { return nil }
+                value = value * 10 + Int64(byte - 48)
+            }
+            return value
+        }
+        guard bytes[b + 2] == 47, bytes[b + 6] == 47, bytes[b + 11] == 58, bytes[b + 14] == 58, bytes[b + 17] == 58,
+            bytes[b + 20] == 32, bytes[b + 21] == 43 || bytes[b + 21] == 45,
+            let day = number(0, 2), let year = number(7, 4), let hour = number(12, 2), let minute = number(15, 2),
+            let second = number(18, 2), let zoneHours = number(22, 2), let zoneMinutes = number(24, 2)
         else { return nil }
-        let zone = Array(parts[1].utf8)
-        guard zone.count == 5, zone[0] == 43 || zone[0] == 45,
-            let hours = Int64(String(decoding: zone[1...2], as: UTF8.self)),
-            let minutes = Int64(String(decoding: zone[3...4], as: UTF8.self))
-        else { return nil }
-        let offset = (zone[0] == 45 ? -1 : 1) * (hours * 3600 + minutes * 60)
+        let name = bytes[(b + 3)..<(b + 6)]
+        guard let month = monthNames.firstIndex(where: { $0.elementsEqual(name) }).map({ Int64($0 + 1) }) else { return nil }
+        let offset = (bytes[b + 21] == 45 ? -1 : 1) * (zoneHours * 3600 + zoneMinutes * 60)
         return make(year: year, month: month, day: day, hour: hour, minute: minute, second: second, nanos: 0, offset: offset)
     }
+
+    private static let monthNames = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"].map { Array($0.utf8) }
 
     /// Seconds since 1970 with an optional fraction: `1700000000.123`.
     static func epochSeconds(_ text: Substring) -> Timestamp? {
@@ -91,12 +106,16 @@ enum RecordedTime {
 
     /// A non-negative decimal number of seconds (`0.250`) as nanoseconds.
     static func decimalNanoseconds(_ text: Substring) -> Int64? {
+        decimalNanoseconds(text.utf8)
+    }
+
+    static func decimalNanoseconds<Bytes: Collection<UInt8>>(_ text: Bytes) -> Int64? {
         var whole: Int64 = 0
         var nanos: Int64 = 0
         var scale: Int64 = 100_000_000
         var seenDot = false
         var digits = 0
-        for byte in text.utf8 {
+        for byte in text {
             if byte == 46, !seenDot {
                 seenDot = true
                 continue
@@ -114,8 +133,6 @@ enum RecordedTime {
         guard digits > 0 else { return nil }
         return whole * 1_000_000_000 + nanos
     }
-
-    private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 
     private static func make(
         year: Int64, month: Int64, day: Int64, hour: Int64, minute: Int64, second: Int64, nanos: Int64, offset: Int64

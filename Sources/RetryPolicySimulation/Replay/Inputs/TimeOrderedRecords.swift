@@ -16,13 +16,17 @@ public struct TimeOrderedRecords {
     public private(set) var lateWarnings: [ReplayDiagnostic] = []
     public private(set) var lateCount = 0
 
+    /// A record waiting its turn: its start and sequence order it, the
+    /// record itself waits in `held` (the heap moves only these).
     private struct Pending: Comparable {
-        var start: Timestamp
+        var start: Int64
         var sequence: Int
-        var record: RecordedRequest
+        var slot: Int
         static func < (lhs: Pending, rhs: Pending) -> Bool { (lhs.start, lhs.sequence) < (rhs.start, rhs.sequence) }
         static func == (lhs: Pending, rhs: Pending) -> Bool { lhs.sequence == rhs.sequence }
     }
+    private var held: [RecordedRequest?] = []
+    private var freeSlots: [Int] = []
 
     public init(streams: [RecordingStream], window: Duration) {
         self.streams = streams
@@ -40,30 +44,34 @@ public struct TimeOrderedRecords {
 
     public mutating func next() throws -> RecordedRequest? {
         while true {
-            let horizon = heap.first.map { $0.start + window }
+            let horizon = heap.first.map { Timestamp(nanosecondsSince1970: $0.start) + window }
             if let index = active.indices.first(where: { active[$0] && (horizon == nil || frontiers[$0].map { $0 < horizon! } ?? true) }) {
                 if let record = try streams[index].next() {
                     frontiers[index] = max(frontiers[index] ?? record.start, record.start)
-                    heap.push(Pending(start: record.start, sequence: sequence, record: record))
+                    let slot = freeSlots.popLast() ?? held.count
+                    if slot == held.count { held.append(record) } else { held[slot] = record }
+                    heap.push(Pending(start: record.start.nanosecondsSince1970, sequence: sequence, slot: slot))
                     sequence += 1
                 } else {
                     active[index] = false
                 }
                 continue
             }
-            guard var pending = heap.pop() else { return nil }
-            if let lastEmitted, pending.start < lastEmitted {
+            guard let pending = heap.pop() else { return nil }
+            var record = held[pending.slot].take()!
+            freeSlots.append(pending.slot)
+            if let lastEmitted, record.start < lastEmitted {
                 lateCount += 1
                 if lateWarnings.count < RecordingStream.maximumKeptWarnings {
                     lateWarnings.append(ReplayDiagnostic(
-                        location: pending.record.location,
+                        location: record.location,
                         message: "this request is more than \(window.formattedForHumans) out of time order; it is replayed at \(RecordedTime.format(lastEmitted))",
                         suggestion: "sort the recording, or widen --reorder-window"))
                 }
-                pending.record.start = lastEmitted
+                record.start = lastEmitted
             }
-            lastEmitted = pending.record.start
-            return pending.record
+            lastEmitted = record.start
+            return record
         }
     }
 }
