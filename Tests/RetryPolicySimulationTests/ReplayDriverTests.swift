@@ -196,3 +196,24 @@ struct ReplayReportTests {
         #expect(svg.hasPrefix("<svg") && svg.hasSuffix("</svg>\n"))
     }
 }
+
+@Suite("Replay's Retry-After dates")
+struct ReplayRetryAfterTests {
+    @Test("a Retry-After HTTP-date is the delay it meant when the response was sent")
+    func httpDate() {
+        // Sent at 14:00:00.5 (started 14:00:00, took 500 ms), asking for 14:00:03.
+        let record = RecordedRequest(
+            start: Timestamp(secondsSince1970: 1_763_388_000), method: .get, endpoint: "/",
+            attempts: [RecordedAttempt(
+                outcome: .response(status: 503, headers: ["Retry-After": "Mon, 17 Nov 2025 14:00:03 GMT", "Retry-After-Ms": "250"]),
+                duration: .milliseconds(500))],
+            location: SourceLocation(file: "rec", line: 1, column: 1))
+        let relative = RecordedArrivals.relativeRetryAfter(record)
+        #expect(relative.attempts[0].outcome == .response(status: 503, headers: ["Retry-After": "3", "Retry-After-Ms": "250"]))
+        // A policy honouring it waits 3 s, not the years since the date.
+        var policy = TestPolicies.tmdb()
+        policy.attempts = 2
+        let run = replay(policy, [record])
+        #expect(run.waitPercentile(0.5) >= .seconds(2) && run.waitPercentile(0.5) <= .seconds(4), "\(run.waitPercentile(0.5))")
+    }
+}

@@ -23,6 +23,7 @@ struct RecordedArrivals: TrafficArrivals {
     }
 
     private mutating func take(_ record: RecordedRequest) {
+        let record = Self.relativeRetryAfter(record)
         session.ingest(record)
         ahead.append(record)
         readTo = record.start.duration(since: session.origin)
@@ -36,6 +37,29 @@ struct RecordedArrivals: TrafficArrivals {
             session.failure = error
             ended = true
         }
+    }
+
+    /// A Retry-After written as an HTTP-date names an instant of the
+    /// recording; replay runs on its own clock, so the date becomes the
+    /// delay it meant when the response was sent (whole seconds, rounded
+    /// up), which is what a retry drawing it later should wait.
+    static func relativeRetryAfter(_ record: RecordedRequest) -> RecordedRequest {
+        var record = record
+        var sent = record.start
+        for index in record.attempts.indices {
+            sent = sent + (record.attempts[index].duration ?? .zero)
+            guard case .response(let status, var headers) = record.attempts[index].outcome, !headers.fields.isEmpty else { continue }
+            var changed = false
+            for field in headers.fields.indices {
+                let value = headers.fields[field].value
+                guard value.contains(where: { !$0.isNumber }), let instant = HTTPDate.parse(value, now: sent) else { continue }
+                let nanoseconds = max(instant.nanosecondsSince1970 - sent.nanosecondsSince1970, 0)
+                headers.fields[field].value = String((nanoseconds + 999_999_999) / 1_000_000_000)
+                changed = true
+            }
+            if changed { record.attempts[index].outcome = .response(status: status, headers: headers) }
+        }
+        return record
     }
 
     mutating func next() -> TrafficArrival? {
