@@ -39,6 +39,20 @@ let package = Package(
             path: "Benchmarks/PolicyFileBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
+        // Outage storms of 100,000 and 1,000,000 clients as `simulate
+        // --clients` runs them, and a million streamed requests through the
+        // simulated driver.
+        .executableTarget(
+            name: "StormBenchmarks",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "RetryPolicyCore", package: "swift-retry-policy"),
+                .product(name: "RetryPolicyYAML", package: "swift-retry-policy"),
+                .product(name: "RetryPolicySimulation", package: "swift-retry-policy"),
+            ],
+            path: "Benchmarks/StormBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
         // The executor benchmarks' policy, responses, server and clock, and
         // seed 003's retry function, shared with `executor-profile`.
         .target(

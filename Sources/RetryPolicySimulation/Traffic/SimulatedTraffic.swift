@@ -68,12 +68,7 @@ public enum SimulatedTraffic {
         using generator: inout G
     ) {
         let origin = RequestTimeline.origin
-        // The requests in flight, by slot, with their ids and the times of
-        // their next events; a finished request's slot is reused.
-        var requests: [SimulatedRequest?] = []
-        var ids: [Int] = []
-        var scheduled: [Duration] = []
-        var free: [Int] = []
+        var slots = RequestSlots()
         var queue = MinHeap<Event>()
         var arrival = arrivals.next()
         var previous: (time: Duration, id: Int)?
@@ -106,7 +101,7 @@ public enum SimulatedTraffic {
             } else if let event = queue.pop() {
                 let slot = Int(event.slot)
                 time = event.time
-                guard ids[slot] == event.id, scheduled[slot] == time, let current = requests[slot].take() else { continue }
+                guard let current = slots.take(slot, id: event.id, at: time) else { continue }
                 request = current
                 index = slot
                 action = request.advance(using: &generator)
@@ -127,27 +122,13 @@ public enum SimulatedTraffic {
             switch finished {
             case .none:
                 let next = request.nextEvent!
-                let slot: Int
-                if let index {
-                    slot = index
-                    requests[slot] = consume request
-                } else if let reused = free.popLast() {
-                    slot = reused
-                    requests[slot] = consume request
-                    ids[slot] = id
-                } else {
-                    slot = requests.count
-                    requests.append(consume request)
-                    ids.append(id)
-                    scheduled.append(next)
-                }
-                scheduled[slot] = next
+                let slot = slots.store(request, id: id, next: next, in: index)
                 queue.push(Event(time: next, id: id, slot: slot))
             case .succeed?:
-                if let index { free.append(index) }
+                if let index { slots.release(index) }
                 observer.requestFinished(id: id, at: time, result: .succeeded)
             case .fail(let failure)?:
-                if let index { free.append(index) }
+                if let index { slots.release(index) }
                 let rejected = request.machine.rejectedByCooldown
                 observer.requestFinished(id: id, at: time, result: .failed(failure, rejectedByCooldown: rejected))
             default:
