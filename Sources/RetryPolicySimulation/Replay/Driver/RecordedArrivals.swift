@@ -8,7 +8,7 @@ import RetryPolicyCore
 /// the next arrival finds its bucket complete; the requests read ahead
 /// wait here, in order, until their turn.
 struct RecordedArrivals: TrafficArrivals {
-    let session: ReplaySession
+    let context: ReplayContext
     private let source: () throws -> RecordedRequest?
     private var ahead: [RecordedRequest] = []
     private var head = 0
@@ -16,17 +16,17 @@ struct RecordedArrivals: TrafficArrivals {
     private var ended = false
     private var id = 0
 
-    init(session: ReplaySession, first: RecordedRequest, next: @escaping () throws -> RecordedRequest?) {
-        self.session = session
+    init(context: ReplayContext, first: RecordedRequest, next: @escaping () throws -> RecordedRequest?) {
+        self.context = context
         source = next
         take(first)
     }
 
     private mutating func take(_ record: RecordedRequest) {
         let record = Self.relativeRetryAfter(record)
-        session.ingest(record)
+        context.ingest(record)
         ahead.append(record)
-        readTo = record.start.duration(since: session.origin)
+        readTo = record.start.duration(since: context.origin)
     }
 
     private mutating func read() {
@@ -34,7 +34,7 @@ struct RecordedArrivals: TrafficArrivals {
         do {
             if let record = try source() { take(record) } else { ended = true }
         } catch {
-            session.failure = error
+            context.failure = error
             ended = true
         }
     }
@@ -71,13 +71,13 @@ struct RecordedArrivals: TrafficArrivals {
             ahead.removeFirst(head)
             head = 0
         }
-        let time = record.start.duration(since: session.origin)
-        let horizon = session.model.bucketEnd(of: time)
+        let time = record.start.duration(since: context.origin)
+        let horizon = context.model.bucketEnd(of: time)
         while !ended, let reached = readTo, reached < horizon { read() }
         defer { id += 1 }
-        session.active[id] = ReplaySession.Active(record: record, lastEnd: time)
-        session.run.requests += 1
-        session.run.peakActiveRequests = max(session.run.peakActiveRequests, session.active.count)
+        context.active[id] = ReplayContext.Active(record: record, lastEnd: time)
+        context.run.requests += 1
+        context.run.peakActiveRequests = max(context.run.peakActiveRequests, context.active.count)
         return TrafficArrival(time: time, id: id, request: RetryRequest(method: record.method, endpoint: record.endpoint))
     }
 }

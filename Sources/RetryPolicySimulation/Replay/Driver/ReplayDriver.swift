@@ -34,15 +34,15 @@ public enum ReplayDriver {
         policy: Policy, configuration: Configuration, next: @escaping () throws -> RecordedRequest?
     ) throws -> ReplayRun {
         guard let first = try next() else { return ReplayRun(policy: policy, window: configuration.window) }
-        let session = ReplaySession(policy: policy, configuration: configuration, origin: first.start)
-        var arrivals = RecordedArrivals(session: session, first: first, next: next)
-        var responder = RecordedResponder(session: session, seed: configuration.seed)
-        var tally = ReplayTally(session: session)
+        let context = ReplayContext(policy: policy, configuration: configuration, origin: first.start)
+        var arrivals = RecordedArrivals(context: context, first: first, next: next)
+        var responder = RecordedResponder(context: context, seed: configuration.seed)
+        var tally = ReplayTally(context: context)
         var generator = SplitMix64(seed: configuration.seed)
         SimulatedTraffic.run(
             arrivals: &arrivals, responder: &responder, observer: &tally,
             deciders: .shared(RetryDecider(policy: policy)), using: &generator)
-        if let failure = session.failure { throw failure }
-        return session.run
+        if let failure = context.failure { throw failure }
+        return context.run
     }
 }

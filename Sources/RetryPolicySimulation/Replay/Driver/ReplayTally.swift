@@ -9,38 +9,38 @@ import RetryPolicyCore
 /// server-directed delay, a cooldown. A hedged copy that starts while
 /// another is in flight adds none.
 struct ReplayTally: TrafficObserver {
-    let session: ReplaySession
+    let context: ReplayContext
 
     mutating func attemptStarted(_ attempt: TrafficAttempt) {
-        session.run.attempts += 1
-        ReplayRun.count(attempt.time, window: session.configuration.window, into: &session.run.load)
-        guard let active = session.active[attempt.id] else { return }
+        context.run.attempts += 1
+        ReplayRun.count(attempt.time, window: context.configuration.window, into: &context.run.load)
+        guard let active = context.active[attempt.id] else { return }
         if attempt.time > active.lastEnd {
-            session.active[attempt.id]!.waited += attempt.time - active.lastEnd
-            if attempt.number == 1 { session.run.heldByCooldown += 1 }
+            context.active[attempt.id]!.waited += attempt.time - active.lastEnd
+            if attempt.number == 1 { context.run.heldByCooldown += 1 }
         }
     }
 
     mutating func breakerChanged(_ transition: CircuitBreakerTransition, at time: Duration) {
-        var periods = session.run.breakerPeriods
+        var periods = context.run.breakerPeriods
         if let last = periods.indices.last, periods[last].end == nil { periods[last].end = time }
         switch transition {
         case .opened: periods.append(OutageStorm.BreakerPeriod(state: .open, start: time, end: nil))
         case .halfOpened: periods.append(OutageStorm.BreakerPeriod(state: .halfOpen, start: time, end: nil))
         case .closed: break
         }
-        session.run.breakerPeriods = periods
+        context.run.breakerPeriods = periods
     }
 
     mutating func requestFinished(id: Int, at time: Duration, result: TrafficResult) {
         switch result {
         case .succeeded:
-            session.run.succeeded += 1
+            context.run.succeeded += 1
         case .failed(let failure, let rejectedByCooldown):
-            session.run.failures[failure.reason, default: 0] += 1
-            if rejectedByCooldown { session.run.rejectedByCooldown += 1 }
+            context.run.failures[failure.reason, default: 0] += 1
+            if rejectedByCooldown { context.run.rejectedByCooldown += 1 }
         }
-        if let active = session.active.removeValue(forKey: id) { session.run.waitHistogram.add(active.waited) }
-        session.run.finishedAt = max(session.run.finishedAt, time)
+        if let active = context.active.removeValue(forKey: id) { context.run.waitHistogram.add(active.waited) }
+        context.run.finishedAt = max(context.run.finishedAt, time)
     }
 }

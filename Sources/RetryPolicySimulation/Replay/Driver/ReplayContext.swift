@@ -4,7 +4,7 @@ import RetryPolicyCore
 /// ``SimulatedTraffic`` runs them: the model of the upstream, the requests
 /// in flight, and the recording's own numbers. One object, referenced by
 /// the three, because the driver holds each of them `inout` on its own.
-final class ReplaySession {
+final class ReplayContext {
     let policy: Policy
     let configuration: ReplayDriver.Configuration
     var model: TrafficModel
