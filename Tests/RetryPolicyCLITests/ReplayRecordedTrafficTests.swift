@@ -164,7 +164,7 @@ struct ReplayRecordedTrafficTests {
                 "--set", "hardump=\(har)", "--set", "confdir=\(directory.path)/conf", "-q",
             ]
             let errors = directory.appendingPathComponent("mitmdump.log")
-            FileManager.default.createFile(atPath: errors.path, contents: nil)
+            _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
             let log = try FileHandle(forWritingTo: errors)
             process.standardOutput = log
             process.standardError = log
