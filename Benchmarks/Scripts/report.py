@@ -23,9 +23,6 @@ WORK = {
     "corpus": "lint 1,000 policy files (extends, parity, stacks)",
     "fleet.first-try-success": "1,000 first-try successes (admit + settle)",
     "fleet.retry": "1 request: 503, retry granted, 200",
-    "storm": "simulate --clients N --outage 20s (the storm, and without the breaker if any)",
-    "traffic": "1,000,000 streamed requests, one every 3.6 ms, through SimulatedTraffic",
-    "replay": "retry-policy replay of 1,000,000 nginx lines (150 MB), streamed from the file",
 }
 
 
@@ -38,12 +35,7 @@ LABELLED_RATIO_TARGETS = {
     ("executor.retry-3-attempts", "seed003"): 2.0,
     ("executor.retry-3-attempts-in-one-task", "seed003"): 2.0,
 }
-ABSOLUTE_TARGETS_US = {"corpus": 300_000, "traffic": 10_000_000, "replay": 10_000_000}
-# Storms of a million clients, each: under 3 s and 200 MB resident.
-ABSOLUTE_TARGETS_US.update({"storm.tmdb-1m": 3_000_000, "storm.starter-1m": 3_000_000})
-PEAK_MEMORY_TARGETS_MB = {"storm.tmdb-1m": 200, "storm.starter-1m": 200}
-# A replay holds its time window, not its file (150 MB).
-PEAK_MEMORY_TARGETS_MB["replay.nginx-1M"] = 150
+ABSOLUTE_TARGETS_US = {"corpus": 300_000}
 # Benchmarks whose iteration covers this many files, reported per file too.
 FILES_PER_ITERATION = {"corpus": 1000}
 
@@ -80,10 +72,8 @@ def main(paths):
             wall_p99 = secondary["Time (wall clock)"]["scorePercentiles"].get("99.0")
             mallocs = secondary.get("Malloc (total)", {}).get("scorePercentiles", {}).get("50.0")
             cpu = secondary.get("Time (total CPU)", {}).get("scorePercentiles", {}).get("50.0")
-            peak = next((value["scorePercentiles"]["50.0"] for key, value in secondary.items()
-                         if key.startswith("Memory (resident peak)")), None)
             results[name] = {"wall_us": wall, "wall_p99_us": wall_p99, "cpu_us": cpu, "mallocs": mallocs,
-                             "peak": peak, "iterations": element["measurementIterations"]}
+                             "iterations": element["measurementIterations"]}
 
     rows = []
     seen = set()
@@ -121,7 +111,7 @@ def main(paths):
         else:
             seen.add(name)
             result = results[name]
-            target = ABSOLUTE_TARGETS_US.get(name, ABSOLUTE_TARGETS_US.get(group))
+            target = ABSOLUTE_TARGETS_US.get(group)
             met = "-" if target is None else ("yes" if result["wall_us"] < target else "NO")
             rows.append((name, work(name), f"{result['wall_us']:.1f}", "-", "-", fmt(result["mallocs"]), "-",
                          "-" if target is None else f"< {target / 1e6:g} s", met))
@@ -142,15 +132,6 @@ def main(paths):
             cpu = "" if result["cpu_us"] is None else f" ({result['cpu_us'] / files:.1f} us CPU; {result['cpu_us']:.1f} us CPU per iteration)"
             print(f"{name.rsplit('.', 1)[0]} per file: {result['wall_us'] / files:.1f} us wall clock{cpu}, "
                   f"{per_file_mallocs} mallocs")
-    for name in sorted(results):
-        if results[name]["peak"] is None or name.split(".")[0] not in ("storm", "traffic", "replay"):
-            continue
-        megabytes = results[name]["peak"] / 1e6
-        limit = PEAK_MEMORY_TARGETS_MB.get(name)
-        verdict = "" if limit is None else f" (target < {limit} MB: {'yes' if megabytes < limit else 'NO'})"
-        print(f"{name} peak resident memory: {megabytes:.0f} MB{verdict}")
-        if limit is not None and megabytes >= limit:
-            rows.append((name + " memory", "", "", "", "", "", "", "", "NO"))
     failed = [row[0] for row in rows if row[-1] == "NO"]
     if failed:
         print(f"targets missed: {', '.join(failed)}")

@@ -12,7 +12,7 @@ import RetryPolicyYAML
 /// so memory follows the requests in flight.
 let benchmarks: @Sendable () -> Void = {
     Benchmark.defaultConfiguration = .init(
-        metrics: [.wallClock, .cpuTotal, .mallocCountTotal, .peakMemoryResident],
+        metrics: [.wallClock, .cpuTotal, .throughput, .mallocCountTotal, .peakMemoryResident],
         warmupIterations: 0,
         maxDuration: .seconds(1),
         maxIterations: 3

@@ -12,11 +12,3 @@ public protocol TrafficObserver {
     /// Request `id` ended at `time`.
     mutating func requestFinished(id: Int, at time: Duration, result: TrafficResult)
 }
-
-/// How a request of simulated traffic ended.
-public enum TrafficResult: Sendable {
-    case succeeded
-    /// `rejectedByCooldown`: a cooldown refused an attempt, so the request
-    /// ended without reaching the server again.
-    case failed(RetryFailure, rejectedByCooldown: Bool)
-}

@@ -1,22 +1,5 @@
 import RetryPolicyCore
 
-/// An attempt that simulated traffic sends to the server.
-public struct TrafficAttempt: Sendable {
-    /// The request's ``TrafficArrival/id``.
-    public var id: Int
-    /// 1 for the first attempt (a hedged request's copies are numbered
-    /// the same way).
-    public var number: Int
-    /// Time since the simulation began.
-    public var time: Duration
-    /// The limit the policy sets on this attempt, if any: an answer that
-    /// would take longer is cut there and becomes a `timeout`.
-    public var timeLimit: Duration?
-    /// Whether the request is hedged: attempts after the first may then
-    /// run alongside earlier ones.
-    public var hedged: Bool
-}
-
 /// The server of simulated traffic: what each attempt comes to and how
 /// long it takes. An outage storm answers with its outage response, then
 /// 200; a replay answers what the recording shows at that time.
