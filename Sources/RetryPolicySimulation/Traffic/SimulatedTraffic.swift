@@ -5,7 +5,7 @@ import RetryPolicyCore
 ///
 /// Requests come from ``TrafficArrivals``, the server's answers from a
 /// ``TrafficResponder``, and what happens goes to a ``TrafficObserver``.
-/// Each request runs the ``RequestStateMachine`` the executor runs,
+/// Each request runs the `RequestStateMachine` the executor runs,
 /// through the same simulated driver as ``RequestTimeline`` (one
 /// `SimulatedRequest` per request in flight); this loop only orders their
 /// events. Everything happens in order of `(time, id)`: of two requests
@@ -59,9 +59,16 @@ public enum SimulatedTraffic {
         }
     }
 
-    /// Runs every arrival to its end.
+    /// Runs every arrival to its end, and returns when the last request
+    /// has ended and `arrivals` has no more.
     ///
     /// - Parameters:
+    ///   - arrivals: the requests, in order of `(time, id)`; asked for the
+    ///     next one when the simulation reaches the time of the one before.
+    ///   - responder: asked once for every attempt, as it starts.
+    ///   - observer: told of every attempt, change of a shared breaker and
+    ///     end of a request, in time order.
+    ///   - deciders: one decider for every request, or state per request.
     ///   - generator: the source of jitter, drawn in event order.
     public static func run<Arrivals: TrafficArrivals, Responder: TrafficResponder, Observer: TrafficObserver, G: RandomNumberGenerator>(
         arrivals: inout Arrivals, responder: inout Responder, observer: inout Observer, deciders: Deciders,
@@ -113,9 +120,11 @@ public enum SimulatedTraffic {
                 observer.breakerChanged(transition, at: time)
             }
             let hedged = request.machine.isHedged
+            let sent = request.machine.request
             let finished = request.perform(action) { start in
                 let attempt = TrafficAttempt(
-                    id: id, number: start.number, time: start.at, timeLimit: start.timeLimit, hedged: hedged)
+                    id: id, request: sent, number: start.number, time: start.at, timeLimit: start.timeLimit,
+                    hedged: hedged)
                 observer.attemptStarted(attempt)
                 return responder.respond(to: attempt)
             }

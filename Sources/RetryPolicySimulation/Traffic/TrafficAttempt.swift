@@ -4,6 +4,9 @@ import RetryPolicyCore
 public struct TrafficAttempt: Sendable {
     /// The request's ``TrafficArrival/id``.
     public var id: Int
+    /// The request, as it arrived: its method and endpoint, say, for a
+    /// server that answers by endpoint.
+    public var request: RetryRequest
     /// 1 for the first attempt (a hedged request's copies are numbered
     /// the same way).
     public var number: Int
@@ -15,4 +18,13 @@ public struct TrafficAttempt: Sendable {
     /// Whether the request is hedged: attempts after the first may then
     /// run alongside earlier ones.
     public var hedged: Bool
+
+    public init(id: Int, request: RetryRequest, number: Int, time: Duration, timeLimit: Duration?, hedged: Bool) {
+        self.id = id
+        self.request = request
+        self.number = number
+        self.time = time
+        self.timeLimit = timeLimit
+        self.hedged = hedged
+    }
 }
