@@ -260,7 +260,9 @@ let package = Package(
                 "RetryPolicySimulation",
                 "SchemaTestSupport",
                 .product(name: "PropertyBased", package: "swift-property-based"),
-            ]
+            ],
+            // Recorded storm reports, read through #filePath.
+            exclude: ["StormGolden"]
         ),
         .testTarget(
             name: "RetryPolicyExecutorTests",

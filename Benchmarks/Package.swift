@@ -39,6 +39,20 @@ let package = Package(
             path: "Benchmarks/PolicyFileBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
+        // Outage storms of 100,000 and 1,000,000 clients as `simulate
+        // --clients` runs them, and a million streamed requests through the
+        // simulated driver.
+        .executableTarget(
+            name: "StormBenchmarks",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "RetryPolicyCore", package: "swift-retry-policy"),
+                .product(name: "RetryPolicyYAML", package: "swift-retry-policy"),
+                .product(name: "RetryPolicySimulation", package: "swift-retry-policy"),
+            ],
+            path: "Benchmarks/StormBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
         // The executor benchmarks' policy, responses, server and clock, and
         // seed 003's retry function, shared with `executor-profile`.
         .target(
@@ -73,6 +87,32 @@ let package = Package(
             ],
             path: "Benchmarks/FleetBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        // `retry-policy replay`'s engine over a million recorded requests:
+        // an nginx log written once, streamed from the file.
+        .target(
+            name: "ReplayWorkloads",
+            dependencies: [
+                .product(name: "RetryPolicyCore", package: "swift-retry-policy"),
+                .product(name: "RetryPolicySimulation", package: "swift-retry-policy"),
+            ]
+        ),
+        .executableTarget(
+            name: "ReplayBenchmarks",
+            dependencies: [
+                "ReplayWorkloads",
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "RetryPolicySimulation", package: "swift-retry-policy"),
+            ],
+            path: "Benchmarks/ReplayBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        // `replay-profile N`: the replay benchmark without the harness (the
+        // time and the memory high-water mark of one run).
+        .executableTarget(
+            name: "replay-profile",
+            dependencies: ["ReplayWorkloads"],
+            path: "Sources/ReplayProfile"
         ),
         // The fleet policy and clock shared by the benchmarks and the probe.
         .target(

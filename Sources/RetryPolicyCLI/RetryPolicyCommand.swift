@@ -21,7 +21,7 @@ struct RetryPolicyCommand: AsyncParsableCommand {
         version: RetryPolicyVersion.current,
         subcommands: [
             LintCommand.self, TestCommand.self, DecideCommand.self, SimulateCommand.self,
-            TableCommand.self, DiffCommand.self, RequestCommand.self, InitCommand.self,
+            ReplayCommand.self, TableCommand.self, DiffCommand.self, RequestCommand.self, InitCommand.self,
             ExportCommand.self, ImportCommand.self,
         ]
     )

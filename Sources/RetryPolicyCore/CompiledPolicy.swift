@@ -123,6 +123,33 @@ public final class CompiledPolicy: Sendable {
         self.tables = tables
     }
 
+    /// The same compiled policy with another budget, cooldown and breaker:
+    /// the resolution tables, which depend on the policy alone, are shared
+    /// rather than built again (a simulation gives each of a million
+    /// clients its own state under one policy).
+    package init(sharingResolutionOf other: CompiledPolicy, budget: RetryBudget?, cooldown: CooldownGate, breaker: CircuitBreaker?) {
+        policy = other.policy
+        self.budget = budget
+        self.cooldown = cooldown
+        self.breaker = breaker
+        consultedHeaderNames = other.consultedHeaderNames
+        defaultBudgetHasLimits = other.defaultBudgetHasLimits
+        namedMethods = other.namedMethods
+        tables = other.tables
+        resolutions = other.resolutions
+        ruleCount = other.ruleCount
+        width = other.width
+        attempts = other.attempts
+        retryableMethods = other.retryableMethods
+        honorsIdempotentRequests = other.honorsIdempotentRequests
+        defaultTotal = other.defaultTotal
+        hasEndpointOverrides = other.hasEndpointOverrides
+        retryAfterCap = other.retryAfterCap
+        aboveCap = other.aboveCap
+        combine = other.combine
+        keepsCooldowns = other.keepsCooldowns
+    }
+
     /// The rule a resolution index stands for, if it stands for one.
     @inline(__always)
     func ruleIndex(resolutionIndex index: Int) -> Int? { index < ruleCount ? index : nil }

@@ -42,6 +42,22 @@ public struct RetryDecider: Sendable {
             breaker: policy.breaker.map { CircuitBreaker(configuration: $0, store: store, key: key) })
     }
 
+    /// A decider for the same policy with state of its own: a new budget,
+    /// cooldown and breaker, as `RetryDecider(policy:)` makes them, kept
+    /// in this process. The compiled rules are shared, so making one
+    /// costs the state alone.
+    package func withOwnState() -> RetryDecider {
+        let policy = compiled.policy
+        return RetryDecider(
+            compiled: CompiledPolicy(
+                sharingResolutionOf: compiled, budget: policy.budget.map(RetryBudget.init(configuration:)),
+                cooldown: CooldownGate(), breaker: policy.breaker.map(CircuitBreaker.init(configuration:))))
+    }
+
+    private init(compiled: CompiledPolicy) {
+        self.compiled = compiled
+    }
+
     /// The header names the policy reads, so adapters can pass only those.
     @inlinable public var consultedHeaderNames: [String] { compiled.consultedHeaderNames }
 

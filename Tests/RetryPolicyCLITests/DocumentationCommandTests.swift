@@ -14,7 +14,9 @@ import Testing
 /// rewrites the documented output from the real one.
 @Suite("Documented commands print what the docs say")
 struct DocumentationCommandTests {
-    static let documents = ["README.md", "docs/cli.md", "docs/executor.md", "docs/policy-files.md", "docs/interop.md"]
+    static let documents = [
+        "README.md", "docs/cli.md", "docs/executor.md", "docs/policy-files.md", "docs/interop.md", "docs/replay.md",
+    ]
 
     struct Example: CustomTestStringConvertible, Sendable {
         var document: String

@@ -16,7 +16,10 @@ extension CircuitBreakerStateMachine {
         init(_ sampling: CircuitBreakerConfiguration.Sampling) {
             self.sampling = sampling
             switch sampling {
-            case .count(let size): slots = []; slots.reserveCapacity(max(size, 1))
+            // The ring grows with the calls it sees rather than being
+            // reserved whole: a simulation gives each of a million clients
+            // a breaker that sees a handful of calls.
+            case .count: slots = []
             case .time: slots = [Int](repeating: 0, count: Self.bucketCount * 2)
             }
         }

@@ -23,7 +23,11 @@ struct SimulatedRequest: Sendable {
         var end: Duration
         var outcome: AttemptOutcome
     }
-    private var inFlight: [InFlight] = []
+    /// The attempts in flight: the one a sequential request sends is kept
+    /// inline (a storm holds a million requests between events), further
+    /// copies of a hedged request in `copies`.
+    private var single: InFlight?
+    private var copies: [InFlight] = []
     private var timer: (at: Duration, isWait: Bool)?
 
     init(machine: RequestStateMachine, startedAt: Duration, origin: Timestamp) {
@@ -40,7 +44,8 @@ struct SimulatedRequest: Sendable {
 
     /// When the next thing happens, or `nil` once the request is over.
     var nextEvent: Duration? {
-        let attempt = inFlight.lazy.map(\.end).min()
+        var attempt = single?.end
+        for copy in copies where attempt.map({ copy.end < $0 }) ?? true { attempt = copy.end }
         switch (attempt, timer?.at) {
         case (let a?, let t?): return min(a, t)
         case (let a?, nil): return a
@@ -74,13 +79,15 @@ struct SimulatedRequest: Sendable {
             switch action {
             case .startAttempt(let number, let limit):
                 let (outcome, duration) = respond(Start(number: number, at: now, timeLimit: limit))
-                inFlight = [InFlight(number: number, end: now + duration, outcome: outcome)]
+                single = InFlight(number: number, end: now + duration, outcome: outcome)
+                copies.removeAll()
                 timer = nil
                 return nil
             case .hedge(let start, let next):
                 if let start {
                     let (outcome, duration) = respond(Start(number: start.number, at: now, timeLimit: start.timeLimit))
-                    inFlight.append(InFlight(number: start.number, end: now + duration, outcome: outcome))
+                    let copy = InFlight(number: start.number, end: now + duration, outcome: outcome)
+                    if single == nil { single = copy } else { copies.append(copy) }
                 }
                 timer = next.map { (now + $0, false) }
                 return nil
@@ -90,7 +97,8 @@ struct SimulatedRequest: Sendable {
             case .refreshCredentials:
                 action = machine.credentialRefreshFinished(at: requestTime(now))
             case .succeed, .fail:
-                inFlight.removeAll()
+                single = nil
+                copies.removeAll()
                 timer = nil
                 return action
             }
@@ -103,8 +111,7 @@ struct SimulatedRequest: Sendable {
         guard let next = nextEvent else { preconditionFailure("advance() on a request with nothing pending") }
         now = next
         let time = requestTime(next)
-        if let index = earliestAttempt(endingAt: next) {
-            let attempt = inFlight.remove(at: index)
+        if let attempt = removeEarliestAttempt(endingAt: next) {
             if machine.isHedged {
                 return machine.attemptFinished(
                     attempt.number, attempt.outcome, at: time, producedValue: attempt.outcome.isResponse,
@@ -118,12 +125,18 @@ struct SimulatedRequest: Sendable {
         return isWait ? machine.waitFinished(at: time) : machine.hedgeDelayElapsed(at: time)
     }
 
-    private func earliestAttempt(endingAt time: Duration) -> Int? {
+    /// Takes out the attempt in flight that ends at `time`, the lowest
+    /// numbered one if several do.
+    private mutating func removeEarliestAttempt(endingAt time: Duration) -> InFlight? {
         var best: Int?
-        for index in inFlight.indices where inFlight[index].end == time {
-            if best.map({ inFlight[index].number < inFlight[$0].number }) ?? true { best = index }
+        for index in copies.indices where copies[index].end == time {
+            if best.map({ copies[index].number < copies[$0].number }) ?? true { best = index }
         }
-        return best
+        if let first = single, first.end == time, best.map({ first.number < copies[$0].number }) ?? true {
+            single = nil
+            return first
+        }
+        return best.map { copies.remove(at: $0) }
     }
 }
 

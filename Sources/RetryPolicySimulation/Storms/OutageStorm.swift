@@ -84,134 +84,32 @@ public struct OutageStorm: Sendable {
     /// The most histogram windows a storm reports.
     public static let maximumWindows = 100_000
 
-    private struct Event: Comparable {
-        var time: Duration
-        var client: Int
-        static func < (lhs: Event, rhs: Event) -> Bool { (lhs.time, lhs.client) < (rhs.time, rhs.client) }
-    }
-
     public static func run(policy: Policy, configuration: Configuration) -> OutageStorm {
         let clients = max(configuration.clients, 0)
-        let sharedDecider = RetryDecider(policy: policy)
+        let decider = RetryDecider(policy: policy)
         // Separate clients need separate state only when the policy has
-        // state (a budget or cooldowns); otherwise one decider is the same
-        // and keeps a million-client storm small in memory.
+        // state (a budget, a breaker or cooldowns); otherwise one decider
+        // is the same and costs nothing per client.
         let stateful = policy.budget != nil || policy.breaker != nil || policy.retryAfter.cooldown != .off
         let shared = configuration.shared || !stateful
         var generator = SplitMix64(seed: configuration.seed)
-        var queue = MinHeap<Event>()
-        for client in 0..<clients {
-            var start = Duration.zero
-            if configuration.spread > .zero {
-                start = .nanoseconds(Int64.random(in: 0...configuration.spread.nanosecondsSaturated, using: &generator))
-            }
-            queue.push(Event(time: start, client: client))
-        }
-        // Each client runs the request state machine the executor runs,
-        // through the simulated driver `RequestTimeline` uses; the storm
-        // only supplies the server's answers and the time. A client's
-        // entry in the queue is valid while its time is the client's next
-        // event (a hedged request's timer can move earlier or later).
-        var requests: [SimulatedRequest?] = Array(repeating: nil, count: clients)
-        var scheduled: [Duration?] = Array(repeating: nil, count: clients)
-        var requestStarts: [Duration] = []
-        var retryStarts: [Duration] = []
-        var hedges = 0
-        var succeeded = 0
-        var failures: [StopReason: Int] = [:]
-        var rejected = 0
-        var finishedAt = Duration.zero
-        var periods: [BreakerPeriod] = []
-        // The shared breaker's changes, as the machines report them.
-        func note(_ transition: CircuitBreakerTransition?, at time: Duration) {
-            guard shared, let transition else { return }
-            if !periods.isEmpty, periods[periods.count - 1].end == nil { periods[periods.count - 1].end = time }
-            switch transition {
-            case .opened: periods.append(BreakerPeriod(state: .open, start: time, end: nil))
-            case .halfOpened: periods.append(BreakerPeriod(state: .halfOpen, start: time, end: nil))
-            case .closed: break
-            }
-        }
-        let origin = RequestTimeline.origin
-        let outageResponse = configuration.outageResponse
-        let recovered = ScriptedResponse(outcome: .status(200))
-        var pendingStarts = Array(repeating: true, count: clients)
-        while let event = queue.pop() {
-            let client = event.client
-            var action: RequestStateMachine.Action
-            if pendingStarts[client] {
-                pendingStarts[client] = false
-                var request = SimulatedRequest(
-                    machine: RequestStateMachine(
-                        decider: shared ? sharedDecider : RetryDecider(policy: policy), keepsHistory: false,
-                        concurrentAttempts: true),
-                    startedAt: event.time, origin: origin)
-                action = request.start()
-                note(request.machine.breakerTransition, at: event.time)
-                requests[client] = request
-            } else {
-                guard scheduled[client] == event.time, requests[client] != nil else { continue }
-                action = requests[client]!.advance(using: &generator)
-                note(requests[client]!.machine.breakerTransition, at: event.time)
-            }
-            let hedged = requests[client]!.machine.isHedged
-            let finished = requests[client]!.perform(action) { start in
-                requestStarts.append(start.at)
-                if start.number > 1 { retryStarts.append(start.at) }
-                if start.number > 1, hedged { hedges += 1 }
-                let scripted = start.at < configuration.outage ? outageResponse : recovered
-                return scripted.resolve(latency: configuration.latency, timeLimit: start.timeLimit)
-            }
-            switch finished {
-            case .none:
-                let next = requests[client]!.nextEvent!
-                scheduled[client] = next
-                queue.push(Event(time: next, client: client))
-            case .succeed?:
-                succeeded += 1
-                finishedAt = max(finishedAt, event.time)
-                requests[client] = nil
-            case .fail(let failure)?:
-                if requests[client]!.machine.rejectedByCooldown {
-                    rejected += 1
-                } else {
-                    failures[failure.reason, default: 0] += 1
-                }
-                finishedAt = max(finishedAt, event.time)
-                requests[client] = nil
-            default:
-                preconditionFailure("perform returns only the action that ends the request")
-            }
-        }
-        // At most `maximumWindows` bars: a window too fine for the storm's
-        // length is widened tenfold until it fits.
+        // Every start is drawn before the first jitter, in client order.
+        var arrivals = StormArrivals(clients: clients, spread: configuration.spread, using: &generator)
+        var responder = OutageResponder(
+            outage: configuration.outage, outageResponse: configuration.outageResponse, latency: configuration.latency)
+        var tally = StormTally(outage: configuration.outage, window: configuration.window)
+        SimulatedTraffic.run(
+            arrivals: &arrivals, responder: &responder, observer: &tally,
+            deciders: shared ? .shared(decider) : .perRequest(decider), using: &generator)
         var configuration = configuration
-        var windowNanos = max(configuration.window.nanosecondsSaturated, 1)
-        let lastStart = requestStarts.max()?.nanosecondsSaturated ?? 0
-        while lastStart / windowNanos >= Int64(maximumWindows) {
-            windowNanos = windowNanos > Int64.max / 10 ? Int64.max : windowNanos * 10
-        }
-        configuration.window = .nanoseconds(windowNanos)
-        var load: [Int] = []
-        for start in requestStarts {
-            let slot = Int(start.nanosecondsSaturated / windowNanos)
-            if slot >= load.count { load.append(contentsOf: repeatElement(0, count: slot - load.count + 1)) }
-            load[slot] += 1
-        }
-        let peak = load.max() ?? 0
-        retryStarts.sort()
-        var burst = 0
-        var low = 0
-        for high in retryStarts.indices {
-            while retryStarts[high] - retryStarts[low] >= burstWindow { low += 1 }
-            burst = max(burst, high - low + 1)
-        }
-        let peakSlot = load.firstIndex(of: peak) ?? 0
+        configuration.window = .nanoseconds(tally.windowNanoseconds)
+        let peak = tally.load.max() ?? 0
+        let peakSlot = tally.load.firstIndex(of: peak) ?? 0
         return OutageStorm(
-            configuration: configuration, load: load, totalRequests: requestStarts.count, peak: peak,
-            peakAt: .nanoseconds(Int64(peakSlot) * windowNanos), succeeded: succeeded, failures: failures,
-            rejectedByCooldown: rejected, finishedAt: finishedAt, retryBurst: burst,
-            outageRequests: requestStarts.lazy.filter { $0 < configuration.outage }.count, breakerPeriods: periods,
-            hedges: hedges)
+            configuration: configuration, load: tally.load, totalRequests: tally.totalRequests, peak: peak,
+            peakAt: .nanoseconds(Int64(peakSlot) * tally.windowNanoseconds), succeeded: tally.succeeded,
+            failures: tally.failures, rejectedByCooldown: tally.rejectedByCooldown, finishedAt: tally.finishedAt,
+            retryBurst: tally.retryBurst, outageRequests: tally.outageRequests, breakerPeriods: tally.breakerPeriods,
+            hedges: tally.hedges)
     }
 }

@@ -1,0 +1,170 @@
+import RetryPolicyCore
+
+/// Reads HTTP Archive 1.2 documents entry by entry, as the bytes arrive:
+/// only `log.entries` is looked into, and only one entry is held at a
+/// time, so a large archive takes no more memory than its largest entry.
+///
+/// Of an entry, replay reads `startedDateTime`, `time` (milliseconds),
+/// `request.method`, `request.url`, `response.status` and, of
+/// `response.headers`, only those a policy's `retry_after` reads. A
+/// status of 0 (no response: browsers write the reason in `_error`) is
+/// read as the transport failure the reason names, else
+/// `connection_lost`.
+struct HARParser {
+    let path: String
+    let keptHeaders: Set<String>
+
+    private enum Container {
+        case object(key: [UInt8], expectingKey: Bool)
+        case array(entries: Bool)
+    }
+    private var stack: [Container] = []
+    private var inString = false
+    private var escaped = false
+    private var stringBytes: [UInt8] = []
+    private var capturing = false
+    private var capture: [UInt8] = []
+    private var captureLine = 1
+    private var line = 1
+    private(set) var sawEntries = false
+
+    init(path: String, keptHeaders: Set<String>) {
+        self.path = path
+        self.keptHeaders = keptHeaders
+    }
+
+    /// Feeds the next bytes; every entry they complete is handed to
+    /// `emit` (a record or a located warning).
+    mutating func consume(_ chunk: ArraySlice<UInt8>, emit: (Result<RecordedRequest?, ReplayDiagnostic>) -> Void) {
+        var captureStart = capturing ? chunk.startIndex : nil
+        for index in chunk.indices {
+            let byte = chunk[index]
+            if byte == 10 { line += 1 }
+            if inString {
+                if escaped {
+                    escaped = false
+                } else if byte == UInt8(ascii: "\\") {
+                    escaped = true
+                } else if byte == UInt8(ascii: "\"") {
+                    inString = false
+                    if stack.count <= 2, case .object(_, true)? = stack.last {
+                        stack[stack.count - 1] = .object(key: stringBytes, expectingKey: false)
+                    }
+                } else if stack.count <= 2, stringBytes.count < 16 {
+                    stringBytes.append(byte)
+                }
+                continue
+            }
+            switch byte {
+            case UInt8(ascii: "\""):
+                inString = true
+                stringBytes.removeAll(keepingCapacity: true)
+            case UInt8(ascii: "{"):
+                if case .array(true)? = stack.last {
+                    capturing = true
+                    captureLine = line
+                    capture.removeAll(keepingCapacity: true)
+                    captureStart = index
+                }
+                stack.append(.object(key: [], expectingKey: true))
+            case UInt8(ascii: "["):
+                let isEntries = stack.count == 2 && Self.key(stack[0]) == Self.logKey && Self.key(stack[1]) == Self.entriesKey
+                if isEntries { sawEntries = true }
+                stack.append(.array(entries: isEntries))
+            case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                if !stack.isEmpty { stack.removeLast() }
+                if byte == UInt8(ascii: "}"), capturing, case .array(true)? = stack.last {
+                    capture.append(contentsOf: chunk[captureStart!...index])
+                    capturing = false
+                    captureStart = nil
+                    emit(entry())
+                }
+            case UInt8(ascii: ","):
+                if case .object(let key, _)? = stack.last { stack[stack.count - 1] = .object(key: key, expectingKey: true) }
+            default:
+                break
+            }
+        }
+        if capturing, let captureStart { capture.append(contentsOf: chunk[captureStart...]) }
+    }
+
+    /// After the last bytes: an archive cut inside an entry, or one
+    /// without `log.entries`, is reported.
+    func finish() -> ReplayDiagnostic? {
+        if capturing {
+            return ReplayDiagnostic(
+                location: SourceLocation(file: path, line: captureLine, column: 1),
+                message: "the archive ends inside this entry", suggestion: "the file may be truncated; export it again")
+        }
+        if !sawEntries {
+            return ReplayDiagnostic(
+                location: SourceLocation(file: path, line: 1, column: 1),
+                message: "not a HAR archive: expected {\"log\": {\"entries\": [...]}}",
+                suggestion: "name the format with --format if this is another kind of recording")
+        }
+        return nil
+    }
+
+    private static let logKey = Array("log".utf8)
+    private static let entriesKey = Array("entries".utf8)
+
+    private static func key(_ container: Container) -> [UInt8]? {
+        if case .object(let key, _) = container { key } else { nil }
+    }
+
+    private func entry() -> Result<RecordedRequest?, ReplayDiagnostic> {
+        let location = SourceLocation(file: path, line: captureLine, column: 1)
+        func problem(_ message: String) -> Result<RecordedRequest?, ReplayDiagnostic> {
+            .failure(ReplayDiagnostic(location: location, message: message, suggestion: "HAR 1.2 entries have startedDateTime, time, request and response"))
+        }
+        let object: JSONNode
+        do {
+            object = try JSONNode.parse(capture[...])
+        } catch {
+            return problem("this entry is not JSON: expected \(error.expected)")
+        }
+        guard let started = object["startedDateTime"]?.string, let start = RecordedTime.iso8601(started[...]) else {
+            return problem("expected startedDateTime as ISO 8601 with a zone")
+        }
+        guard let request = object["request"], let method = request["method"]?.string, !method.isEmpty,
+            let url = request["url"]?.string
+        else {
+            return problem("expected request.method and request.url")
+        }
+        guard let response = object["response"], let statusText = response["status"]?.numberText, let status = Int(statusText) else {
+            return problem("expected response.status as a number")
+        }
+        var duration: Duration?
+        if let text = object["time"]?.numberText, let nanos = RecordedTime.decimalNanoseconds(text) {
+            duration = .nanoseconds(nanos / 1000)
+        }
+        let outcome: AttemptOutcome
+        if status == 0 {
+            outcome = .transport(Self.failure(named: response["_error"]?.string ?? object["_error"]?.string))
+        } else {
+            guard StatusPattern.validCodes.contains(status) else { return problem("expected response.status within 100-599, or 0") }
+            var headers = ResponseHeaders()
+            for header in response["headers"]?.array ?? [] {
+                guard let name = header["name"]?.string, keptHeaders.contains(name.lowercased()), let value = header["value"]?.string else { continue }
+                headers.append(name: name, value: value)
+            }
+            outcome = .response(status: status, headers: headers)
+        }
+        return .success(RecordedRequest(
+            start: start, method: HTTPMethod(rawValue: method), endpoint: EndpointKey.fromTarget(url[...]),
+            attempts: [RecordedAttempt(outcome: outcome, duration: duration)], location: location))
+    }
+
+    /// The transport failure a browser's `_error` names
+    /// (`net::ERR_CONNECTION_REFUSED`).
+    static func failure(named error: String?) -> TransportFailure {
+        guard let error = error?.uppercased() else { return .connectionLost }
+        if error.contains("TIMED_OUT") || error.contains("TIMEOUT") { return .timeout }
+        if error.contains("REFUSED") { return .connectionRefused }
+        if error.contains("NAME_NOT_RESOLVED") || error.contains("DNS") { return .dns }
+        if error.contains("CERT") || error.contains("SSL") || error.contains("TLS") { return .tls }
+        if error.contains("INTERNET_DISCONNECTED") { return .offline }
+        if error.contains("ABORTED") { return .cancelled }
+        return .connectionLost
+    }
+}

@@ -1,0 +1,85 @@
+import RetryPolicyCore
+
+/// What an outage storm counts as its traffic runs, kept as it goes: the
+/// load histogram, the retry burst and the totals need no list of every
+/// request, so a storm's memory follows its clients in flight.
+struct StormTally: TrafficObserver {
+    let outage: Duration
+    /// Width of one histogram window in nanoseconds: the configured one,
+    /// widened tenfold while the storm is too long for
+    /// ``OutageStorm/maximumWindows`` of them.
+    private(set) var windowNanoseconds: Int64
+    private(set) var load: [Int] = []
+    private(set) var totalRequests = 0
+    private(set) var outageRequests = 0
+    private(set) var hedges = 0
+    private(set) var retryBurst = 0
+    private(set) var succeeded = 0
+    private(set) var failures: [StopReason: Int] = [:]
+    private(set) var rejectedByCooldown = 0
+    private(set) var finishedAt = Duration.zero
+    private(set) var breakerPeriods: [OutageStorm.BreakerPeriod] = []
+    /// The retries of the last ``OutageStorm/burstWindow``, oldest first
+    /// from `burstStart`; attempts arrive in time order, so the window
+    /// slides forward only.
+    private var recentRetries: [Duration] = []
+    private var burstStart = 0
+
+    init(outage: Duration, window: Duration) {
+        self.outage = outage
+        windowNanoseconds = max(window.nanosecondsSaturated, 1)
+    }
+
+    mutating func attemptStarted(_ attempt: TrafficAttempt) {
+        totalRequests += 1
+        if attempt.time < outage { outageRequests += 1 }
+        count(attempt.time)
+        guard attempt.number > 1 else { return }
+        if attempt.hedged { hedges += 1 }
+        recentRetries.append(attempt.time)
+        while attempt.time - recentRetries[burstStart] >= OutageStorm.burstWindow { burstStart += 1 }
+        retryBurst = max(retryBurst, recentRetries.count - burstStart)
+        if burstStart >= 4096, burstStart * 2 >= recentRetries.count {
+            recentRetries.removeFirst(burstStart)
+            burstStart = 0
+        }
+    }
+
+    /// Adds a request at `time` to its window, widening every window
+    /// tenfold first when `time` lies beyond the last one allowed: a
+    /// window `w` wide holds what the ten windows `w / 10` wide within it
+    /// held, so the histogram is the one the final width gives.
+    private mutating func count(_ time: Duration) {
+        let nanoseconds = time.nanosecondsSaturated
+        while nanoseconds / windowNanoseconds >= Int64(OutageStorm.maximumWindows) {
+            windowNanoseconds = windowNanoseconds > Int64.max / 10 ? Int64.max : windowNanoseconds * 10
+            var wider = [Int](repeating: 0, count: load.isEmpty ? 0 : (load.count - 1) / 10 + 1)
+            for (slot, requests) in load.enumerated() { wider[slot / 10] += requests }
+            load = wider
+        }
+        let slot = Int(nanoseconds / windowNanoseconds)
+        if slot >= load.count { load.append(contentsOf: repeatElement(0, count: slot - load.count + 1)) }
+        load[slot] += 1
+    }
+
+    mutating func breakerChanged(_ transition: CircuitBreakerTransition, at time: Duration) {
+        if let last = breakerPeriods.indices.last, breakerPeriods[last].end == nil { breakerPeriods[last].end = time }
+        switch transition {
+        case .opened: breakerPeriods.append(OutageStorm.BreakerPeriod(state: .open, start: time, end: nil))
+        case .halfOpened: breakerPeriods.append(OutageStorm.BreakerPeriod(state: .halfOpen, start: time, end: nil))
+        case .closed: break
+        }
+    }
+
+    mutating func requestFinished(id: Int, at time: Duration, result: TrafficResult) {
+        switch result {
+        case .succeeded:
+            succeeded += 1
+        case .failed(_, rejectedByCooldown: true):
+            rejectedByCooldown += 1
+        case .failed(let failure, rejectedByCooldown: false):
+            failures[failure.reason, default: 0] += 1
+        }
+        finishedAt = max(finishedAt, time)
+    }
+}

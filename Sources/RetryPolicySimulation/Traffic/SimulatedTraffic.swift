@@ -1,0 +1,148 @@
+import RetryPolicyCore
+
+/// Many requests under one policy on simulated time: the driver outage
+/// storms and replays share.
+///
+/// Requests come from ``TrafficArrivals``, the server's answers from a
+/// ``TrafficResponder``, and what happens goes to a ``TrafficObserver``.
+/// Each request runs the `RequestStateMachine` the executor runs,
+/// through the same simulated driver as ``RequestTimeline`` (one
+/// `SimulatedRequest` per request in flight); this loop only orders their
+/// events. Everything happens in order of `(time, id)`: of two requests
+/// with something to do at the same moment, the lower id goes first, and
+/// jitter is drawn from one generator in that order, so a run is a
+/// function of its inputs and the seed.
+///
+/// Memory follows the requests in flight, not the requests in total: a
+/// request's state is dropped when it ends and arrivals are read only
+/// when the simulation reaches them.
+public enum SimulatedTraffic {
+    /// Whose budget, cooldown and circuit breaker each request uses.
+    public enum Deciders: Sendable {
+        /// One decider for every request, as for concurrent requests
+        /// inside one process: they share its budget, cooldown and
+        /// breaker.
+        case shared(RetryDecider)
+        /// Each request has state of its own (a fresh budget, cooldown and
+        /// breaker, as `RetryDecider(policy:)` makes them) under the
+        /// policy of this decider, as separate processes would.
+        case perRequest(RetryDecider)
+    }
+
+    /// A request's next event in the queue: its time as whole seconds and
+    /// attoseconds (compared as integers, exactly as the durations
+    /// compare), the request's id, and where its state is. An entry is
+    /// current while its time is the request's scheduled one: a hedged
+    /// request's timer can move, which leaves its earlier entry behind.
+    private struct Event: Comparable {
+        var seconds: Int64
+        var attoseconds: Int64
+        var id: Int
+        var slot: Int32
+
+        init(time: Duration, id: Int, slot: Int) {
+            (seconds, attoseconds) = time.components
+            self.id = id
+            self.slot = Int32(slot)
+        }
+
+        var time: Duration { Duration(secondsComponent: seconds, attosecondsComponent: attoseconds) }
+
+        static func < (lhs: Event, rhs: Event) -> Bool {
+            if lhs.seconds != rhs.seconds { return lhs.seconds < rhs.seconds }
+            if lhs.attoseconds != rhs.attoseconds { return lhs.attoseconds < rhs.attoseconds }
+            return lhs.id < rhs.id
+        }
+
+        static func == (lhs: Event, rhs: Event) -> Bool {
+            lhs.seconds == rhs.seconds && lhs.attoseconds == rhs.attoseconds && lhs.id == rhs.id
+        }
+    }
+
+    /// Runs every arrival to its end, and returns when the last request
+    /// has ended and `arrivals` has no more.
+    ///
+    /// - Parameters:
+    ///   - arrivals: the requests, in order of `(time, id)`; asked for the
+    ///     next one when the simulation reaches the time of the one before.
+    ///   - responder: asked once for every attempt, as it starts.
+    ///   - observer: told of every attempt, change of a shared breaker and
+    ///     end of a request, in time order.
+    ///   - deciders: one decider for every request, or state per request.
+    ///   - generator: the source of jitter, drawn in event order.
+    public static func run<Arrivals: TrafficArrivals, Responder: TrafficResponder, Observer: TrafficObserver, G: RandomNumberGenerator>(
+        arrivals: inout Arrivals, responder: inout Responder, observer: inout Observer, deciders: Deciders,
+        using generator: inout G
+    ) {
+        let origin = RequestTimeline.origin
+        var slots = RequestSlots()
+        var queue = MinHeap<Event>()
+        var arrival = arrivals.next()
+        var previous: (time: Duration, id: Int)?
+        while true {
+            // The request the event is for, moved out of its slot while it
+            // runs and moved back if it goes on: no copy of its state.
+            var request: SimulatedRequest
+            var index: Int?
+            var action: RequestStateMachine.Action
+            let time: Duration
+            let id: Int
+            if let next = arrival, queue.first.map({ (next.time, next.id) < ($0.time, $0.id) }) ?? true {
+                if let previous {
+                    precondition((previous.time, previous.id) < (next.time, next.id), "arrivals come in order of (time, id)")
+                }
+                previous = (next.time, next.id)
+                arrival = arrivals.next()
+                let decider: RetryDecider
+                switch deciders {
+                case .shared(let shared): decider = shared
+                case .perRequest(let template): decider = template.withOwnState()
+                }
+                request = SimulatedRequest(
+                    machine: RequestStateMachine(
+                        decider: decider, request: next.request, keepsHistory: false, concurrentAttempts: true),
+                    startedAt: next.time, origin: origin)
+                action = request.start()
+                time = next.time
+                id = next.id
+            } else if let event = queue.pop() {
+                let slot = Int(event.slot)
+                time = event.time
+                guard let current = slots.take(slot, id: event.id, at: time) else { continue }
+                request = current
+                index = slot
+                action = request.advance(using: &generator)
+                id = event.id
+            } else {
+                return
+            }
+            if case .shared = deciders, let transition = request.machine.breakerTransition {
+                observer.breakerChanged(transition, at: time)
+            }
+            let hedged = request.machine.isHedged
+            let sent = request.machine.request
+            let finished = request.perform(action) { start in
+                let attempt = TrafficAttempt(
+                    id: id, request: sent, number: start.number, time: start.at, timeLimit: start.timeLimit,
+                    hedged: hedged)
+                observer.attemptStarted(attempt)
+                return responder.respond(to: attempt)
+            }
+            switch finished {
+            case .none:
+                let next = request.nextEvent!
+                let slot = slots.store(request, id: id, next: next, in: index)
+                queue.push(Event(time: next, id: id, slot: slot))
+            case .succeed?:
+                if let index { slots.release(index) }
+                observer.requestFinished(id: id, at: time, result: .succeeded)
+            case .fail(let failure)?:
+                if let index { slots.release(index) }
+                let rejected = request.machine.rejectedByCooldown
+                observer.requestFinished(id: id, at: time, result: .failed(failure, rejectedByCooldown: rejected))
+            default:
+                preconditionFailure("perform returns only the action that ends the request")
+            }
+        }
+    }
+}
