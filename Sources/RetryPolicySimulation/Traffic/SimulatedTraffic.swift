@@ -36,26 +36,27 @@ public enum SimulatedTraffic {
     /// request's timer can move, which leaves its earlier entry behind.
     private struct Event: Comparable {
         var seconds: Int64
-        var attoseconds: Int64
+        /// The fraction of a second, in attoseconds (`Duration.components`).
+        var fraction: Int64
         var id: Int
         var slot: Int32
 
         init(time: Duration, id: Int, slot: Int) {
-            (seconds, attoseconds) = time.components
+            (seconds, fraction) = time.components
             self.id = id
             self.slot = Int32(slot)
         }
 
-        var time: Duration { Duration(secondsComponent: seconds, attosecondsComponent: attoseconds) }
+        var time: Duration { Duration(secondsComponent: seconds, attosecondsComponent: fraction) }
 
         static func < (lhs: Event, rhs: Event) -> Bool {
             if lhs.seconds != rhs.seconds { return lhs.seconds < rhs.seconds }
-            if lhs.attoseconds != rhs.attoseconds { return lhs.attoseconds < rhs.attoseconds }
+            if lhs.fraction != rhs.fraction { return lhs.fraction < rhs.fraction }
             return lhs.id < rhs.id
         }
 
         static func == (lhs: Event, rhs: Event) -> Bool {
-            lhs.seconds == rhs.seconds && lhs.attoseconds == rhs.attoseconds && lhs.id == rhs.id
+            lhs.seconds == rhs.seconds && lhs.fraction == rhs.fraction && lhs.id == rhs.id
         }
     }
 
