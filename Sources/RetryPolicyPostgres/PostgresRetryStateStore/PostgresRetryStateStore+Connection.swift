@@ -101,6 +101,10 @@ extension PostgresRetryStateStore {
             if Task.isCancelled || state.withLock({ $0.stopped }) { break }
             logger.warning("shared state: connection lost; deciding on local state until it is back")
         }
+        // Cancelled before the first connection was listened on (a
+        // shutdown right after the start): it is still open, and a
+        // connection must be closed before it is released.
+        if let connection { try? await connection.close() }
     }
 
     /// Listens on `connection` until it closes (or the store stops):

@@ -60,7 +60,17 @@ extension PostgresRetryStateStore {
         }
         let supervisor = Task { [self, connection] in await supervise(firstConnection: connection) }
         let flusher = Task { [self] in await flushRefundsPeriodically() }
-        state.withLock { $0.tasks += [supervisor, flusher] }
+        // A shutdown since `begun` took the task list before these were in
+        // it: stop them here, as it would have.
+        let stoppedMeanwhile = state.withLock { state in
+            if !state.stopped { state.tasks += [supervisor, flusher] }
+            return state.stopped
+        }
+        if stoppedMeanwhile {
+            supervisor.cancel()
+            flusher.cancel()
+            return
+        }
         guard connection != nil else { return }
         // Listening and the first synchronisation, bounded.
         let ready = await withTaskGroup(of: Bool.self) { group in

@@ -32,10 +32,13 @@ extension PostgresRetryStateStore {
         return try await promise.futureResult.get()
     }
 
-    /// Starts closing `connection` without waiting for it.
+    /// Starts closing `connection` without waiting for it. The connection
+    /// is kept until its channel has closed: released while the channel is
+    /// still active, it is a connection "deinitialized before being closed"
+    /// (an assertion of PostgresNIO's debug builds).
     static func closeInBackground(_ connection: PostgresConnection) {
         let closing: EventLoopFuture<Void> = connection.close()
-        closing.whenComplete { _ in }
+        closing.whenComplete { _ in withExtendedLifetime(connection) {} }
     }
 
     static func describe(_ error: any Error) -> String {
