@@ -5,9 +5,9 @@ import RetryPolicyCore
 /// Every recorded request is an arrival of ``SimulatedTraffic``, the
 /// driver outage storms run on, at its recorded start, under one shared
 /// decider (so a budget, breaker or cooldown acts across all of them, in
-/// time order). ``RecordedResponder`` answers its first attempt with the
+/// time order). Its responder answers a request's first attempt with the
 /// recorded outcome and a retry, landing later, with a seeded draw from
-/// the ``TrafficModel`` at that time; ``ReplayTally`` counts.
+/// the recording's model at that time, and a tally counts.
 ///
 /// It streams: a recorded request is read when simulated time comes
 /// within one model bucket of it, buckets behind the current time are

@@ -48,7 +48,10 @@ public struct RecordingStream {
     static let detectionLength = 4096
 
     /// - Parameters:
+    ///   - path: the file's name in warnings and errors.
     ///   - format: the format, or `nil` to tell it from the first bytes.
+    ///   - options: the headers kept, an nginx `log_format`, the
+    ///     reorder window).
     ///   - read: the next chunk of the file, or `nil` at its end.
     public init(path: String, format: TrafficFormat?, options: RecordingOptions, read: @escaping () throws -> [UInt8]?) {
         self.path = path
