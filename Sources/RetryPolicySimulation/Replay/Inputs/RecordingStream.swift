@@ -51,7 +51,7 @@ public struct RecordingStream {
     ///   - path: the file's name in warnings and errors.
     ///   - format: the format, or `nil` to tell it from the first bytes.
     ///   - options: the headers kept, an nginx `log_format`, the
-    ///     reorder window).
+    ///     reorder window.
     ///   - read: the next chunk of the file, or `nil` at its end.
     public init(path: String, format: TrafficFormat?, options: RecordingOptions, read: @escaping () throws -> [UInt8]?) {
         self.path = path
