@@ -122,6 +122,10 @@ public struct RequestStateMachine: Sendable {
     let hedges: Bool
     var state = State.idle
     let keepsHistory: Bool
+    /// The error kind of the last attempt before the machine was parked,
+    /// when it was resumed from its parked form (it has no record of
+    /// that attempt).
+    var resumedErrorKind: SDKError.Kind?
 
     /// - Parameters:
     ///   - decider: the policy's shared decider.
@@ -293,5 +297,9 @@ public struct RequestStateMachine: Sendable {
 
     /// The error of the last attempt, or a timeout when none ran: what a
     /// request that stops before an attempt reports.
-    var lastError: SDKError { history.last.map(errorOf) ?? SDKError(kind: .timeout, transport: .timeout) }
+    var lastError: SDKError {
+        if let last = history.last { return errorOf(last) }
+        if let kind = resumedErrorKind { return decider.error(for: input.outcome, kind: kind) }
+        return SDKError(kind: .timeout, transport: .timeout)
+    }
 }

@@ -29,12 +29,53 @@ struct SimulatedRequest: Sendable {
     private var single: InFlight?
     private var copies: [InFlight] = []
     private var timer: (at: Duration, isWait: Bool)?
+    /// The outcome of the last attempt that finished: a machine parked
+    /// while it waits needs it back to resume.
+    private var lastOutcome: AttemptOutcome?
 
     init(machine: RequestStateMachine, startedAt: Duration, origin: Timestamp) {
         self.machine = machine
         self.startedAt = startedAt
         self.origin = origin
         now = startedAt
+    }
+
+    /// A request kept between events in its parked form: the machine's,
+    /// when the request started, and the outcome of the attempt in flight
+    /// (or, while it waits, of the last attempt).
+    struct Parked: Sendable {
+        var machine: RequestStateMachine.Parked
+        var startedAt: Duration
+        var outcome: AttemptOutcome?
+    }
+
+    /// Whether ``park()`` can keep the request: a sequential one (a hedged
+    /// request has several attempts in flight and a timer that moves).
+    var isParkable: Bool { machine.isParkable }
+
+    /// The request in its parked form, to be resumed at ``nextEvent``.
+    func park() -> Parked {
+        let machine = machine.park()
+        return Parked(machine: machine, startedAt: startedAt, outcome: machine.isAttempting ? single?.outcome : lastOutcome)
+    }
+
+    /// Resumes a request parked by ``park()`` whose next event is at
+    /// `time`, for `request` under `decider`.
+    init(resuming parked: Parked, at time: Duration, decider: RetryDecider, request: RetryRequest, origin: Timestamp) {
+        let attempting = parked.machine.isAttempting
+        machine = RequestStateMachine(
+            resuming: parked.machine, decider: decider, request: request,
+            lastOutcome: attempting ? nil : parked.outcome)
+        startedAt = parked.startedAt
+        self.origin = origin
+        now = time
+        if attempting {
+            guard let outcome = parked.outcome else { preconditionFailure("a request parked while attempting keeps the attempt's outcome") }
+            single = InFlight(number: machine.attempt, end: time, outcome: outcome)
+        } else {
+            timer = (time, true)
+            lastOutcome = parked.outcome
+        }
     }
 
     /// The request time of `time` (since the simulation began).
@@ -112,6 +153,7 @@ struct SimulatedRequest: Sendable {
         now = next
         let time = requestTime(next)
         if let attempt = removeEarliestAttempt(endingAt: next) {
+            lastOutcome = attempt.outcome
             if machine.isHedged {
                 return machine.attemptFinished(
                     attempt.number, attempt.outcome, at: time, producedValue: attempt.outcome.isResponse,

@@ -1,53 +1,51 @@
 /// The requests in flight of ``SimulatedTraffic``, each in a numbered
-/// slot with its id and the time of its next event; a finished request's
-/// slot is reused.
+/// slot; a finished request's slot is reused.
 ///
 /// Slots live in fixed-size chunks, so that growing to a million requests
 /// in flight never copies them all into a buffer twice the size (which
 /// would hold both at once at the peak).
-struct RequestSlots {
-    private static let chunkShift = 12
-    private static let chunkSize = 1 << chunkShift
-    private static let chunkMask = chunkSize - 1
+struct RequestSlots<Element> {
+    private static var chunkShift: Int { 12 }
+    private static var chunkSize: Int { 1 << chunkShift }
+    private static var chunkMask: Int { chunkSize - 1 }
 
-    private var requests: [[SimulatedRequest?]] = []
-    private var ids: [Int] = []
-    private var scheduled: [Duration] = []
+    private var chunks: [[Element?]] = []
+    private var count = 0
     private var free: [Int] = []
 
-    /// Takes the request out of `slot` if it is request `id` and its next
-    /// event is at `time`; the slot stays reserved until it is stored
-    /// again or released.
-    mutating func take(_ slot: Int, id: Int, at time: Duration) -> SimulatedRequest? {
-        guard ids[slot] == id, scheduled[slot] == time else { return nil }
-        return requests[slot >> Self.chunkShift][slot & Self.chunkMask].take()
+    /// The element in `slot`, if one is stored there.
+    func peek(_ slot: Int) -> Element? {
+        chunks[slot >> Self.chunkShift][slot & Self.chunkMask]
     }
 
-    /// Puts `request` (request `id`, next due at `next`) back in `slot`,
-    /// or in a free slot when `slot` is `nil`; returns the slot.
-    mutating func store(_ request: consuming SimulatedRequest, id: Int, next: Duration, in slot: Int?) -> Int {
+    /// Takes the element out of `slot`; the slot stays reserved until it
+    /// is stored again or released.
+    mutating func take(_ slot: Int) -> Element? {
+        chunks[slot >> Self.chunkShift][slot & Self.chunkMask].take()
+    }
+
+    /// Puts `element` in `slot`, or in a free slot when `slot` is `nil`;
+    /// returns the slot.
+    mutating func store(_ element: consuming Element, in slot: Int?) -> Int {
         let index: Int
         if let slot {
             index = slot
         } else if let reused = free.popLast() {
             index = reused
         } else {
-            index = ids.count
+            index = count
+            count += 1
             if index & Self.chunkMask == 0 {
-                requests.append([])
-                requests[requests.count - 1].reserveCapacity(Self.chunkSize)
+                chunks.append([])
+                chunks[chunks.count - 1].reserveCapacity(Self.chunkSize)
             }
-            requests[index >> Self.chunkShift].append(nil)
-            ids.append(id)
-            scheduled.append(next)
+            chunks[index >> Self.chunkShift].append(nil)
         }
-        requests[index >> Self.chunkShift][index & Self.chunkMask] = request
-        ids[index] = id
-        scheduled[index] = next
+        chunks[index >> Self.chunkShift][index & Self.chunkMask] = element
         return index
     }
 
-    /// Frees a slot whose request was taken out and has ended.
+    /// Frees a slot whose element was taken out.
     mutating func release(_ slot: Int) {
         free.append(slot)
     }

@@ -31,9 +31,11 @@ public enum SimulatedTraffic {
 
     /// A request's next event in the queue: its time as whole seconds and
     /// attoseconds (compared as integers, exactly as the durations
-    /// compare), the request's id, and where its state is. An entry is
-    /// current while its time is the request's scheduled one: a hedged
-    /// request's timer can move, which leaves its earlier entry behind.
+    /// compare), the request's id, and where its state is: a parked
+    /// request's slot (from 0), or a hedged request's as `-1 - slot`. A
+    /// hedged request's entry is current while its time is the request's
+    /// scheduled one: its timer can move, which leaves its earlier entry
+    /// behind.
     private struct Event: Comparable {
         var seconds: Int64
         /// The fraction of a second, in attoseconds (`Duration.components`).
@@ -41,10 +43,10 @@ public enum SimulatedTraffic {
         var id: Int
         var slot: Int32
 
-        init(time: Duration, id: Int, slot: Int) {
+        init(time: Duration, id: Int, slot: Int32) {
             (seconds, fraction) = time.components
             self.id = id
-            self.slot = Int32(slot)
+            self.slot = slot
         }
 
         var time: Duration { Duration(secondsComponent: seconds, attosecondsComponent: fraction) }
@@ -58,6 +60,24 @@ public enum SimulatedTraffic {
         static func == (lhs: Event, rhs: Event) -> Bool {
             lhs.seconds == rhs.seconds && lhs.fraction == rhs.fraction && lhs.id == rhs.id
         }
+    }
+
+    /// A sequential request between events: parked, with its request as
+    /// an index into the run's distinct requests, and its own decider when
+    /// requests do not share one.
+    private struct ParkedEntry {
+        var request: SimulatedRequest.Parked
+        var requestIndex: Int32
+        var decider: RetryDecider?
+    }
+
+    /// A hedged request between events, whole, with its id and the time of
+    /// its next event.
+    private struct HedgedEntry {
+        var request: SimulatedRequest
+        var requestIndex: Int32
+        var id: Int
+        var scheduled: Duration
     }
 
     /// Runs every arrival to its end, and returns when the last request
@@ -76,15 +96,22 @@ public enum SimulatedTraffic {
         using generator: inout G
     ) {
         let origin = RequestTimeline.origin
-        var slots = RequestSlots()
+        var parked = RequestSlots<ParkedEntry>()
+        var hedged = RequestSlots<HedgedEntry>()
+        var requests = DistinctRequests()
         var queue = MinHeap<Event>()
         var arrival = arrivals.next()
         var previous: (time: Duration, id: Int)?
+        let sharedDecider: RetryDecider?
+        if case .shared(let shared) = deciders { sharedDecider = shared } else { sharedDecider = nil }
         while true {
-            // The request the event is for, moved out of its slot while it
-            // runs and moved back if it goes on: no copy of its state.
+            // The request the event is for, resumed from its parked form
+            // (or moved out of its slot, hedged) while it runs.
             var request: SimulatedRequest
-            var index: Int?
+            var requestIndex: Int32
+            var ownDecider: RetryDecider?
+            var parkedSlot: Int?
+            var hedgedSlot: Int?
             var action: RequestStateMachine.Action
             let time: Duration
             let id: Int
@@ -97,8 +124,11 @@ public enum SimulatedTraffic {
                 let decider: RetryDecider
                 switch deciders {
                 case .shared(let shared): decider = shared
-                case .perRequest(let template): decider = template.withOwnState()
+                case .perRequest(let template):
+                    decider = template.withOwnState()
+                    ownDecider = decider
                 }
+                requestIndex = requests.index(of: next.request)
                 request = SimulatedRequest(
                     machine: RequestStateMachine(
                         decider: decider, request: next.request, keepsHistory: false, concurrentAttempts: true),
@@ -107,38 +137,62 @@ public enum SimulatedTraffic {
                 time = next.time
                 id = next.id
             } else if let event = queue.pop() {
-                let slot = Int(event.slot)
                 time = event.time
-                guard let current = slots.take(slot, id: event.id, at: time) else { continue }
-                request = current
-                index = slot
-                action = request.advance(using: &generator)
                 id = event.id
+                if event.slot >= 0 {
+                    let slot = Int(event.slot)
+                    guard let entry = parked.take(slot) else { preconditionFailure("a parked request has one event") }
+                    requestIndex = entry.requestIndex
+                    ownDecider = entry.decider
+                    request = SimulatedRequest(
+                        resuming: entry.request, at: time, decider: entry.decider ?? sharedDecider!,
+                        request: requests[entry.requestIndex], origin: origin)
+                    parkedSlot = slot
+                } else {
+                    let slot = Int(-1 - event.slot)
+                    guard let entry = hedged.peek(slot), entry.id == id, entry.scheduled == time else { continue }
+                    _ = hedged.take(slot)
+                    request = entry.request
+                    requestIndex = entry.requestIndex
+                    hedgedSlot = slot
+                }
+                action = request.advance(using: &generator)
             } else {
                 return
             }
             if case .shared = deciders, let transition = request.machine.breakerTransition {
                 observer.breakerChanged(transition, at: time)
             }
-            let hedged = request.machine.isHedged
-            let sent = request.machine.request
+            let isHedged = request.machine.isHedged
+            let sent = requests[requestIndex]
             let finished = request.perform(action) { start in
                 let attempt = TrafficAttempt(
                     id: id, request: sent, number: start.number, time: start.at, timeLimit: start.timeLimit,
-                    hedged: hedged)
+                    hedged: isHedged)
                 observer.attemptStarted(attempt)
                 return responder.respond(to: attempt)
             }
             switch finished {
             case .none:
                 let next = request.nextEvent!
-                let slot = slots.store(request, id: id, next: next, in: index)
-                queue.push(Event(time: next, id: id, slot: slot))
+                if request.isParkable {
+                    if let hedgedSlot { hedged.release(hedgedSlot) }
+                    let entry = ParkedEntry(request: request.park(), requestIndex: requestIndex, decider: ownDecider)
+                    let slot = parked.store(entry, in: parkedSlot)
+                    queue.push(Event(time: next, id: id, slot: Int32(slot)))
+                } else {
+                    if let parkedSlot { parked.release(parkedSlot) }
+                    let entry = HedgedEntry(request: request, requestIndex: requestIndex, id: id, scheduled: next)
+                    let slot = hedged.store(entry, in: hedgedSlot)
+                    queue.push(Event(time: next, id: id, slot: Int32(-1 - slot)))
+                }
             case .succeed?:
-                if let index { slots.release(index) }
+                if let parkedSlot { parked.release(parkedSlot) }
+                if let hedgedSlot { hedged.release(hedgedSlot) }
                 observer.requestFinished(id: id, at: time, result: .succeeded)
             case .fail(let failure)?:
-                if let index { slots.release(index) }
+                if let parkedSlot { parked.release(parkedSlot) }
+                if let hedgedSlot { hedged.release(hedgedSlot) }
                 let rejected = request.machine.rejectedByCooldown
                 observer.requestFinished(id: id, at: time, result: .failed(failure, rejectedByCooldown: rejected))
             default:
