@@ -114,6 +114,16 @@ let package = Package(
             dependencies: ["ReplayWorkloads"],
             path: "Sources/ReplayProfile"
         ),
+        // `storm-profile POLICY CLIENTS`: one outage storm without the
+        // harness (time and peak memory; small runs under callgrind).
+        .executableTarget(
+            name: "storm-profile",
+            dependencies: [
+                .product(name: "RetryPolicySimulation", package: "swift-retry-policy"),
+                .product(name: "RetryPolicyYAML", package: "swift-retry-policy"),
+            ],
+            path: "Sources/StormProfile"
+        ),
         // The fleet policy and clock shared by the benchmarks and the probe.
         .target(
             name: "FleetWorkloads",

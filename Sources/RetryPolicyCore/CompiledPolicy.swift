@@ -53,6 +53,7 @@ public final class CompiledPolicy: Sendable {
     /// The total deadline of a request with no endpoint override, and
     /// whether any endpoint has an override.
     let defaultTotal: Duration?
+    let defaultPerAttempt: Duration?
     let hasEndpointOverrides: Bool
     /// ``Policy/retryAfter``'s cap, what happens above it, how the delay
     /// combines with the backoff, and whether cooldowns are kept.
@@ -89,6 +90,7 @@ public final class CompiledPolicy: Sendable {
         self.retryableMethods = policy.idempotency.retryableMethods.sorted()
         self.honorsIdempotentRequests = policy.idempotency.honorIdempotentRequests
         self.defaultTotal = policy.timeouts.total
+        self.defaultPerAttempt = policy.timeouts.perAttempt
         self.hasEndpointOverrides = !policy.endpoints.isEmpty
         self.retryAfterCap = policy.retryAfter.cap
         self.aboveCap = policy.retryAfter.aboveCap
@@ -143,6 +145,7 @@ public final class CompiledPolicy: Sendable {
         retryableMethods = other.retryableMethods
         honorsIdempotentRequests = other.honorsIdempotentRequests
         defaultTotal = other.defaultTotal
+        defaultPerAttempt = other.defaultPerAttempt
         hasEndpointOverrides = other.hasEndpointOverrides
         retryAfterCap = other.retryAfterCap
         aboveCap = other.aboveCap

@@ -82,10 +82,14 @@ extension RequestStateMachine {
         let budgetCost = decision.budgetCost
         let refresh = decision.refreshCredentials
         let serverDirected = decision.serverDirected
-        append(
-            Self.record(
-                number: input.attempt, outcome, startedAt: startedAt, at: time, decision: decision,
-                producedValue: producedValue, thrown: thrown))
+        if recording == .none {
+            lastErrorKind = decision.errorKind ?? .internalError
+        } else {
+            append(
+                Self.record(
+                    number: input.attempt, outcome, startedAt: startedAt, at: time, decision: decision,
+                    producedValue: producedValue, thrown: thrown))
+        }
 
         switch action {
         case .success:

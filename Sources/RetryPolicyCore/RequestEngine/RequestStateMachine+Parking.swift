@@ -45,7 +45,7 @@ extension RequestStateMachine {
     /// waits for an attempt in flight, a backoff or a cooldown, and keeps no
     /// history.
     package var isParkable: Bool {
-        guard !hedges, !keepsHistory, !rejectedByCooldown, !rejectedByBreaker else { return false }
+        guard !hedges, recording != .all, !rejectedByCooldown, !rejectedByBreaker else { return false }
         switch state {
         case .attempting, .backingOff, .coolingDown: return true
         case .idle, .refreshing, .hedging, .finished: return false
@@ -72,7 +72,7 @@ extension RequestStateMachine {
         if let last = history.last {
             lastKind = last.decision.errorKind ?? .internalError
         } else {
-            lastKind = resumedErrorKind
+            lastKind = lastErrorKind
         }
         return Parked(
             phase: phase, hasPreviousDelay: input.previousDelay != nil, hasLastAttempt: lastKind != nil,
@@ -97,13 +97,13 @@ extension RequestStateMachine {
     ///     the machine was parked while waiting for a backoff or a
     ///     cooldown; `nil` while attempting.
     package init(resuming parked: Parked, decider: RetryDecider, request: RetryRequest, lastOutcome: AttemptOutcome?) {
-        self.init(decider: decider, request: request, keepsHistory: false)
+        self.init(decider: decider, request: request, recording: .none, concurrentAttempts: false)
         input.attempt = Int(parked.attempt)
         input.credentialRefreshes = Int(parked.credentialRefreshes)
         input.lastRetryCost = parked.lastRetryCost
         input.previousDelay = parked.hasPreviousDelay ? parked.previousDelay : nil
         if let lastOutcome { input.outcome = lastOutcome }
-        resumedErrorKind = parked.hasLastAttempt ? parked.lastErrorKind : nil
+        lastErrorKind = parked.hasLastAttempt ? parked.lastErrorKind : nil
         switch parked.phase {
         case .attempting: state = .attempting(startedAt: parked.attemptStartedAt, ticket: nil)
         case .attemptingWithTicket:

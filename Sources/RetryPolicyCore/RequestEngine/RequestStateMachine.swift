@@ -100,7 +100,8 @@ public struct RequestStateMachine: Sendable {
     /// The time limits for the request's endpoint.
     public var timeouts: TimeoutBudget { decider.timeouts(for: input.endpoint) }
     /// Every attempt so far, in order (only the last one when the machine
-    /// was made with `keepsHistory: false`).
+    /// was made with `keepsHistory: false`, none for a sequential request
+    /// of a machine that records no attempts).
     public internal(set) var history: [AttemptRecord] = []
     /// Whether the request ended because a cooldown rejected an attempt.
     public internal(set) var rejectedByCooldown = false
@@ -121,11 +122,19 @@ public struct RequestStateMachine: Sendable {
     /// Whether the request is hedged (its delay is the policy's).
     let hedges: Bool
     var state = State.idle
-    let keepsHistory: Bool
-    /// The error kind of the last attempt before the machine was parked,
-    /// when it was resumed from its parked form (it has no record of
-    /// that attempt).
-    var resumedErrorKind: SDKError.Kind?
+    /// Which attempt records the machine keeps.
+    enum Recording: UInt8 {
+        case all
+        case last
+        /// None: the last attempt's error is kept as its kind, with its
+        /// outcome in `input` (a sequential request only).
+        case none
+    }
+    let recording: Recording
+    /// With no record of the last attempt (a machine that records none,
+    /// or one resumed from its parked form), the error kind of that
+    /// attempt's decision; `input.outcome` is its outcome.
+    var lastErrorKind: SDKError.Kind?
 
     /// - Parameters:
     ///   - decider: the policy's shared decider.
@@ -141,20 +150,39 @@ public struct RequestStateMachine: Sendable {
         decider: RetryDecider, request: RetryRequest = RetryRequest(), keepsHistory: Bool = true,
         concurrentAttempts: Bool = false
     ) {
+        self.init(
+            decider: decider, request: request, recording: keepsHistory ? .all : .last,
+            concurrentAttempts: concurrentAttempts)
+    }
+
+    /// A machine that keeps no record of a sequential request's attempts
+    /// (a hedged one keeps the last): what a simulation of a million
+    /// requests needs, where a failure's records are never read.
+    package init(decider: RetryDecider, request: RetryRequest, recordingNoAttempts: Void, concurrentAttempts: Bool) {
+        self.init(decider: decider, request: request, recording: .none, concurrentAttempts: concurrentAttempts)
+    }
+
+    init(decider: RetryDecider, request: RetryRequest, recording: Recording, concurrentAttempts: Bool) {
         self.decider = decider
-        if concurrentAttempts, request.retryability != .unsafe, let hedging = decider.policy.hedging,
+        let compiled = decider.compiled
+        if concurrentAttempts, request.retryability != .unsafe, let hedging = compiled.policy.hedging,
             hedging.applies(
                 to: request.method, markedIdempotent: request.markedIdempotent,
-                idempotency: decider.policy.idempotency)
+                idempotency: compiled.policy.idempotency)
         {
             hedges = true
         } else {
             hedges = false
         }
-        let timeouts = decider.timeouts(for: request.endpoint)
-        perAttemptLimit = timeouts.perAttempt
-        totalLimit = timeouts.total
-        self.keepsHistory = keepsHistory
+        if compiled.hasEndpointOverrides {
+            let timeouts = compiled.policy.timeouts(for: request.endpoint)
+            perAttemptLimit = timeouts.perAttempt
+            totalLimit = timeouts.total
+        } else {
+            perAttemptLimit = compiled.defaultPerAttempt
+            totalLimit = compiled.defaultTotal
+        }
+        self.recording = hedges && recording == .none ? .last : recording
         input = DecisionInput(
             outcome: .status(200), attempt: 1, elapsed: .zero, method: request.method,
             markedIdempotent: request.markedIdempotent, endpoint: request.endpoint)
@@ -279,7 +307,7 @@ public struct RequestStateMachine: Sendable {
 
     /// Adds an attempt's record to the history.
     mutating func append(_ record: consuming AttemptRecord) {
-        if !keepsHistory {
+        if recording != .all {
             history.removeAll(keepingCapacity: true)
         } else if history.isEmpty {
             // One allocation for the whole history: a request that failed
@@ -299,7 +327,7 @@ public struct RequestStateMachine: Sendable {
     /// request that stops before an attempt reports.
     var lastError: SDKError {
         if let last = history.last { return errorOf(last) }
-        if let kind = resumedErrorKind { return decider.error(for: input.outcome, kind: kind) }
+        if let kind = lastErrorKind { return decider.error(for: input.outcome, kind: kind) }
         return SDKError(kind: .timeout, transport: .timeout)
     }
 }

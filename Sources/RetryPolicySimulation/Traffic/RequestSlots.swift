@@ -45,6 +45,21 @@ struct RequestSlots<Element> {
         return index
     }
 
+    /// Puts `element` in slot `index`, growing to it if needed: for a store
+    /// kept beside another, under the other's slots (its own free slots
+    /// unused).
+    mutating func store(_ element: consuming Element, at index: Int) {
+        while count <= index {
+            if count & Self.chunkMask == 0 {
+                chunks.append([])
+                chunks[chunks.count - 1].reserveCapacity(Self.chunkSize)
+            }
+            chunks[count >> Self.chunkShift].append(nil)
+            count += 1
+        }
+        chunks[index >> Self.chunkShift][index & Self.chunkMask] = element
+    }
+
     /// Frees a slot whose element was taken out.
     mutating func release(_ slot: Int) {
         free.append(slot)

@@ -32,16 +32,20 @@ public enum SimulatedTraffic {
     /// A request's next event in the queue: its time as whole seconds and
     /// attoseconds (compared as integers, exactly as the durations
     /// compare), the request's id, and where its state is: a parked
-    /// request's slot (from 0), or a hedged request's as `-1 - slot`. A
+    /// request's slot (from 0), a hedged request's as `-1 - slot`, or
+    /// ``arrival`` for the next request to arrive. A
     /// hedged request's entry is current while its time is the request's
     /// scheduled one: its timer can move, which leaves its earlier entry
     /// behind.
-    private struct Event: Comparable {
+    private struct Event: QueuedEvent {
         var seconds: Int64
         /// The fraction of a second, in attoseconds (`Duration.components`).
         var fraction: Int64
         var id: Int
         var slot: Int32
+
+        /// The slot of the next arrival's event.
+        static let arrival = Int32.min
 
         init(time: Duration, id: Int, slot: Int32) {
             (seconds, fraction) = time.components
@@ -50,6 +54,13 @@ public enum SimulatedTraffic {
         }
 
         var time: Duration { Duration(secondsComponent: seconds, attosecondsComponent: fraction) }
+
+        var bucketTime: Int64 {
+            let (nanoseconds, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+            if overflow { return seconds < 0 ? .min : .max }
+            return nanoseconds.addingReportingOverflow(fraction / 1_000_000_000).overflow
+                ? .max : nanoseconds + fraction / 1_000_000_000
+        }
 
         static func < (lhs: Event, rhs: Event) -> Bool {
             if lhs.seconds != rhs.seconds { return lhs.seconds < rhs.seconds }
@@ -63,21 +74,22 @@ public enum SimulatedTraffic {
     }
 
     /// A sequential request between events: parked, with its request as
-    /// an index into the run's distinct requests, and its own decider when
-    /// requests do not share one.
+    /// an index into the run's distinct requests. The state of its own
+    /// decider, when requests do not share one, is kept apart under the
+    /// same slot, so that shared traffic pays nothing for it.
     private struct ParkedEntry {
         var request: SimulatedRequest.Parked
         var requestIndex: Int32
-        var decider: RetryDecider?
     }
 
-    /// A hedged request between events, whole, with its id and the time of
-    /// its next event.
+    /// A hedged request between events, whole, with its id, the time of
+    /// its next event and the state of its own decider.
     private struct HedgedEntry {
         var request: SimulatedRequest
         var requestIndex: Int32
         var id: Int
         var scheduled: Duration
+        var own: RetryDecider.OwnState?
     }
 
     /// Runs every arrival to its end, and returns when the last request
@@ -97,56 +109,69 @@ public enum SimulatedTraffic {
     ) {
         let origin = RequestTimeline.origin
         var parked = RequestSlots<ParkedEntry>()
+        var parkedStates = RequestSlots<RetryDecider.OwnState>()
         var hedged = RequestSlots<HedgedEntry>()
         var requests = DistinctRequests()
-        var queue = MinHeap<Event>()
+        var queue = EventQueue<Event>()
+        // The next arrival waits in the queue like any event, so that
+        // everything pushed is at or after the event being handled.
         var arrival = arrivals.next()
-        var previous: (time: Duration, id: Int)?
-        let sharedDecider: RetryDecider?
-        if case .shared(let shared) = deciders { sharedDecider = shared } else { sharedDecider = nil }
+        if let first = arrival { queue.push(Event(time: first.time, id: first.id, slot: Event.arrival)) }
+        // Requests with state of their own run, one at a time, on one
+        // decider of their own, which takes each request's state when its
+        // event comes.
+        let decider: RetryDecider
+        let ownState: RetryDecider.OwnState?
+        switch deciders {
+        case .shared(let shared):
+            decider = shared
+            ownState = nil
+        case .perRequest(let template):
+            decider = template.withOwnState()
+            ownState = decider.initialOwnState
+        }
         while true {
             // The request the event is for, resumed from its parked form
             // (or moved out of its slot, hedged) while it runs.
             var request: SimulatedRequest
             var requestIndex: Int32
-            var ownDecider: RetryDecider?
+            var own = ownState
             var parkedSlot: Int?
             var hedgedSlot: Int?
             var action: RequestStateMachine.Action
             let time: Duration
             let id: Int
-            if let next = arrival, queue.first.map({ (next.time, next.id) < ($0.time, $0.id) }) ?? true {
-                if let previous {
-                    precondition((previous.time, previous.id) < (next.time, next.id), "arrivals come in order of (time, id)")
-                }
-                previous = (next.time, next.id)
+            guard let event = queue.pop() else { return }
+            if event.slot == Event.arrival, let next = arrival {
                 arrival = arrivals.next()
-                let decider: RetryDecider
-                switch deciders {
-                case .shared(let shared): decider = shared
-                case .perRequest(let template):
-                    decider = template.withOwnState()
-                    ownDecider = decider
+                if let following = arrival {
+                    precondition((next.time, next.id) < (following.time, following.id), "arrivals come in order of (time, id)")
+                    queue.push(Event(time: following.time, id: following.id, slot: Event.arrival))
                 }
+                if let own { decider.restore(own) }
                 requestIndex = requests.index(of: next.request)
                 request = SimulatedRequest(
                     machine: RequestStateMachine(
-                        decider: decider, request: next.request, keepsHistory: false, concurrentAttempts: true),
+                        decider: decider, request: next.request, recordingNoAttempts: (), concurrentAttempts: true),
                     startedAt: next.time, origin: origin)
                 action = request.start()
                 time = next.time
                 id = next.id
-            } else if let event = queue.pop() {
+            } else {
                 time = event.time
                 id = event.id
                 if event.slot >= 0 {
                     let slot = Int(event.slot)
                     guard let entry = parked.take(slot) else { preconditionFailure("a parked request has one event") }
                     requestIndex = entry.requestIndex
-                    ownDecider = entry.decider
+                    if ownState != nil {
+                        guard let state = parkedStates.take(slot) else { preconditionFailure("a parked request keeps its state") }
+                        own = state
+                        decider.restore(state)
+                    }
                     request = SimulatedRequest(
-                        resuming: entry.request, at: time, decider: entry.decider ?? sharedDecider!,
-                        request: requests[entry.requestIndex], origin: origin)
+                        resuming: entry.request, at: time, decider: decider, request: requests[entry.requestIndex],
+                        origin: origin)
                     parkedSlot = slot
                 } else {
                     let slot = Int(-1 - event.slot)
@@ -154,11 +179,11 @@ public enum SimulatedTraffic {
                     _ = hedged.take(slot)
                     request = entry.request
                     requestIndex = entry.requestIndex
+                    own = entry.own
+                    if let own { decider.restore(own) }
                     hedgedSlot = slot
                 }
                 action = request.advance(using: &generator)
-            } else {
-                return
             }
             if case .shared = deciders, let transition = request.machine.breakerTransition {
                 observer.breakerChanged(transition, at: time)
@@ -175,14 +200,16 @@ public enum SimulatedTraffic {
             switch finished {
             case .none:
                 let next = request.nextEvent!
+                if own != nil { own = decider.ownState }
                 if request.isParkable {
                     if let hedgedSlot { hedged.release(hedgedSlot) }
-                    let entry = ParkedEntry(request: request.park(), requestIndex: requestIndex, decider: ownDecider)
+                    let entry = ParkedEntry(request: request.park(), requestIndex: requestIndex)
                     let slot = parked.store(entry, in: parkedSlot)
+                    if let own { parkedStates.store(own, at: slot) }
                     queue.push(Event(time: next, id: id, slot: Int32(slot)))
                 } else {
                     if let parkedSlot { parked.release(parkedSlot) }
-                    let entry = HedgedEntry(request: request, requestIndex: requestIndex, id: id, scheduled: next)
+                    let entry = HedgedEntry(request: request, requestIndex: requestIndex, id: id, scheduled: next, own: own)
                     let slot = hedged.store(entry, in: hedgedSlot)
                     queue.push(Event(time: next, id: id, slot: Int32(-1 - slot)))
                 }
