@@ -26,6 +26,9 @@ struct EventQueue<Element: QueuedEvent> {
     /// the slot of its number modulo ``bucketCount``.
     private var calendar: [[Element]]
     private var calendarCount = 0
+    /// One bit per calendar slot, set while the slot holds events: the
+    /// next non-empty bucket is found a word of 64 slots at a time.
+    private var occupied: [UInt64]
     /// The current bucket's events (and any pushed for an earlier time),
     /// sorted from the latest to the earliest: the next one is last.
     private var current: [Element] = []
@@ -37,6 +40,25 @@ struct EventQueue<Element: QueuedEvent> {
 
     init() {
         calendar = Array(repeating: [], count: Self.bucketCount)
+        occupied = Array(repeating: 0, count: Self.bucketCount / 64)
+    }
+
+    private mutating func file(_ element: Element, inBucket bucket: Int64) {
+        let slot = Int(bucket & Int64(Self.bucketCount - 1))
+        calendar[slot].append(element)
+        occupied[slot >> 6] |= 1 << UInt64(slot & 63)
+        calendarCount += 1
+    }
+
+    /// The first occupied slot from `start` on, going round.
+    private func firstOccupiedSlot(from start: Int) -> Int {
+        var word = start >> 6
+        var bits = occupied[word] & (~0 << UInt64(start & 63))
+        while bits == 0 {
+            word = (word + 1) % occupied.count
+            bits = occupied[word]
+        }
+        return word << 6 + bits.trailingZeroBitCount
     }
 
     private static func bucket(of element: Element) -> Int64 { element.bucketTime >> bucketShift }
@@ -50,8 +72,7 @@ struct EventQueue<Element: QueuedEvent> {
             while index > 0, current[index - 1] < element { index -= 1 }
             current.insert(element, at: index)
         } else if bucket - currentBucket < Int64(Self.bucketCount) {
-            calendar[Int(bucket & Int64(Self.bucketCount - 1))].append(element)
-            calendarCount += 1
+            file(element, inBucket: bucket)
         } else {
             later.push(element)
         }
@@ -66,9 +87,13 @@ struct EventQueue<Element: QueuedEvent> {
     private mutating func advance() {
         var next: Int64?
         if calendarCount > 0 {
-            var bucket = currentBucket + 1
-            while calendar[Int(bucket & Int64(Self.bucketCount - 1))].isEmpty { bucket += 1 }
-            next = bucket
+            // Every calendar event is within a turn of the current bucket:
+            // the distance to its slot, going round, is the distance in
+            // buckets.
+            let mask = Int64(Self.bucketCount - 1)
+            let start = Int((currentBucket + 1) & mask)
+            let slot = firstOccupiedSlot(from: start)
+            next = currentBucket + 1 + Int64((slot - start + Self.bucketCount) & (Self.bucketCount - 1))
         }
         if let earliest = later.first.map(Self.bucket(of:)), next.map({ earliest < $0 }) ?? true { next = earliest }
         guard let next else { return }
@@ -80,6 +105,7 @@ struct EventQueue<Element: QueuedEvent> {
             // busiest moment of each slot.
             current = calendar[slot]
             calendar[slot] = []
+            occupied[slot >> 6] &= ~(1 << UInt64(slot & 63))
             calendarCount -= current.count
         }
         // Events that the calendar's horizon now reaches leave the heap.
@@ -89,8 +115,7 @@ struct EventQueue<Element: QueuedEvent> {
             if bucket == next {
                 current.append(earliest)
             } else {
-                calendar[Int(bucket & Int64(Self.bucketCount - 1))].append(earliest)
-                calendarCount += 1
+                file(earliest, inBucket: bucket)
             }
         }
         current.sort(by: >)

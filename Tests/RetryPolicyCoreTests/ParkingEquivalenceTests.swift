@@ -1,0 +1,133 @@
+import PropertyBased
+@testable import RetryPolicyCore
+import Testing
+
+/// A simulation keeps each request parked between events, with its
+/// decider's state as a value, and resumes it on a shared decider when its
+/// next event comes. That must change nothing: a request parked and
+/// resumed at every step, on deciders that hand their state on at every
+/// step, acts exactly as one machine on one decider.
+@Suite struct ParkingEquivalenceTests {
+    static let outcomes: [AttemptOutcome] = DecisionInvariantTests.outcomes + [
+        .status(429, retryAfter: "2"), .status(503, retryAfter: "1"),
+    ]
+
+    static let breakers: [CircuitBreakerConfiguration?] = [
+        nil,
+        CircuitBreakerConfiguration(sampling: .count(4), failureRatio: 0.5, minimumCalls: 2, breakDuration: .seconds(1), halfOpenProbes: 1),
+        CircuitBreakerConfiguration(consecutiveFailures: 2, breakDuration: .milliseconds(500), breakMultiplier: 2, maxBreak: .seconds(4), halfOpenProbes: 2),
+        CircuitBreakerConfiguration(sampling: .time(.seconds(10)), failureRatio: 0.3, minimumCalls: 3, breakDuration: .seconds(2)),
+    ]
+
+    /// What an action says, without the attempt records (the parked
+    /// machine keeps none).
+    static func describe(_ action: RequestStateMachine.Action) -> String {
+        switch action {
+        case .startAttempt(let number, let limit): "start \(number) \(String(describing: limit))"
+        case .wait(let delay, let reason): "wait \(delay) \(reason)"
+        case .refreshCredentials: "refresh"
+        case .succeed: "succeed"
+        case .fail(let failure): "fail \(failure.reason) \(failure.error)"
+        case .hedge: "hedge"
+        }
+    }
+
+    /// The steps of `requests` requests one after another under `policy`:
+    /// every action, and the breaker transitions.
+    static func run(policy: Policy, seed: UInt64, requests: Int, parking: Bool) -> [String] {
+        var outcomes = SplitMix64(seed: seed ^ 0x5EED)
+        var jitter = SplitMix64(seed: seed)
+        let origin = Timestamp(nanosecondsSince1970: 1_700_000_000_000_000_000)
+        let template = RetryDecider(policy: policy)
+        // Parking: two deciders take turns, each taking the state the
+        // other left, so no step sees the state object of the one before.
+        let deciders = parking ? [template.withOwnState(), template.withOwnState()] : [template]
+        var state = deciders[0].initialOwnState
+        var turn = 0
+        var steps: [String] = []
+        var now = Duration.zero
+        for _ in 0..<requests {
+            let startedAt = now
+            func time() -> RequestTime { RequestTime(elapsed: now - startedAt, wall: origin + now) }
+            func decider() -> RetryDecider {
+                guard parking else { return deciders[0] }
+                turn += 1
+                let next = deciders[turn % 2]
+                next.restore(state)
+                return next
+            }
+            var machine = parking
+                ? RequestStateMachine(decider: decider(), request: RetryRequest(), recordingNoAttempts: (), concurrentAttempts: false)
+                : RequestStateMachine(decider: deciders[0], request: RetryRequest(), keepsHistory: false)
+            var action = machine.start(at: time())
+            var lastOutcome: AttemptOutcome?
+            var step = 0
+            while step < 40 {
+                step += 1
+                steps.append(Self.describe(action) + " \(String(describing: machine.breakerTransition))")
+                if parking, machine.isParkable {
+                    state = machine.decider.ownState
+                    let parked = machine.park()
+                    machine = RequestStateMachine(
+                        resuming: parked, decider: decider(), request: RetryRequest(),
+                        lastOutcome: parked.isAttempting ? nil : lastOutcome)
+                }
+                switch action {
+                case .startAttempt:
+                    let outcome = Self.outcomes[Int(outcomes.next() % UInt64(Self.outcomes.count))]
+                    now += .milliseconds(Int64(outcomes.next() % 300))
+                    lastOutcome = outcome
+                    action = machine.attemptFinished(outcome, at: time(), using: &jitter)
+                case .wait(let delay, _):
+                    now += delay
+                    action = machine.waitFinished(at: time())
+                case .refreshCredentials:
+                    action = machine.credentialRefreshFinished(at: time())
+                case .succeed, .fail, .hedge:
+                    step = 40
+                }
+            }
+            if parking { state = machine.decider.ownState }
+            now += .milliseconds(Int64(outcomes.next() % 2000))
+        }
+        return steps
+    }
+
+    @Test("a request parked and resumed at every step, its decider's state handed on, acts as one never parked")
+    func parkingChangesNothing() async {
+        await propertyCheck(count: 300, input: Gen.uint64(in: 0...UInt64.max), Gen.int(in: 0...3)) { seed, breaker in
+            var policy = DecisionInvariantTests.policy(seed: seed, attempts: Int(seed % 5) + 1)
+            policy.breaker = Self.breakers[breaker]
+            let plain = Self.run(policy: policy, seed: seed, requests: 12, parking: false)
+            let parked = Self.run(policy: policy, seed: seed, requests: 12, parking: true)
+            #expect(plain == parked, "seed \(seed), breaker \(breaker)")
+        }
+    }
+
+    @Test("a decider's own state survives a round trip: budget tokens, cooldown and breaker")
+    func ownStateRoundTrip() {
+        var policy = DecisionInvariantTests.policy(seed: 3, attempts: 3)
+        policy.budget = RetryBudgetConfiguration(capacity: 20)
+        policy.retryAfter.cooldown = .wait
+        policy.breaker = Self.breakers[1]
+        let first = RetryDecider(policy: policy).withOwnState()
+        let now = Timestamp(nanosecondsSince1970: 1_000_000_000_000)
+        #expect(first.budget?.withdraw(7) == true)
+        first.cooldown.record(until: now + .seconds(5), error: SDKError(kind: .status429))
+        if case (.proceed(let ticket), _) = first.breaker!.admit(at: now) {
+            _ = first.breaker!.record(failure: true, ticket: ticket, at: now)
+        }
+
+        let second = first.withOwnState()
+        #expect(second.budget?.available == 20)
+        second.restore(first.ownState)
+        #expect(second.budget?.available == 13)
+        #expect(second.cooldown.active(at: now)?.until == now + .seconds(5))
+        #expect(second.breaker!.machine.withLock { $0.windowCounts } == (1, 1))
+
+        second.restore(first.initialOwnState)
+        #expect(second.budget?.available == 20)
+        #expect(second.cooldown.active(at: now) == nil)
+        #expect(second.breaker!.machine.withLock { $0.windowCounts } == (0, 0))
+    }
+}
