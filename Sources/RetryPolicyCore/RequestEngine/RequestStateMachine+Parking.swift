@@ -97,12 +97,17 @@ extension RequestStateMachine {
     ///     the machine was parked while waiting for a backoff or a
     ///     cooldown; `nil` while attempting.
     package init(resuming parked: Parked, decider: RetryDecider, request: RetryRequest, lastOutcome: AttemptOutcome?) {
-        self.init(decider: decider, request: request, recording: .none, concurrentAttempts: false)
+        self.decider = decider
+        hedges = false
+        (perAttemptLimit, totalLimit) = Self.limits(of: request, under: decider)
+        recording = .none
+        var input = Self.input(of: request)
         input.attempt = Int(parked.attempt)
         input.credentialRefreshes = Int(parked.credentialRefreshes)
         input.lastRetryCost = parked.lastRetryCost
         input.previousDelay = parked.hasPreviousDelay ? parked.previousDelay : nil
         if let lastOutcome { input.outcome = lastOutcome }
+        self.input = input
         lastErrorKind = parked.hasLastAttempt ? parked.lastErrorKind : nil
         switch parked.phase {
         case .attempting: state = .attempting(startedAt: parked.attemptStartedAt, ticket: nil)

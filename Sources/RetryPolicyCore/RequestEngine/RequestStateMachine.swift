@@ -150,43 +150,53 @@ public struct RequestStateMachine: Sendable {
         decider: RetryDecider, request: RetryRequest = RetryRequest(), keepsHistory: Bool = true,
         concurrentAttempts: Bool = false
     ) {
-        self.init(
-            decider: decider, request: request, recording: keepsHistory ? .all : .last,
-            concurrentAttempts: concurrentAttempts)
+        self.decider = decider
+        hedges = Self.hedges(request, under: decider, concurrentAttempts: concurrentAttempts)
+        (perAttemptLimit, totalLimit) = Self.limits(of: request, under: decider)
+        recording = keepsHistory ? .all : .last
+        input = Self.input(of: request)
     }
 
     /// A machine that keeps no record of a sequential request's attempts
     /// (a hedged one keeps the last): what a simulation of a million
     /// requests needs, where a failure's records are never read.
     package init(decider: RetryDecider, request: RetryRequest, recordingNoAttempts: Void, concurrentAttempts: Bool) {
-        self.init(decider: decider, request: request, recording: .none, concurrentAttempts: concurrentAttempts)
+        self.decider = decider
+        hedges = Self.hedges(request, under: decider, concurrentAttempts: concurrentAttempts)
+        (perAttemptLimit, totalLimit) = Self.limits(of: request, under: decider)
+        recording = hedges ? .last : .none
+        input = Self.input(of: request)
     }
 
-    init(decider: RetryDecider, request: RetryRequest, recording: Recording, concurrentAttempts: Bool) {
-        self.decider = decider
+    // Each initializer sets every stored property itself: one that
+    // delegated and then changed a field would build the machine twice.
+
+    /// Whether `request` is hedged: only with a driver that runs attempts
+    /// concurrently, for a request the policy's hedging applies to.
+    static func hedges(_ request: RetryRequest, under decider: RetryDecider, concurrentAttempts: Bool) -> Bool {
         let compiled = decider.compiled
-        if concurrentAttempts, request.retryability != .unsafe, let hedging = compiled.policy.hedging,
-            hedging.applies(
-                to: request.method, markedIdempotent: request.markedIdempotent,
-                idempotency: compiled.policy.idempotency)
-        {
-            hedges = true
-        } else {
-            hedges = false
+        guard concurrentAttempts, request.retryability != .unsafe, let hedging = compiled.policy.hedging else {
+            return false
         }
-        if compiled.hasEndpointOverrides {
-            let timeouts = compiled.policy.timeouts(for: request.endpoint)
-            perAttemptLimit = timeouts.perAttempt
-            totalLimit = timeouts.total
-        } else {
-            perAttemptLimit = compiled.defaultPerAttempt
-            totalLimit = compiled.defaultTotal
-        }
-        self.recording = hedges && recording == .none ? .last : recording
-        input = DecisionInput(
+        return hedging.applies(
+            to: request.method, markedIdempotent: request.markedIdempotent, idempotency: compiled.policy.idempotency)
+    }
+
+    /// The per-attempt and total limits of `request`'s endpoint.
+    static func limits(of request: RetryRequest, under decider: RetryDecider) -> (perAttempt: Duration?, total: Duration?) {
+        let compiled = decider.compiled
+        guard compiled.hasEndpointOverrides else { return (compiled.defaultPerAttempt, compiled.defaultTotal) }
+        let timeouts = compiled.policy.timeouts(for: request.endpoint)
+        return (timeouts.perAttempt, timeouts.total)
+    }
+
+    /// The decision input of `request`'s first attempt.
+    static func input(of request: RetryRequest) -> DecisionInput {
+        var input = DecisionInput(
             outcome: .status(200), attempt: 1, elapsed: .zero, method: request.method,
             markedIdempotent: request.markedIdempotent, endpoint: request.endpoint)
         input.markedUnsafe = request.retryability == .unsafe
+        return input
     }
 
     /// The number of the attempt in progress, or of the next one.

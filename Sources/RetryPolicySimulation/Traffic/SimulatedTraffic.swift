@@ -130,61 +130,14 @@ public enum SimulatedTraffic {
             decider = template.withOwnState()
             ownState = decider.initialOwnState
         }
-        while true {
-            // The request the event is for, resumed from its parked form
-            // (or moved out of its slot, hedged) while it runs.
-            var request: SimulatedRequest
-            var requestIndex: Int32
-            var own = ownState
-            var parkedSlot: Int?
-            var hedgedSlot: Int?
-            var action: RequestStateMachine.Action
-            let time: Duration
-            let id: Int
-            guard let event = queue.pop() else { return }
-            if event.slot == Event.arrival, let next = arrival {
-                arrival = arrivals.next()
-                if let following = arrival {
-                    precondition((next.time, next.id) < (following.time, following.id), "arrivals come in order of (time, id)")
-                    queue.push(Event(time: following.time, id: following.id, slot: Event.arrival))
-                }
-                if let own { decider.restore(own) }
-                requestIndex = requests.index(of: next.request)
-                request = SimulatedRequest(
-                    machine: RequestStateMachine(
-                        decider: decider, request: next.request, recordingNoAttempts: (), concurrentAttempts: true),
-                    startedAt: next.time, origin: origin)
-                action = request.start()
-                time = next.time
-                id = next.id
-            } else {
-                time = event.time
-                id = event.id
-                if event.slot >= 0 {
-                    let slot = Int(event.slot)
-                    guard let entry = parked.take(slot) else { preconditionFailure("a parked request has one event") }
-                    requestIndex = entry.requestIndex
-                    if ownState != nil {
-                        guard let state = parkedStates.take(slot) else { preconditionFailure("a parked request keeps its state") }
-                        own = state
-                        decider.restore(state)
-                    }
-                    request = SimulatedRequest(
-                        resuming: entry.request, at: time, decider: decider, request: requests[entry.requestIndex],
-                        origin: origin)
-                    parkedSlot = slot
-                } else {
-                    let slot = Int(-1 - event.slot)
-                    guard let entry = hedged.peek(slot), entry.id == id, entry.scheduled == time else { continue }
-                    _ = hedged.take(slot)
-                    request = entry.request
-                    requestIndex = entry.requestIndex
-                    own = entry.own
-                    if let own { decider.restore(own) }
-                    hedgedSlot = slot
-                }
-                action = request.advance(using: &generator)
-            }
+        /// Does what `action` asks of `request` at `time`, then keeps the
+        /// request until its next event (in `parkedSlot` or `hedgedSlot` if
+        /// it came from one) or reports its end. The request is `inout`
+        /// so that it is never copied on its way.
+        func handle(
+            _ request: inout SimulatedRequest, _ action: RequestStateMachine.Action, id: Int, at time: Duration,
+            requestIndex: Int32, own: RetryDecider.OwnState?, parkedSlot: Int?, hedgedSlot: Int?
+        ) {
             if case .shared = deciders, let transition = request.machine.breakerTransition {
                 observer.breakerChanged(transition, at: time)
             }
@@ -200,11 +153,10 @@ public enum SimulatedTraffic {
             switch finished {
             case .none:
                 let next = request.nextEvent!
-                if own != nil { own = decider.ownState }
+                let own = own == nil ? nil : decider.ownState
                 if request.isParkable {
                     if let hedgedSlot { hedged.release(hedgedSlot) }
-                    let entry = ParkedEntry(request: request.park(), requestIndex: requestIndex)
-                    let slot = parked.store(entry, in: parkedSlot)
+                    let slot = parked.store(ParkedEntry(request: request.park(), requestIndex: requestIndex), in: parkedSlot)
                     if let own { parkedStates.store(own, at: slot) }
                     queue.push(Event(time: next, id: id, slot: Int32(slot)))
                 } else {
@@ -224,6 +176,56 @@ public enum SimulatedTraffic {
                 observer.requestFinished(id: id, at: time, result: .failed(failure, rejectedByCooldown: rejected))
             default:
                 preconditionFailure("perform returns only the action that ends the request")
+            }
+        }
+
+        while let event = queue.pop() {
+            if event.slot == Event.arrival, let next = arrival {
+                arrival = arrivals.next()
+                if let following = arrival {
+                    precondition((next.time, next.id) < (following.time, following.id), "arrivals come in order of (time, id)")
+                    queue.push(Event(time: following.time, id: following.id, slot: Event.arrival))
+                }
+                if let ownState { decider.restore(ownState) }
+                let requestIndex = requests.index(of: next.request)
+                var request = SimulatedRequest(
+                    machine: RequestStateMachine(
+                        decider: decider, request: next.request, recordingNoAttempts: (), concurrentAttempts: true),
+                    startedAt: next.time, origin: origin)
+                let action = request.start()
+                handle(
+                    &request, action, id: next.id, at: next.time, requestIndex: requestIndex, own: ownState,
+                    parkedSlot: nil, hedgedSlot: nil)
+            } else if event.slot >= 0 {
+                let slot = Int(event.slot)
+                let time = event.time
+                guard let entry = parked.take(slot) else { preconditionFailure("a parked request has one event") }
+                var own: RetryDecider.OwnState?
+                if ownState != nil {
+                    guard let state = parkedStates.take(slot) else { preconditionFailure("a parked request keeps its state") }
+                    decider.restore(state)
+                    own = state
+                }
+                var request = SimulatedRequest(
+                    resuming: entry.request, at: time, decider: decider, request: requests[entry.requestIndex],
+                    origin: origin)
+                let action = request.advance(using: &generator)
+                handle(
+                    &request, action, id: event.id, at: time, requestIndex: entry.requestIndex, own: own,
+                    parkedSlot: slot, hedgedSlot: nil)
+            } else {
+                let slot = Int(-1 - event.slot)
+                let time = event.time
+                // A hedged request's timer can move: an entry for an
+                // earlier time is left behind, and skipped.
+                guard let current = hedged.peek(slot), current.id == event.id, current.scheduled == time,
+                    var entry = hedged.take(slot)
+                else { continue }
+                if let own = entry.own { decider.restore(own) }
+                let action = entry.request.advance(using: &generator)
+                handle(
+                    &entry.request, action, id: event.id, at: time, requestIndex: entry.requestIndex, own: entry.own,
+                    parkedSlot: nil, hedgedSlot: slot)
             }
         }
     }
