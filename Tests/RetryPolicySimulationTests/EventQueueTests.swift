@@ -11,9 +11,10 @@ import Testing
         var time: Duration
         var id: Int
 
-        var bucketTime: Int64 {
+        /// Whole milliseconds, as the simulation's events have it.
+        var bucket: Int64 {
             let (seconds, attoseconds) = time.components
-            return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+            return seconds * 1_000 + attoseconds / 1_000_000_000_000_000
         }
 
         static func < (lhs: Event, rhs: Event) -> Bool { (lhs.time, lhs.id) < (rhs.time, rhs.id) }

@@ -1,9 +1,9 @@
 /// An event that ``EventQueue`` orders: by `<`, and into buckets by
-/// ``bucketTime``.
+/// ``bucket``.
 protocol QueuedEvent: Comparable {
-    /// The event's time in whole nanoseconds (the fraction cut off): of two
-    /// events, the earlier by `<` never has the greater one.
-    var bucketTime: Int64 { get }
+    /// The event's bucket of about a millisecond: of two events, the
+    /// earlier by `<` never has the greater one.
+    var bucket: Int64 { get }
 }
 
 /// The event queue of ``SimulatedTraffic``: a calendar of buckets of about
@@ -19,7 +19,6 @@ protocol QueuedEvent: Comparable {
 ///
 /// Elements come out in the order of `<`, exactly as from a heap.
 struct EventQueue<Element: QueuedEvent> {
-    private static var bucketShift: Int64 { 20 }
     private static var bucketCount: Int { 1 << 16 }
 
     /// The events of the buckets after the current one, each bucket in
@@ -61,7 +60,7 @@ struct EventQueue<Element: QueuedEvent> {
         return word << 6 + bits.trailingZeroBitCount
     }
 
-    private static func bucket(of element: Element) -> Int64 { element.bucketTime >> bucketShift }
+    private static func bucket(of element: Element) -> Int64 { element.bucket }
 
     /// Adds an event at or after the last one popped.
     mutating func push(_ element: Element) {

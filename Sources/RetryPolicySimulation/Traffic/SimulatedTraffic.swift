@@ -29,48 +29,32 @@ public enum SimulatedTraffic {
         case perRequest(RetryDecider)
     }
 
-    /// A request's next event in the queue: its time as whole seconds and
-    /// attoseconds (compared as integers, exactly as the durations
-    /// compare), the request's id, and where its state is: a parked
-    /// request's slot (from 0), a hedged request's as `-1 - slot`, or
-    /// ``arrival`` for the next request to arrive. A
-    /// hedged request's entry is current while its time is the request's
-    /// scheduled one: its timer can move, which leaves its earlier entry
-    /// behind.
+    /// A request's next event in the queue: its time, the request's id,
+    /// and where its state is: a parked request's slot (from 0), a hedged
+    /// request's as `-1 - slot`, or ``arrival`` for the next request to
+    /// arrive. A hedged request's entry is current while its time is the
+    /// request's scheduled one: its timer can move, which leaves its
+    /// earlier entry behind.
     private struct Event: QueuedEvent {
-        var seconds: Int64
-        /// The fraction of a second, in attoseconds (`Duration.components`).
-        var fraction: Int64
+        var time: Duration
         var id: Int
         var slot: Int32
 
         /// The slot of the next arrival's event.
         static let arrival = Int32.min
 
-        init(time: Duration, id: Int, slot: Int32) {
-            (seconds, fraction) = time.components
-            self.id = id
-            self.slot = slot
-        }
-
-        var time: Duration { Duration(secondsComponent: seconds, attosecondsComponent: fraction) }
-
-        var bucketTime: Int64 {
-            let (nanoseconds, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
-            if overflow { return seconds < 0 ? .min : .max }
-            return nanoseconds.addingReportingOverflow(fraction / 1_000_000_000).overflow
-                ? .max : nanoseconds + fraction / 1_000_000_000
+        /// The millisecond, through a `Double`: rounding never reverses
+        /// the order of two times, and it costs no 128-bit division.
+        var bucket: Int64 {
+            let milliseconds = (time / .milliseconds(1)).rounded(.down)
+            return milliseconds >= 9.2e18 ? .max : milliseconds <= -9.2e18 ? .min : Int64(milliseconds)
         }
 
         static func < (lhs: Event, rhs: Event) -> Bool {
-            if lhs.seconds != rhs.seconds { return lhs.seconds < rhs.seconds }
-            if lhs.fraction != rhs.fraction { return lhs.fraction < rhs.fraction }
-            return lhs.id < rhs.id
+            lhs.time < rhs.time || (lhs.time == rhs.time && lhs.id < rhs.id)
         }
 
-        static func == (lhs: Event, rhs: Event) -> Bool {
-            lhs.seconds == rhs.seconds && lhs.fraction == rhs.fraction && lhs.id == rhs.id
-        }
+        static func == (lhs: Event, rhs: Event) -> Bool { lhs.time == rhs.time && lhs.id == rhs.id }
     }
 
     /// A sequential request between events: parked, with its request as
