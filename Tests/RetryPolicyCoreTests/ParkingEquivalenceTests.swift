@@ -69,8 +69,8 @@ import Testing
                     state = machine.decider.ownState
                     let parked = machine.park()
                     machine = RequestStateMachine(
-                        resuming: parked, decider: decider(), request: RetryRequest(),
-                        lastOutcome: parked.isAttempting ? nil : lastOutcome)
+                        decider: decider(), request: RetryRequest(), recordingNoAttempts: (), concurrentAttempts: false)
+                    machine.resume(parked, lastOutcome: parked.isAttempting ? nil : lastOutcome)
                 }
                 switch action {
                 case .startAttempt:

@@ -9,8 +9,8 @@
 /// attempt's outcome, and resumes the machine when its next event comes.
 extension RequestStateMachine {
     /// A sequential request between two events, without its decider, its
-    /// request or its records: made by ``park()``, turned back into a
-    /// machine by ``init(resuming:decider:request:lastOutcome:)``.
+    /// request or its records: made by ``park()``, taken back by a fresh
+    /// machine's ``resume(_:lastOutcome:)``.
     package struct Parked: Sendable {
         fileprivate enum Phase: UInt8 {
             case attempting
@@ -81,8 +81,11 @@ extension RequestStateMachine {
             attemptStartedAt: startedAt, lastErrorKind: lastKind ?? .internalError)
     }
 
-    /// Resumes a machine parked by ``park()``, for the request and under
-    /// the decider it was made with.
+    /// Resumes the request parked by ``park()`` in this machine: a fresh
+    /// one, made with `recordingNoAttempts` for the request and under the
+    /// decider the parked one was made with, and not yet started. A driver
+    /// that resumes many requests copies one fresh machine for each,
+    /// which is cheaper than making one.
     ///
     /// The machine has no records of the attempts before it was parked: a
     /// request that then stops before its next attempt (at a deadline, say)
@@ -91,23 +94,18 @@ extension RequestStateMachine {
     ///
     /// - Parameters:
     ///   - parked: the parked machine.
-    ///   - decider: the decider it ran under.
-    ///   - request: the request it was made for.
     ///   - lastOutcome: the outcome of the last attempt that finished, when
     ///     the machine was parked while waiting for a backoff or a
     ///     cooldown; `nil` while attempting.
-    package init(resuming parked: Parked, decider: RetryDecider, request: RetryRequest, lastOutcome: AttemptOutcome?) {
-        self.decider = decider
-        hedges = false
-        (perAttemptLimit, totalLimit) = Self.limits(of: request, under: decider)
-        recording = .none
-        var input = Self.input(of: request)
+    package mutating func resume(_ parked: Parked, lastOutcome: AttemptOutcome?) {
+        guard case .idle = state, !hedges, recording == .none else {
+            preconditionFailure("resume(_:lastOutcome:) takes a fresh machine that records no attempts")
+        }
         input.attempt = Int(parked.attempt)
         input.credentialRefreshes = Int(parked.credentialRefreshes)
         input.lastRetryCost = parked.lastRetryCost
         input.previousDelay = parked.hasPreviousDelay ? parked.previousDelay : nil
         if let lastOutcome { input.outcome = lastOutcome }
-        self.input = input
         lastErrorKind = parked.hasLastAttempt ? parked.lastErrorKind : nil
         switch parked.phase {
         case .attempting: state = .attempting(startedAt: parked.attemptStartedAt, ticket: nil)

@@ -60,12 +60,12 @@ struct SimulatedRequest: Sendable {
     }
 
     /// Resumes a request parked by ``park()`` whose next event is at
-    /// `time`, for `request` under `decider`.
-    init(resuming parked: Parked, at time: Duration, decider: RetryDecider, request: RetryRequest, origin: Timestamp) {
+    /// `time`, in `fresh`: a machine made for its request and decider with
+    /// `recordingNoAttempts`, not yet started.
+    init(resuming parked: Parked, at time: Duration, in fresh: consuming RequestStateMachine, origin: Timestamp) {
         let attempting = parked.machine.isAttempting
-        machine = RequestStateMachine(
-            resuming: parked.machine, decider: decider, request: request,
-            lastOutcome: attempting ? nil : parked.outcome)
+        machine = fresh
+        machine.resume(parked.machine, lastOutcome: attempting ? nil : parked.outcome)
         startedAt = parked.startedAt
         self.origin = origin
         now = time

@@ -95,7 +95,6 @@ public enum SimulatedTraffic {
         var parked = RequestSlots<ParkedEntry>()
         var parkedStates = RequestSlots<RetryDecider.OwnState>()
         var hedged = RequestSlots<HedgedEntry>()
-        var requests = DistinctRequests()
         var queue = EventQueue<Event>()
         // The next arrival waits in the queue like any event, so that
         // everything pushed is at or after the event being handled.
@@ -114,6 +113,7 @@ public enum SimulatedTraffic {
             decider = template.withOwnState()
             ownState = decider.initialOwnState
         }
+        var requests = DistinctRequests(decider: decider)
         /// Does what `action` asks of `request` at `time`, then keeps the
         /// request until its next event (in `parkedSlot` or `hedgedSlot` if
         /// it came from one) or reports its end. The request is `inout`
@@ -191,8 +191,7 @@ public enum SimulatedTraffic {
                     own = state
                 }
                 var request = SimulatedRequest(
-                    resuming: entry.request, at: time, decider: decider, request: requests[entry.requestIndex],
-                    origin: origin)
+                    resuming: entry.request, at: time, in: requests.freshMachine(entry.requestIndex), origin: origin)
                 let action = request.advance(using: &generator)
                 handle(
                     &request, action, id: event.id, at: time, requestIndex: entry.requestIndex, own: own,
