@@ -43,6 +43,9 @@ import Testing
         // other left, so no step sees the state object of the one before.
         let deciders = parking ? [template.withOwnState(), template.withOwnState()] : [template]
         var state = deciders[0].initialOwnState
+        // A machine of each decider, left by an earlier request or step and
+        // reused to resume the next parked one (as the simulation does).
+        var spare: [RequestStateMachine?] = [nil, nil]
         var turn = 0
         var steps: [String] = []
         var now = Duration.zero
@@ -68,8 +71,10 @@ import Testing
                 if parking, machine.isParkable {
                     state = machine.decider.ownState
                     let parked = machine.park()
-                    machine = RequestStateMachine(
-                        decider: decider(), request: RetryRequest(), recordingNoAttempts: (), concurrentAttempts: false)
+                    spare[turn % 2] = machine
+                    let next = decider()
+                    machine = spare[turn % 2]
+                        ?? RequestStateMachine(decider: next, request: RetryRequest(), recordingNoAttempts: (), concurrentAttempts: false)
                     machine.resume(parked, lastOutcome: parked.isAttempting ? nil : lastOutcome)
                 }
                 switch action {

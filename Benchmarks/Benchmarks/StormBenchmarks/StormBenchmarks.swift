@@ -6,7 +6,8 @@ import RetryPolicyYAML
 /// Outage storms as `retry-policy simulate --clients N --outage 20s` runs
 /// them (the storm, and again without the breaker when the policy has
 /// one), for tmdb.yaml (no state per client) and the starter policy
-/// `retry-policy init` writes (a breaker per client); and a stream of
+/// `retry-policy init` writes (a breaker per client); single storms of a
+/// million clients, with and without that breaker; and a stream of
 /// requests through `SimulatedTraffic` as a replay drives it: a million
 /// arrivals spread over an hour, generated as the simulation reaches them,
 /// so memory follows the requests in flight.
@@ -29,6 +30,17 @@ let benchmarks: @Sendable () -> Void = {
                 let configuration = OutageStorm.Configuration(clients: clients, outage: .seconds(20), outageResponse: outage)
                 blackHole(StormReport.run(policy: policy, configuration: configuration))
             }
+        }
+    }
+
+    // One storm, as the 3-second target counts it: `storm.*` above runs
+    // the starter policy's storm twice (with its breaker and without).
+    var withoutBreaker = starter
+    withoutBreaker.breaker = nil
+    for (name, policy) in [("tmdb", tmdb), ("starter", starter), ("starter-without-breaker", withoutBreaker)] {
+        Benchmark("outage-storm.\(name)-1m") { benchmark in
+            let configuration = OutageStorm.Configuration(clients: 1_000_000, outage: .seconds(20), outageResponse: outage)
+            blackHole(OutageStorm.run(policy: policy, configuration: configuration))
         }
     }
 

@@ -9,7 +9,7 @@
 /// attempt's outcome, and resumes the machine when its next event comes.
 extension RequestStateMachine {
     /// A sequential request between two events, without its decider, its
-    /// request or its records: made by ``park()``, taken back by a fresh
+    /// request or its records: made by ``park()``, taken back by a
     /// machine's ``resume(_:lastOutcome:)``.
     package struct Parked: Sendable {
         fileprivate enum Phase: UInt8 {
@@ -81,11 +81,12 @@ extension RequestStateMachine {
             attemptStartedAt: startedAt, lastErrorKind: lastKind ?? .internalError)
     }
 
-    /// Resumes the request parked by ``park()`` in this machine: a fresh
-    /// one, made with `recordingNoAttempts` for the request and under the
-    /// decider the parked one was made with, and not yet started. A driver
-    /// that resumes many requests copies one fresh machine for each,
-    /// which is cheaper than making one.
+    /// Resumes the request parked by ``park()`` in this machine: one made
+    /// with `recordingNoAttempts` for the request and under the decider
+    /// the parked one was made with, fresh or after running another such
+    /// request (everything a request changes as it runs is set anew; what
+    /// the machine was made with stays). A driver that resumes many
+    /// requests reuses one machine rather than making one each time.
     ///
     /// The machine has no records of the attempts before it was parked: a
     /// request that then stops before its next attempt (at a deadline, say)
@@ -98,14 +99,18 @@ extension RequestStateMachine {
     ///     the machine was parked while waiting for a backoff or a
     ///     cooldown; `nil` while attempting.
     package mutating func resume(_ parked: Parked, lastOutcome: AttemptOutcome?) {
-        guard case .idle = state, !hedges, recording == .none else {
-            preconditionFailure("resume(_:lastOutcome:) takes a fresh machine that records no attempts")
-        }
+        precondition(!hedges && recording == .none, "resume(_:lastOutcome:) takes a machine that records no attempts")
+        if !history.isEmpty { history.removeAll(keepingCapacity: true) }
+        rejectedByCooldown = false
+        rejectedByBreaker = false
+        breakerTransition = nil
+        input.outcome = lastOutcome ?? .status(200)
+        input.elapsed = .zero
+        input.now = nil
         input.attempt = Int(parked.attempt)
         input.credentialRefreshes = Int(parked.credentialRefreshes)
         input.lastRetryCost = parked.lastRetryCost
         input.previousDelay = parked.hasPreviousDelay ? parked.previousDelay : nil
-        if let lastOutcome { input.outcome = lastOutcome }
         lastErrorKind = parked.hasLastAttempt ? parked.lastErrorKind : nil
         switch parked.phase {
         case .attempting: state = .attempting(startedAt: parked.attemptStartedAt, ticket: nil)

@@ -13,7 +13,7 @@ import RetryPolicyCore
 struct SimulatedRequest: Sendable {
     private(set) var machine: RequestStateMachine
     /// Time since the simulation began at which the request started.
-    let startedAt: Duration
+    private(set) var startedAt: Duration
     let origin: Timestamp
     /// The time of the last event, since the simulation began.
     private(set) var now: Duration
@@ -60,19 +60,33 @@ struct SimulatedRequest: Sendable {
     }
 
     /// Resumes a request parked by ``park()`` whose next event is at
-    /// `time`, in `fresh`: a machine made for its request and decider with
-    /// `recordingNoAttempts`, not yet started.
-    init(resuming parked: Parked, at time: Duration, in fresh: consuming RequestStateMachine, origin: Timestamp) {
-        let attempting = parked.machine.isAttempting
-        machine = fresh
-        machine.resume(parked.machine, lastOutcome: attempting ? nil : parked.outcome)
+    /// `time`, in `machine`: one made for its request and decider with
+    /// `recordingNoAttempts`.
+    init(resuming parked: Parked, at time: Duration, in machine: consuming RequestStateMachine, origin: Timestamp) {
+        self.machine = machine
         startedAt = parked.startedAt
         self.origin = origin
         now = time
+        resume(parked, at: time)
+    }
+
+    /// Takes up, in place of this request (one of the same request and
+    /// decider, whatever it did), the request parked by ``park()`` whose
+    /// next event is at `time`: a driver reuses one rather than making one
+    /// for every event.
+    mutating func resume(_ parked: Parked, at time: Duration) {
+        let attempting = parked.machine.isAttempting
+        machine.resume(parked.machine, lastOutcome: attempting ? nil : parked.outcome)
+        startedAt = parked.startedAt
+        now = time
+        copies.removeAll()
         if attempting {
             guard let outcome = parked.outcome else { preconditionFailure("a request parked while attempting keeps the attempt's outcome") }
             single = InFlight(number: machine.attempt, end: time, outcome: outcome)
+            timer = nil
+            lastOutcome = nil
         } else {
+            single = nil
             timer = (time, true)
             lastOutcome = parked.outcome
         }

@@ -163,6 +163,8 @@ public enum SimulatedTraffic {
             }
         }
 
+        var resumed: SimulatedRequest?
+        var reusedIndex: Int32 = -1
         while let event = queue.pop() {
             if event.slot == Event.arrival, let next = arrival {
                 arrival = arrivals.next()
@@ -190,11 +192,19 @@ public enum SimulatedTraffic {
                     decider.restore(state)
                     own = state
                 }
-                var request = SimulatedRequest(
-                    resuming: entry.request, at: time, in: requests.freshMachine(entry.requestIndex), origin: origin)
-                let action = request.advance(using: &generator)
+                // One request, taken up by each parked one of its kind in
+                // turn, runs their events: no request is made or copied.
+                if var reused = resumed.take(), reusedIndex == entry.requestIndex {
+                    reused.resume(entry.request, at: time)
+                    resumed = reused
+                } else {
+                    resumed = SimulatedRequest(
+                        resuming: entry.request, at: time, in: requests.freshMachine(entry.requestIndex), origin: origin)
+                    reusedIndex = entry.requestIndex
+                }
+                let action = resumed!.advance(using: &generator)
                 handle(
-                    &request, action, id: event.id, at: time, requestIndex: entry.requestIndex, own: own,
+                    &resumed!, action, id: event.id, at: time, requestIndex: entry.requestIndex, own: own,
                     parkedSlot: slot, hedgedSlot: nil)
             } else {
                 let slot = Int(-1 - event.slot)
