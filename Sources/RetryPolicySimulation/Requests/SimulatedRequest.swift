@@ -59,21 +59,11 @@ struct SimulatedRequest: Sendable {
         return Parked(machine: machine, startedAt: startedAt, outcome: machine.isAttempting ? single?.outcome : lastOutcome)
     }
 
-    /// Resumes a request parked by ``park()`` whose next event is at
-    /// `time`, in `machine`: one made for its request and decider with
-    /// `recordingNoAttempts`.
-    init(resuming parked: Parked, at time: Duration, in machine: consuming RequestStateMachine, origin: Timestamp) {
-        self.machine = machine
-        startedAt = parked.startedAt
-        self.origin = origin
-        now = time
-        resume(parked, at: time)
-    }
-
-    /// Takes up, in place of this request (one of the same request and
-    /// decider, whatever it did), the request parked by ``park()`` whose
-    /// next event is at `time`: a driver reuses one rather than making one
-    /// for every event.
+    /// Takes up, in place of this request (one whose machine was made for
+    /// the same request and decider with `recordingNoAttempts`, whatever
+    /// it did since), the request parked by ``park()`` whose next event is
+    /// at `time`: a driver reuses one rather than making one for every
+    /// event.
     mutating func resume(_ parked: Parked, at time: Duration) {
         let attempting = parked.machine.isAttempting
         machine.resume(parked.machine, lastOutcome: attempting ? nil : parked.outcome)

@@ -43,11 +43,13 @@ public enum SimulatedTraffic {
         /// The slot of the next arrival's event.
         static let arrival = Int32.min
 
-        /// The millisecond, through a `Double`: rounding never reverses
-        /// the order of two times, and it costs no 128-bit division.
+        /// The 1,024th of a second: whole seconds and the top bits of the
+        /// attoseconds, which never reverses the order of two times from
+        /// zero on (an earlier time joins the current bucket).
         var bucket: Int64 {
-            let milliseconds = (time / .milliseconds(1)).rounded(.down)
-            return milliseconds >= 9.2e18 ? .max : milliseconds <= -9.2e18 ? .min : Int64(milliseconds)
+            guard time >= .zero else { return -1 }
+            let (seconds, attoseconds) = time.components
+            return seconds >= 1 << 52 ? 1 << 62 : seconds << 10 + attoseconds >> 50
         }
 
         static func < (lhs: Event, rhs: Event) -> Bool {
@@ -113,7 +115,7 @@ public enum SimulatedTraffic {
             decider = template.withOwnState()
             ownState = decider.initialOwnState
         }
-        var requests = DistinctRequests(decider: decider)
+        var requests = DistinctRequests()
         /// Does what `action` asks of `request` at `time`, then keeps the
         /// request until its next event (in `parkedSlot` or `hedgedSlot` if
         /// it came from one) or reports its end. The request is `inout`
@@ -163,8 +165,10 @@ public enum SimulatedTraffic {
             }
         }
 
-        var resumed: SimulatedRequest?
-        var reusedIndex: Int32 = -1
+        // One request of each kind, which takes up each parked request of
+        // that kind in turn to run its event: no request is made or
+        // copied for an event.
+        var resumers: [SimulatedRequest] = []
         while let event = queue.pop() {
             if event.slot == Event.arrival, let next = arrival {
                 arrival = arrivals.next()
@@ -174,6 +178,11 @@ public enum SimulatedTraffic {
                 }
                 if let ownState { decider.restore(ownState) }
                 let requestIndex = requests.index(of: next.request)
+                if requests.count > resumers.count {
+                    let machine = RequestStateMachine(
+                        decider: decider, request: next.request, recordingNoAttempts: (), concurrentAttempts: false)
+                    resumers.append(SimulatedRequest(machine: machine, startedAt: .zero, origin: origin))
+                }
                 var request = SimulatedRequest(
                     machine: RequestStateMachine(
                         decider: decider, request: next.request, recordingNoAttempts: (), concurrentAttempts: true),
@@ -192,19 +201,11 @@ public enum SimulatedTraffic {
                     decider.restore(state)
                     own = state
                 }
-                // One request, taken up by each parked one of its kind in
-                // turn, runs their events: no request is made or copied.
-                if var reused = resumed.take(), reusedIndex == entry.requestIndex {
-                    reused.resume(entry.request, at: time)
-                    resumed = reused
-                } else {
-                    resumed = SimulatedRequest(
-                        resuming: entry.request, at: time, in: requests.freshMachine(entry.requestIndex), origin: origin)
-                    reusedIndex = entry.requestIndex
-                }
-                let action = resumed!.advance(using: &generator)
+                let kind = Int(entry.requestIndex)
+                resumers[kind].resume(entry.request, at: time)
+                let action = resumers[kind].advance(using: &generator)
                 handle(
-                    &resumed!, action, id: event.id, at: time, requestIndex: entry.requestIndex, own: own,
+                    &resumers[kind], action, id: event.id, at: time, requestIndex: entry.requestIndex, own: own,
                     parkedSlot: slot, hedgedSlot: nil)
             } else {
                 let slot = Int(-1 - event.slot)
