@@ -217,6 +217,42 @@ struct ReplayInputTests {
         }
     }
 
+    @Test("a HAR entry closed early: one warning for it and one for the rest, not an entry for each of its parts")
+    func harEntryClosedEarly() throws {
+        // `{"startedDateTime"}` closes the entry where its first value
+        // should start; what follows holds objects (the request, the
+        // response) that are no entries of their own.
+        let text = Array(
+            #"{"log": {"entries": [{"startedDateTime"} "2026-11-17T13:03:08Z", "time": 10, "request": {"method": "GET", "url": "/"}, "response": {"status": 200}}, {"startedDateTime": "2026-11-17T13:03:09Z", "time": 10, "request": {"method": "GET", "url": "/"}, "response": {"status": 200}}]}}"#
+                .utf8)
+        var given: [UInt8]? = text
+        var stream = RecordingStream(path: "early.har", format: .har, options: RecordingOptions()) {
+            defer { given = nil }
+            return given
+        }
+        var records = 0
+        while try stream.next() != nil { records += 1 }
+        #expect(records == 0)
+        #expect(stream.warningCount == 2)
+    }
+
+    @Test("a time past 2262 (beyond a 64-bit count of nanoseconds) is a warning, not a crash")
+    func timeBeyondTimestamps() throws {
+        let lines = [
+            #"{"time": "2300-01-01T00:00:00Z", "method": "GET", "endpoint": "/v1/search", "status": 503, "duration_ms": 120}"#,
+            #"{"time": "2026-11-17T14:03:07.120Z", "method": "GET", "endpoint": "/v1/search", "status": 200, "duration_ms": 120}"#,
+        ]
+        var given: [UInt8]? = Array(lines.joined(separator: "\n").utf8)
+        var stream = RecordingStream(path: "far.jsonl", format: .jsonl, options: RecordingOptions()) {
+            defer { given = nil }
+            return given
+        }
+        var records = 0
+        while try stream.next() != nil { records += 1 }
+        #expect(records == 1)
+        #expect(stream.warningCount == 1)
+    }
+
     @Test("no reader crashes on lines that are almost right")
     func mutatedLines() async {
         let lines = [

@@ -27,6 +27,12 @@ struct HARParser {
     private var captureLine = 1
     private var line = 1
     private(set) var sawEntries = false
+    /// In `log.entries`, after an entry: the next byte must be `,` or `]`.
+    private var afterEntry = false
+    /// `log.entries` stopped being an array of objects: whatever follows
+    /// cannot be told apart into entries, so it is skipped, after one
+    /// warning, rather than read as entries of its parts.
+    private var abandoned = false
 
     init(path: String, keptHeaders: Set<String>) {
         self.path = path
@@ -36,10 +42,31 @@ struct HARParser {
     /// Feeds the next bytes; every entry they complete is handed to
     /// `emit` (a record or a located warning).
     mutating func consume(_ chunk: ArraySlice<UInt8>, emit: (Result<RecordedRequest?, ReplayDiagnostic>) -> Void) {
+        if abandoned { return }
         var captureStart = capturing ? chunk.startIndex : nil
         for index in chunk.indices {
             let byte = chunk[index]
             if byte == 10 { line += 1 }
+            if !inString, case .array(true)? = stack.last, !Self.isSpace(byte) {
+                // Between entries only `,` and `]` may come, and only an
+                // object or `]` after a comma or the opening bracket.
+                let expected = afterEntry
+                    ? byte == UInt8(ascii: ",") || byte == UInt8(ascii: "]")
+                    : byte == UInt8(ascii: "{") || byte == UInt8(ascii: "]")
+                if !expected {
+                    abandoned = true
+                    emit(
+                        .failure(
+                            ReplayDiagnostic(
+                                location: SourceLocation(file: path, line: line, column: 1),
+                                message: afterEntry
+                                    ? "expected ',' or ']' after an entry of log.entries; the rest of the archive is skipped"
+                                    : "expected an entry object in log.entries; the rest of the archive is skipped",
+                                suggestion: "the archive is not valid JSON from here; export it again")))
+                    return
+                }
+                afterEntry = false
+            }
             if inString {
                 if escaped {
                     escaped = false
@@ -77,6 +104,7 @@ struct HARParser {
                     capture.append(contentsOf: chunk[captureStart!...index])
                     capturing = false
                     captureStart = nil
+                    afterEntry = true
                     emit(entry())
                 }
             case UInt8(ascii: ","):
@@ -91,6 +119,7 @@ struct HARParser {
     /// After the last bytes: an archive cut inside an entry, or one
     /// without `log.entries`, is reported.
     func finish() -> ReplayDiagnostic? {
+        if abandoned { return nil }
         if capturing {
             return ReplayDiagnostic(
                 location: SourceLocation(file: path, line: captureLine, column: 1),
@@ -103,6 +132,10 @@ struct HARParser {
                 suggestion: "name the format with --format if this is another kind of recording")
         }
         return nil
+    }
+
+    private static func isSpace(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: " ") || byte == 10 || byte == 13 || byte == UInt8(ascii: "\t")
     }
 
     private static let logKey = Array("log".utf8)

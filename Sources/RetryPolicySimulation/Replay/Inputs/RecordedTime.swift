@@ -142,7 +142,11 @@ enum RecordedTime {
         else { return nil }
         let days = daysFromCivil(year: year, month: month, day: day)
         let seconds = days * 86_400 + hour * 3600 + minute * 60 + second - offset
-        return Timestamp(nanosecondsSince1970: seconds * 1_000_000_000 + nanos)
+        // A timestamp counts nanoseconds in 64 bits: it ends in 2262.
+        let (whole, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        guard !overflow else { return nil }
+        let (total, carried) = whole.addingReportingOverflow(nanos)
+        return carried ? nil : Timestamp(nanosecondsSince1970: total)
     }
 
     /// Howard Hinnant's days-from-civil (proleptic Gregorian).
