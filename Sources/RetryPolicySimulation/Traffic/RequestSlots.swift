@@ -13,11 +13,6 @@ struct RequestSlots<Element> {
     private var count = 0
     private var free: [Int] = []
 
-    /// The element in `slot`, if one is stored there.
-    func peek(_ slot: Int) -> Element? {
-        chunks[slot >> Self.chunkShift][slot & Self.chunkMask]
-    }
-
     /// Takes the element out of `slot`; the slot stays reserved until it
     /// is stored again or released.
     mutating func take(_ slot: Int) -> Element? {

@@ -211,10 +211,13 @@ public enum SimulatedTraffic {
                 let slot = Int(-1 - event.slot)
                 let time = event.time
                 // A hedged request's timer can move: an entry for an
-                // earlier time is left behind, and skipped.
-                guard let current = hedged.peek(slot), current.id == event.id, current.scheduled == time,
-                    var entry = hedged.take(slot)
-                else { continue }
+                // earlier time is left behind, and skipped (what the slot
+                // holds now goes back, moved rather than copied).
+                guard var entry = hedged.take(slot) else { continue }
+                guard entry.id == event.id, entry.scheduled == time else {
+                    _ = hedged.store(entry, in: slot)
+                    continue
+                }
                 if let own = entry.own { decider.restore(own) }
                 let action = entry.request.advance(using: &generator)
                 handle(
