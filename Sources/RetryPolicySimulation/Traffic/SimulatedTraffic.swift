@@ -9,9 +9,10 @@ import RetryPolicyCore
 /// through the same simulated driver as ``RequestTimeline`` (one
 /// `SimulatedRequest` per request in flight); this loop only orders their
 /// events. Everything happens in order of `(time, id)`: of two requests
-/// with something to do at the same moment, the lower id goes first, and
-/// jitter is drawn from one generator in that order, so a run is a
-/// function of its inputs and the seed.
+/// with something to do at the same moment, the lower id goes first. Each
+/// request draws its jitter from a stream of its own, seeded from the
+/// generator and its id, so a run is a function of its inputs and the
+/// seed, and a request's draws do not depend on the other requests.
 ///
 /// Memory follows the requests in flight, not the requests in total: a
 /// request's state is dropped when it ends and arrivals are read only
@@ -66,6 +67,7 @@ public enum SimulatedTraffic {
     private struct ParkedEntry {
         var request: SimulatedRequest.Parked
         var requestIndex: Int32
+        var jitter: SplitMix64
     }
 
     /// A hedged request between events, whole, with its id, the time of
@@ -73,6 +75,7 @@ public enum SimulatedTraffic {
     private struct HedgedEntry {
         var request: SimulatedRequest
         var requestIndex: Int32
+        var jitter: SplitMix64
         var id: Int
         var scheduled: Duration
         var own: RetryDecider.OwnState?
@@ -88,7 +91,8 @@ public enum SimulatedTraffic {
     ///   - observer: told of every attempt, change of a shared breaker and
     ///     end of a request, in time order.
     ///   - deciders: one decider for every request, or state per request.
-    ///   - generator: the source of jitter, drawn in event order.
+    ///   - generator: seeds each request's own source of jitter (one draw,
+    ///     before the first request).
     public static func run<Arrivals: TrafficArrivals, Responder: TrafficResponder, Observer: TrafficObserver, G: RandomNumberGenerator>(
         arrivals: inout Arrivals, responder: inout Responder, observer: inout Observer, deciders: Deciders,
         using generator: inout G
@@ -100,6 +104,7 @@ public enum SimulatedTraffic {
         var queue = EventQueue<Event>()
         // The next arrival waits in the queue like any event, so that
         // everything pushed is at or after the event being handled.
+        let streams = generator.next()
         var arrival = arrivals.next()
         if let first = arrival { queue.push(Event(time: first.time, id: first.id, slot: Event.arrival)) }
         // Requests with state of their own run, one at a time, on one
@@ -122,7 +127,7 @@ public enum SimulatedTraffic {
         /// so that it is never copied on its way.
         func handle(
             _ request: inout SimulatedRequest, _ action: RequestStateMachine.Action, id: Int, at time: Duration,
-            requestIndex: Int32, own: RetryDecider.OwnState?, parkedSlot: Int?, hedgedSlot: Int?
+            requestIndex: Int32, jitter: SplitMix64, own: RetryDecider.OwnState?, parkedSlot: Int?, hedgedSlot: Int?
         ) {
             if case .shared = deciders, let transition = request.machine.breakerTransition {
                 observer.breakerChanged(transition, at: time)
@@ -142,12 +147,13 @@ public enum SimulatedTraffic {
                 let own = own == nil ? nil : decider.ownState
                 if request.isParkable {
                     if let hedgedSlot { hedged.release(hedgedSlot) }
-                    let slot = parked.store(ParkedEntry(request: request.park(), requestIndex: requestIndex), in: parkedSlot)
+                    let slot = parked.store(ParkedEntry(request: request.park(), requestIndex: requestIndex, jitter: jitter), in: parkedSlot)
                     if let own { parkedStates.store(own, at: slot) }
                     queue.push(Event(time: next, id: id, slot: Int32(slot)))
                 } else {
                     if let parkedSlot { parked.release(parkedSlot) }
-                    let entry = HedgedEntry(request: request, requestIndex: requestIndex, id: id, scheduled: next, own: own)
+                    let entry = HedgedEntry(
+                        request: request, requestIndex: requestIndex, jitter: jitter, id: id, scheduled: next, own: own)
                     let slot = hedged.store(entry, in: hedgedSlot)
                     queue.push(Event(time: next, id: id, slot: Int32(-1 - slot)))
                 }
@@ -189,12 +195,12 @@ public enum SimulatedTraffic {
                     startedAt: next.time, origin: origin)
                 let action = request.start()
                 handle(
-                    &request, action, id: next.id, at: next.time, requestIndex: requestIndex, own: ownState,
-                    parkedSlot: nil, hedgedSlot: nil)
+                    &request, action, id: next.id, at: next.time, requestIndex: requestIndex,
+                    jitter: SplitMix64(stream: next.id, of: streams), own: ownState, parkedSlot: nil, hedgedSlot: nil)
             } else if event.slot >= 0 {
                 let slot = Int(event.slot)
                 let time = event.time
-                guard let entry = parked.take(slot) else { preconditionFailure("a parked request has one event") }
+                guard var entry = parked.take(slot) else { preconditionFailure("a parked request has one event") }
                 var own: RetryDecider.OwnState?
                 if ownState != nil {
                     guard let state = parkedStates.take(slot) else { preconditionFailure("a parked request keeps its state") }
@@ -203,10 +209,10 @@ public enum SimulatedTraffic {
                 }
                 let kind = Int(entry.requestIndex)
                 resumers[kind].resume(entry.request, at: time)
-                let action = resumers[kind].advance(using: &generator)
+                let action = resumers[kind].advance(using: &entry.jitter)
                 handle(
-                    &resumers[kind], action, id: event.id, at: time, requestIndex: entry.requestIndex, own: own,
-                    parkedSlot: slot, hedgedSlot: nil)
+                    &resumers[kind], action, id: event.id, at: time, requestIndex: entry.requestIndex,
+                    jitter: entry.jitter, own: own, parkedSlot: slot, hedgedSlot: nil)
             } else {
                 let slot = Int(-1 - event.slot)
                 let time = event.time
@@ -219,10 +225,10 @@ public enum SimulatedTraffic {
                     continue
                 }
                 if let own = entry.own { decider.restore(own) }
-                let action = entry.request.advance(using: &generator)
+                let action = entry.request.advance(using: &entry.jitter)
                 handle(
-                    &entry.request, action, id: event.id, at: time, requestIndex: entry.requestIndex, own: entry.own,
-                    parkedSlot: nil, hedgedSlot: slot)
+                    &entry.request, action, id: event.id, at: time, requestIndex: entry.requestIndex,
+                    jitter: entry.jitter, own: entry.own, parkedSlot: nil, hedgedSlot: slot)
             }
         }
     }
