@@ -15,6 +15,14 @@ extension RetryDecider {
         fileprivate var breaker: CircuitBreakerStateMachine.Saved?
     }
 
+    /// Whether the policy keeps state across requests (a budget, a
+    /// circuit breaker or Retry-After cooldowns): without any, requests
+    /// under one decider cannot affect each other.
+    package var keepsState: Bool {
+        let policy = compiled.policy
+        return policy.budget != nil || policy.breaker != nil || policy.retryAfter.cooldown != .off
+    }
+
     /// The state of this decider's budget, cooldown and breaker. Only for
     /// a decider whose state is kept in this process (no shared store).
     package var ownState: OwnState {

@@ -85,22 +85,36 @@ public struct OutageStorm: Sendable {
     public static let maximumWindows = 100_000
 
     public static func run(policy: Policy, configuration: Configuration) -> OutageStorm {
+        run(policy: policy, configuration: configuration, interleaved: false)
+    }
+
+    /// A storm; with `interleaved`, separate clients run together in time
+    /// order as clients sharing state must (the same report, at more cost).
+    static func run(policy: Policy, configuration: Configuration, interleaved: Bool) -> OutageStorm {
         let clients = max(configuration.clients, 0)
         let decider = RetryDecider(policy: policy)
-        // Separate clients need separate state only when the policy has
-        // state (a budget, a breaker or cooldowns); otherwise one decider
-        // is the same and costs nothing per client.
-        let stateful = policy.budget != nil || policy.breaker != nil || policy.retryAfter.cooldown != .off
-        let shared = configuration.shared || !stateful
         var generator = SplitMix64(seed: configuration.seed)
         // Every start is drawn before the first jitter, in client order.
         var arrivals = StormArrivals(clients: clients, spread: configuration.spread, using: &generator)
         var responder = OutageResponder(
             outage: configuration.outage, outageResponse: configuration.outageResponse, latency: configuration.latency)
         var tally = StormTally(outage: configuration.outage, window: configuration.window)
-        SimulatedTraffic.run(
-            arrivals: &arrivals, responder: &responder, observer: &tally,
-            deciders: shared ? .shared(decider) : .perRequest(decider), using: &generator)
+        // Separate clients need separate state only when the policy keeps
+        // state; otherwise one decider is the same and costs nothing per
+        // client.
+        let deciders: SimulatedTraffic.Deciders =
+            configuration.shared || !decider.keepsState ? .shared(decider) : .perRequest(decider)
+        if configuration.shared && decider.keepsState || interleaved {
+            // Clients that share a budget, breaker or cooldown affect each
+            // other: their events run together, in time order.
+            SimulatedTraffic.run(
+                arrivals: &arrivals, responder: &responder, observer: &tally, deciders: deciders, using: &generator)
+        } else {
+            // Separate clients run one after another.
+            SimulatedTraffic.runSeparately(
+                arrivals: &arrivals, responder: &responder, observer: &tally, deciders: deciders, using: &generator)
+        }
+        tally.finish()
         var configuration = configuration
         configuration.window = .nanoseconds(tally.windowNanoseconds)
         let peak = tally.load.max() ?? 0

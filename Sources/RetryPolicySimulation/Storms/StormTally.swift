@@ -2,7 +2,9 @@ import RetryPolicyCore
 
 /// What an outage storm counts as its traffic runs, kept as it goes: the
 /// load histogram, the retry burst and the totals need no list of every
-/// request, so a storm's memory follows its clients in flight.
+/// request, so a storm's memory follows its clients in flight. Every
+/// count is the same whatever order the attempts come in, so a storm of
+/// separate clients can run them one after another.
 struct StormTally: TrafficObserver {
     let outage: Duration
     /// Width of one histogram window in nanoseconds: the configured one,
@@ -13,17 +15,14 @@ struct StormTally: TrafficObserver {
     private(set) var totalRequests = 0
     private(set) var outageRequests = 0
     private(set) var hedges = 0
-    private(set) var retryBurst = 0
+    /// The retry burst; final after ``finish()``.
+    var retryBurst: Int { bursts.largest }
     private(set) var succeeded = 0
     private(set) var failures: [StopReason: Int] = [:]
     private(set) var rejectedByCooldown = 0
     private(set) var finishedAt = Duration.zero
     private(set) var breakerPeriods: [OutageStorm.BreakerPeriod] = []
-    /// The retries of the last ``OutageStorm/burstWindow``, oldest first
-    /// from `burstStart`; attempts arrive in time order, so the window
-    /// slides forward only.
-    private var recentRetries: [Duration] = []
-    private var burstStart = 0
+    private var bursts = RetryBursts(window: OutageStorm.burstWindow)
 
     init(outage: Duration, window: Duration) {
         self.outage = outage
@@ -36,13 +35,16 @@ struct StormTally: TrafficObserver {
         count(attempt.time)
         guard attempt.number > 1 else { return }
         if attempt.hedged { hedges += 1 }
-        recentRetries.append(attempt.time)
-        while attempt.time - recentRetries[burstStart] >= OutageStorm.burstWindow { burstStart += 1 }
-        retryBurst = max(retryBurst, recentRetries.count - burstStart)
-        if burstStart >= 4096, burstStart * 2 >= recentRetries.count {
-            recentRetries.removeFirst(burstStart)
-            burstStart = 0
-        }
+        bursts.add(attempt.time)
+    }
+
+    mutating func reached(_ time: Duration) {
+        bursts.reached(time)
+    }
+
+    /// Settles the retry burst once the traffic has ended.
+    mutating func finish() {
+        bursts.finish()
     }
 
     /// Adds a request at `time` to its window, widening every window

@@ -132,22 +132,15 @@ public enum SimulatedTraffic {
             if case .shared = deciders, let transition = request.machine.breakerTransition {
                 observer.breakerChanged(transition, at: time)
             }
-            let isHedged = request.machine.isHedged
             let sent = requests[requestIndex]
-            let finished = request.perform(action) { start in
-                let attempt = TrafficAttempt(
-                    id: id, request: sent, number: start.number, time: start.at, timeLimit: start.timeLimit,
-                    hedged: isHedged)
-                observer.attemptStarted(attempt)
-                return responder.respond(to: attempt)
-            }
-            switch finished {
-            case .none:
+            guard let end = perform(&request, action, id: id, sending: sent, responder: &responder, observer: &observer)
+            else {
                 let next = request.nextEvent!
                 let own = own == nil ? nil : decider.ownState
                 if request.isParkable {
                     if let hedgedSlot { hedged.release(hedgedSlot) }
-                    let slot = parked.store(ParkedEntry(request: request.park(), requestIndex: requestIndex, jitter: jitter), in: parkedSlot)
+                    let slot = parked.store(
+                        ParkedEntry(request: request.park(), requestIndex: requestIndex, jitter: jitter), in: parkedSlot)
                     if let own { parkedStates.store(own, at: slot) }
                     queue.push(Event(time: next, id: id, slot: Int32(slot)))
                 } else {
@@ -157,18 +150,11 @@ public enum SimulatedTraffic {
                     let slot = hedged.store(entry, in: hedgedSlot)
                     queue.push(Event(time: next, id: id, slot: Int32(-1 - slot)))
                 }
-            case .succeed?:
-                if let parkedSlot { parked.release(parkedSlot) }
-                if let hedgedSlot { hedged.release(hedgedSlot) }
-                observer.requestFinished(id: id, at: time, result: .succeeded)
-            case .fail(let failure)?:
-                if let parkedSlot { parked.release(parkedSlot) }
-                if let hedgedSlot { hedged.release(hedgedSlot) }
-                let rejected = request.machine.rejectedByCooldown
-                observer.requestFinished(id: id, at: time, result: .failed(failure, rejectedByCooldown: rejected))
-            default:
-                preconditionFailure("perform returns only the action that ends the request")
+                return
             }
+            if let parkedSlot { parked.release(parkedSlot) }
+            if let hedgedSlot { hedged.release(hedgedSlot) }
+            report(end, of: request, id: id, at: time, observer: &observer)
         }
 
         // One request of each kind, which takes up each parked request of
@@ -176,6 +162,7 @@ public enum SimulatedTraffic {
         // copied for an event.
         var resumers: [SimulatedRequest] = []
         while let event = queue.pop() {
+            observer.reached(event.time)
             if event.slot == Event.arrival, let next = arrival {
                 arrival = arrivals.next()
                 if let following = arrival {
@@ -230,6 +217,40 @@ public enum SimulatedTraffic {
                     &entry.request, action, id: event.id, at: time, requestIndex: entry.requestIndex,
                     jitter: entry.jitter, own: entry.own, parkedSlot: nil, hedgedSlot: slot)
             }
+        }
+    }
+
+    /// Does what `action` asks of `request` (sent as `sent`): tells
+    /// `observer` of every attempt it starts and asks `responder` for its
+    /// outcome. Returns the action that ends the request, or `nil` while
+    /// it goes on.
+    static func perform<Responder: TrafficResponder, Observer: TrafficObserver>(
+        _ request: inout SimulatedRequest, _ action: RequestStateMachine.Action, id: Int, sending sent: RetryRequest,
+        responder: inout Responder, observer: inout Observer
+    ) -> RequestStateMachine.Action? {
+        let isHedged = request.machine.isHedged
+        return request.perform(action) { start in
+            let attempt = TrafficAttempt(
+                id: id, request: sent, number: start.number, time: start.at, timeLimit: start.timeLimit,
+                hedged: isHedged)
+            observer.attemptStarted(attempt)
+            return responder.respond(to: attempt)
+        }
+    }
+
+    /// Tells `observer` that request `id` ended at `time` with `end`.
+    static func report<Observer: TrafficObserver>(
+        _ end: RequestStateMachine.Action, of request: SimulatedRequest, id: Int, at time: Duration,
+        observer: inout Observer
+    ) {
+        switch end {
+        case .succeed:
+            observer.requestFinished(id: id, at: time, result: .succeeded)
+        case .fail(let failure):
+            let rejected = request.machine.rejectedByCooldown
+            observer.requestFinished(id: id, at: time, result: .failed(failure, rejectedByCooldown: rejected))
+        default:
+            preconditionFailure("perform returns only the action that ends the request")
         }
     }
 }

@@ -1,7 +1,13 @@
 import RetryPolicyCore
 
-/// What simulated traffic reports as it runs, in time order: what a storm
-/// or a replay counts.
+/// What simulated traffic reports as it runs: what a storm or a replay
+/// counts.
+///
+/// ``SimulatedTraffic/run(arrivals:responder:observer:deciders:using:)``
+/// reports everything in time order.
+/// ``SimulatedTraffic/runSeparately(arrivals:responder:observer:deciders:using:)``
+/// reports each request's events in order, one request after another in
+/// order of arrival; ``reached(_:)`` says when nothing earlier can come.
 public protocol TrafficObserver {
     /// An attempt reached the server (reported before the responder is
     /// asked about it).
@@ -11,4 +17,12 @@ public protocol TrafficObserver {
     mutating func breakerChanged(_ transition: CircuitBreakerTransition, at time: Duration)
     /// Request `id` ended at `time`.
     mutating func requestFinished(id: Int, at time: Duration, result: TrafficResult)
+    /// Nothing reported from now on happens before `time`: an observer
+    /// that needs its events in time order can settle what came earlier.
+    mutating func reached(_ time: Duration)
+}
+
+extension TrafficObserver {
+    /// Does nothing: an observer that counts needs no settling.
+    public mutating func reached(_ time: Duration) {}
 }

@@ -1,0 +1,70 @@
+import RetryPolicyCore
+
+extension SimulatedTraffic {
+    /// Runs requests that cannot affect each other one after another, each
+    /// from its arrival to its end: what
+    /// ``run(arrivals:responder:observer:deciders:using:)`` does for them,
+    /// without keeping every request in flight and ordering their events.
+    ///
+    /// Requests are separate when each has state of its own
+    /// (``Deciders/perRequest(_:)``) or the shared decider keeps none (no
+    /// budget, breaker or cooldown). Each draws its jitter from the same
+    /// stream as in `run`, so every request does exactly what it does
+    /// there. Only the order of the reports differs: `observer` hears each
+    /// request's events in order, requests in order of arrival, and
+    /// ``TrafficObserver/reached(_:)`` before each arrival. The responder
+    /// is asked in that order too, so it must answer by the attempt alone,
+    /// not by what it was asked before.
+    ///
+    /// - Parameters:
+    ///   - arrivals: the requests, in order of `(time, id)`.
+    ///   - responder: asked once for every attempt, as it starts.
+    ///   - observer: told of every attempt and end of a request.
+    ///   - deciders: state per request, or one decider that keeps none.
+    ///   - generator: seeds each request's own source of jitter (one draw,
+    ///     before the first request).
+    public static func runSeparately<
+        Arrivals: TrafficArrivals, Responder: TrafficResponder, Observer: TrafficObserver, G: RandomNumberGenerator
+    >(
+        arrivals: inout Arrivals, responder: inout Responder, observer: inout Observer, deciders: Deciders,
+        using generator: inout G
+    ) {
+        let origin = RequestTimeline.origin
+        let streams = generator.next()
+        let decider: RetryDecider
+        let ownState: RetryDecider.OwnState?
+        switch deciders {
+        case .shared(let shared):
+            precondition(!shared.keepsState, "requests sharing a budget, breaker or cooldown run together, with run(...)")
+            decider = shared
+            ownState = nil
+        case .perRequest(let template):
+            decider = template.withOwnState()
+            ownState = decider.initialOwnState
+        }
+        var previous: TrafficArrival?
+        while let arrival = arrivals.next() {
+            if let previous {
+                precondition((previous.time, previous.id) < (arrival.time, arrival.id), "arrivals come in order of (time, id)")
+            }
+            previous = arrival
+            observer.reached(arrival.time)
+            if let ownState { decider.restore(ownState) }
+            var jitter = SplitMix64(stream: arrival.id, of: streams)
+            var request = SimulatedRequest(
+                machine: RequestStateMachine(
+                    decider: decider, request: arrival.request, recordingNoAttempts: (), concurrentAttempts: true),
+                startedAt: arrival.time, origin: origin)
+            var action = request.start()
+            while true {
+                if let end = perform(
+                    &request, action, id: arrival.id, sending: arrival.request, responder: &responder, observer: &observer)
+                {
+                    report(end, of: request, id: arrival.id, at: request.now, observer: &observer)
+                    break
+                }
+                action = request.advance(using: &jitter)
+            }
+        }
+    }
+}
