@@ -176,6 +176,11 @@ extension Duration {
         // arithmetic behind `components`; the result is the same. Backoff
         // and request times are converted on every retry.
         if _high == Int64(bitPattern: _low) >> 63 { return Int64(bitPattern: _low) / 1_000_000_000 }
+        // Up to about 292 years the nanosecond count of a positive duration
+        // fits in 63 bits: one 128-by-64-bit division gives it.
+        if _high >= 0, _high < 500_000_000 {
+            return Int64(UInt64(1_000_000_000).dividingFullWidth((high: UInt64(_high), low: _low)).quotient)
+        }
         let (seconds, attoseconds) = components
         let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
         if overflow { return seconds < 0 ? Int64.min : Int64.max }

@@ -13,7 +13,7 @@ import Testing
         return sum
     }
 
-    @Test("nanosecondsSaturated agrees with components on both sides of the 64-bit attosecond range")
+    @Test("nanosecondsSaturated agrees with components on both sides of the 64-bit attosecond range and of 2^63 nanoseconds")
     func agreesWithComponents() {
         var durations: [Duration] = [
             .zero, .nanoseconds(1), .nanoseconds(-1), .nanoseconds(999_999_999), .seconds(1), .seconds(-1),
@@ -25,12 +25,17 @@ import Testing
             Duration(secondsComponent: 9, attosecondsComponent: 223_372_036_854_775_808),
             Duration(secondsComponent: -9, attosecondsComponent: -223_372_036_854_775_808),
             Duration(secondsComponent: -9, attosecondsComponent: -223_372_036_854_775_809),
+            // About 292 years: where nanoseconds stop fitting in 63 bits.
+            .seconds(9_223_372_036), .seconds(9_223_372_037), .nanoseconds(Int64.max) + .nanoseconds(1),
+            Duration(_high: 499_999_999, low: .max), Duration(_high: 500_000_000, low: 0),
         ]
         var generator = SplitMix64(seed: 7)
         for _ in 0..<10_000 {
             let seconds = Int64.random(in: -20...20, using: &generator)
             let attoseconds = Int64.random(in: -999_999_999_999_999_999...999_999_999_999_999_999, using: &generator)
             durations.append(Duration(secondsComponent: seconds, attosecondsComponent: attoseconds))
+            let far = Int64.random(in: -20_000_000_000...20_000_000_000, using: &generator)
+            durations.append(Duration(secondsComponent: far, attosecondsComponent: attoseconds))
         }
         for duration in durations {
             #expect(duration.nanosecondsSaturated == Self.reference(duration), "\(duration)")

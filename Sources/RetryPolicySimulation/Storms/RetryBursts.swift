@@ -2,16 +2,22 @@
 /// retry burst), counted exactly from retry times that come in any order.
 ///
 /// A burst is the count of retries in `[t, t + width)` for the best `t`,
-/// which can always be the time of a retry. Retries are kept in buckets
-/// one window wide, each as its offset from the bucket's start in
+/// which can always be the time of a retry. Retries are kept in buckets at
+/// least a window wide, each as its offset from the bucket's start in
 /// attoseconds (exact, whatever the times' resolution): the windows that
 /// start in bucket `b` see only `b` and `b + 1`, so once a caller has
 /// ``reached(_:)`` a time past both, they are counted and `b` is dropped.
 /// Memory follows the retries not yet settled, not every retry.
+///
+/// A bucket is a power of two of attoseconds wide, so that a time's bucket
+/// and offset are bits of its attosecond count: `Duration.components`
+/// divides 128 bits by 10^18, which costs more than the rest of counting
+/// a retry.
 struct RetryBursts {
-    /// The window, in attoseconds; it divides a second.
+    /// The window, in attoseconds.
     private let width: Int64
-    private let bucketsPerSecond: Int64
+    /// A bucket is `1 << shift` attoseconds wide, at least a window.
+    private let shift: Int
     /// Buckets past this distance from `first` wait in `far`, so that a
     /// retry hours ahead does not make a bucket for every window between.
     private static var horizon: Int64 { 1 << 16 }
@@ -32,11 +38,9 @@ struct RetryBursts {
 
     init(window: Duration) {
         let (seconds, attoseconds) = window.components
-        precondition(
-            seconds == 0 && attoseconds > 0 && 1_000_000_000_000_000_000 % attoseconds == 0,
-            "a burst window divides a second")
+        precondition(seconds == 0 && attoseconds > 4, "a burst window is under a second")
         width = attoseconds
-        bucketsPerSecond = 1_000_000_000_000_000_000 / attoseconds
+        shift = Int64.bitWidth - (attoseconds - 1).leadingZeroBitCount
     }
 
     /// A retry at `time`, which is at or after the last time reached.
@@ -99,11 +103,17 @@ struct RetryBursts {
             let current = buckets[head]
             let next = hasNext ? buckets[head + 1] : []
             // A window from offset `o` in this bucket holds this bucket's
-            // retries from `o` on and the next bucket's before `o`.
-            var before = 0
+            // retries in `[o, o + width)` and, when it reaches past the
+            // bucket, the next one's before `o + width - span`.
+            let span = Int64(1) << shift
+            var end = 0
+            var endOfNext = 0
             for (index, offset) in current.enumerated() {
-                while before < next.count, next[before] < offset { before += 1 }
-                largest = max(largest, current.count - index + before)
+                let limit = offset + width
+                end = max(end, index)
+                while end < current.count, current[end] < limit { end += 1 }
+                while endOfNext < next.count, next[endOfNext] < limit - span { endOfNext += 1 }
+                largest = max(largest, end - index + endOfNext)
             }
             buckets[head] = []
             head += 1
@@ -119,10 +129,11 @@ struct RetryBursts {
     /// The bucket of `time` and its offset in it, in attoseconds.
     private func position(_ time: Duration) -> (bucket: Int64, offset: Int64) {
         precondition(time >= .zero, "retry times start at zero")
-        let (seconds, attoseconds) = time.components
-        let (whole, overflow) = seconds.multipliedReportingOverflow(by: bucketsPerSecond)
-        // Past 290 million years, every time shares the last bucket.
-        if overflow || whole > Int64.max / 2 { return (Int64.max / 2, attoseconds % width) }
-        return (whole + attoseconds / width, attoseconds % width)
+        let high = UInt64(bitPattern: time._high)
+        let low = time._low
+        let offset = Int64(bitPattern: low & (UInt64(1) << shift - 1))
+        // Past millions of years, every time shares the last bucket.
+        guard high >> (shift - 3) == 0 else { return (Int64.max / 2, offset) }
+        return (Int64(bitPattern: high << (64 - shift) | low >> shift), offset)
     }
 }

@@ -42,25 +42,22 @@ extension SimulatedTraffic {
             decider = template.withOwnState()
             ownState = decider.initialOwnState
         }
-        var previous: TrafficArrival?
+        var previous: (time: Duration, id: Int)?
         while let arrival = arrivals.next() {
-            if let previous {
-                precondition((previous.time, previous.id) < (arrival.time, arrival.id), "arrivals come in order of (time, id)")
-            }
-            previous = arrival
-            observer.reached(arrival.time)
+            let (time, id, sent) = (arrival.time, arrival.id, arrival.request)
+            if let previous { precondition(previous < (time, id), "arrivals come in order of (time, id)") }
+            previous = (time, id)
+            observer.reached(time)
             if let ownState { decider.restore(ownState) }
-            var jitter = SplitMix64(stream: arrival.id, of: streams)
+            var jitter = SplitMix64(stream: id, of: streams)
             var request = SimulatedRequest(
                 machine: RequestStateMachine(
-                    decider: decider, request: arrival.request, recordingNoAttempts: (), concurrentAttempts: true),
-                startedAt: arrival.time, origin: origin)
+                    decider: decider, request: sent, recordingNoAttempts: (), concurrentAttempts: true),
+                startedAt: time, origin: origin)
             var action = request.start()
             while true {
-                if let end = perform(
-                    &request, action, id: arrival.id, sending: arrival.request, responder: &responder, observer: &observer)
-                {
-                    report(end, of: request, id: arrival.id, at: request.now, observer: &observer)
+                if let end = perform(&request, action, id: id, sending: sent, responder: &responder, observer: &observer) {
+                    report(end, of: request, id: id, at: request.now, observer: &observer)
                     break
                 }
                 action = request.advance(using: &jitter)
