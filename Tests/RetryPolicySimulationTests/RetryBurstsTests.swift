@@ -54,11 +54,12 @@ struct RetryBurstsTests {
                 }
                 bursts.reached(start)
                 for _ in 0..<generator.next() % 12 {
-                    // Some retries land far ahead: hours, or in the next year.
+                    // Some retries land far ahead, together: hours, or a
+                    // year, after the start.
                     let base: Duration =
-                        switch generator.next() % 10 {
-                        case 0: start + .seconds(3_600 * Int64(1 + generator.next() % 3))
-                        case 1: start + .seconds(31_536_000)
+                        switch generator.next() % 8 {
+                        case 0: max(start, .seconds(3_600 * Int64(1 + generator.next() % 3)))
+                        case 1: max(start, .seconds(31_536_000))
                         default: start + .milliseconds(Int64(generator.next() % 60))
                         }
                     let time = Self.time(near: base, &generator)
@@ -68,6 +69,36 @@ struct RetryBurstsTests {
             }
             bursts.finish()
             #expect(bursts.largest == Self.slid(all), "\(all.count) retries")
+        }
+    }
+
+    @Test("counted in parts of consecutive groups, only the first settling, then merged: as if counted as one")
+    func mergedParts() async {
+        await propertyCheck(count: 300, input: Gen.uint64(in: 0...UInt64.max), Gen.int(in: 1...5)) { seed, parts in
+            var generator = SplitMix64(seed: seed)
+            var counts = (0..<parts).map { _ in RetryBursts(window: Self.window) }
+            var all: [Duration] = []
+            var start = Duration.zero
+            for part in 0..<parts {
+                for _ in 0..<generator.next() % 10 {
+                    start += .nanoseconds(Int64(generator.next() % 8_000_000))
+                    if part == 0 { counts[0].reached(start) }
+                    for _ in 0..<generator.next() % 8 {
+                        // A third land together far ahead, past the buckets
+                        // kept close at hand.
+                        let base: Duration =
+                            generator.next() % 3 == 0
+                            ? .seconds(5_000) : start + .milliseconds(Int64(generator.next() % 40))
+                        let time = Self.time(near: base, &generator)
+                        counts[part].add(time)
+                        all.append(time)
+                    }
+                }
+            }
+            var merged = counts[0]
+            for part in counts.dropFirst() { merged.merge(part) }
+            merged.finish()
+            #expect(merged.largest == Self.slid(all), "\(all.count) retries in \(parts) parts")
         }
     }
 

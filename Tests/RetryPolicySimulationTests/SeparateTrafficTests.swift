@@ -135,27 +135,33 @@ struct SeparateTrafficTests {
         }
     }
 
-    @Test("a storm of separate clients reports what the same clients interleaved report")
+    @Test("a storm of separate clients reports what the same clients report interleaved, and run in parts")
     func stormSeparateIsInterleaved() async {
-        // OutageStorm runs per-client storms separately; the same storm
-        // through the interleaved loop must count the same, burst included.
+        // OutageStorm runs per-client storms separately, in parts when
+        // they are many; the same storm through the interleaved loop, and
+        // in any number of parts, must count the same, burst included.
         await propertyCheck(
             count: 60, input: Gen.int(in: 0...1_000).array(of: 20), Gen.int(in: 1...300), Gen.int(in: 1...1_000)
         ) { genes, clients, seed in
             let policy = Self.policy(genes)
             let configuration = StormPropertyTests.configuration(genes, clients: clients, seed: UInt64(seed))
-            let storm = OutageStorm.run(policy: policy, configuration: configuration)
-            let interleaved = OutageStorm.run(policy: policy, configuration: configuration, interleaved: true)
-            #expect(storm.load == interleaved.load)
-            #expect(storm.totalRequests == interleaved.totalRequests)
-            #expect(storm.outageRequests == interleaved.outageRequests)
-            #expect((storm.peak, storm.peakAt) == (interleaved.peak, interleaved.peakAt))
-            #expect(storm.retryBurst == interleaved.retryBurst)
-            #expect(storm.hedges == interleaved.hedges)
-            #expect(storm.succeeded == interleaved.succeeded)
-            #expect(storm.failures == interleaved.failures)
-            #expect(storm.rejectedByCooldown == interleaved.rejectedByCooldown)
-            #expect(storm.finishedAt == interleaved.finishedAt)
+            let storm = OutageStorm.run(policy: policy, configuration: configuration, interleaved: false, parts: 1)
+            let interleaved = OutageStorm.run(policy: policy, configuration: configuration, interleaved: true, parts: nil)
+            let parted = OutageStorm.run(
+                policy: policy, configuration: configuration, interleaved: false, parts: 2 + genes[19] % 7)
+            for other in [interleaved, parted] {
+                #expect(storm.load == other.load)
+                #expect(storm.configuration.window == other.configuration.window)
+                #expect(storm.totalRequests == other.totalRequests)
+                #expect(storm.outageRequests == other.outageRequests)
+                #expect((storm.peak, storm.peakAt) == (other.peak, other.peakAt))
+                #expect(storm.retryBurst == other.retryBurst)
+                #expect(storm.hedges == other.hedges)
+                #expect(storm.succeeded == other.succeeded)
+                #expect(storm.failures == other.failures)
+                #expect(storm.rejectedByCooldown == other.rejectedByCooldown)
+                #expect(storm.finishedAt == other.finishedAt)
+            }
         }
     }
 }

@@ -1,3 +1,4 @@
+import Dispatch
 import RetryPolicyCore
 
 /// Many clients hitting one outage at once: how much load their retries put
@@ -85,12 +86,19 @@ public struct OutageStorm: Sendable {
     public static let maximumWindows = 100_000
 
     public static func run(policy: Policy, configuration: Configuration) -> OutageStorm {
-        run(policy: policy, configuration: configuration, interleaved: false)
+        run(policy: policy, configuration: configuration, interleaved: false, parts: nil)
     }
 
+    /// Separate clients are run in this many parts at once (one for
+    /// every this many clients, up to ``maximumParts``).
+    static let clientsPerPart = 25_000
+    static let maximumParts = 8
+
     /// A storm; with `interleaved`, separate clients run together in time
-    /// order as clients sharing state must (the same report, at more cost).
-    static func run(policy: Policy, configuration: Configuration, interleaved: Bool) -> OutageStorm {
+    /// order as clients sharing state must, and `parts` sets how many
+    /// parts separate clients run in (the same report either way, at a
+    /// different cost).
+    static func run(policy: Policy, configuration: Configuration, interleaved: Bool, parts: Int?) -> OutageStorm {
         let clients = max(configuration.clients, 0)
         let decider = RetryDecider(policy: policy)
         var generator = SplitMix64(seed: configuration.seed)
@@ -110,9 +118,17 @@ public struct OutageStorm: Sendable {
             SimulatedTraffic.run(
                 arrivals: &arrivals, responder: &responder, observer: &tally, deciders: deciders, using: &generator)
         } else {
-            // Separate clients run one after another.
-            SimulatedTraffic.runSeparately(
-                arrivals: &arrivals, responder: &responder, observer: &tally, deciders: deciders, using: &generator)
+            // Separate clients run one after another, in consecutive parts
+            // at once when there are many.
+            let parts = parts ?? min(max(clients / clientsPerPart, 1), maximumParts)
+            if parts == 1 {
+                SimulatedTraffic.runSeparately(
+                    arrivals: &arrivals, responder: &responder, observer: &tally, deciders: deciders, using: &generator)
+            } else {
+                tally = runInParts(
+                    arrivals.split(into: parts), responder: responder, tally: tally, deciders: deciders,
+                    generator: generator)
+            }
         }
         tally.finish()
         var configuration = configuration
@@ -125,5 +141,31 @@ public struct OutageStorm: Sendable {
             failures: tally.failures, rejectedByCooldown: tally.rejectedByCooldown, finishedAt: tally.finishedAt,
             retryBurst: tally.retryBurst, outageRequests: tally.outageRequests, breakerPeriods: tally.breakerPeriods,
             hedges: tally.hedges)
+    }
+
+    /// Runs each stretch of separate clients on a thread of its own, then
+    /// adds up their counts. Every part draws the same streams from a copy
+    /// of `generator`, so every client does what it does in one run. Only
+    /// the first part settles its retry burst as it goes: a later part's
+    /// retries join the earlier parts' windows when they are added up.
+    private static func runInParts(
+        _ stretches: [StormArrivals], responder: OutageResponder, tally: StormTally,
+        deciders: SimulatedTraffic.Deciders, generator: SplitMix64
+    ) -> StormTally {
+        let results = LockedValue([StormTally?](repeating: nil, count: stretches.count))
+        DispatchQueue.concurrentPerform(iterations: stretches.count) { part in
+            var arrivals = stretches[part]
+            var responder = responder
+            var generator = generator
+            var counted = tally
+            counted.settlesBursts = part == 0
+            SimulatedTraffic.runSeparately(
+                arrivals: &arrivals, responder: &responder, observer: &counted, deciders: deciders, using: &generator)
+            results.withLock { $0[part] = counted }
+        }
+        let tallies = results.withLock { $0 }
+        var total = tallies[0]!
+        for part in tallies.dropFirst() { total.merge(part!) }
+        return total
     }
 }

@@ -31,6 +31,8 @@ struct RetryBursts {
     /// of the one settled before it).
     private var headSorted = false
     private var far: [Int64: [Int64]] = [:]
+    /// The lowest bucket in `far`, `Int64.max` when it is empty.
+    private var nearestFar = Int64.max
 
     /// The largest burst among the windows settled so far; after
     /// ``finish()``, of every window.
@@ -46,16 +48,44 @@ struct RetryBursts {
     /// A retry at `time`, which is at or after the last time reached.
     mutating func add(_ time: Duration) {
         let (bucket, offset) = position(time)
+        if let index = slot(of: bucket) {
+            buckets[index].append(offset)
+        } else {
+            far[bucket, default: []].append(offset)
+            nearestFar = min(nearestFar, bucket)
+        }
+    }
+
+    /// Takes in the retries of `other` (for the same window), which has
+    /// settled nothing and holds none before a time this one reached: two
+    /// parts of one storm's clients, counted apart, counted as one.
+    mutating func merge(_ other: RetryBursts) {
+        precondition(other.width == width && other.largest == 0, "a burst merges an unsettled count of the same window")
+        for (distance, offsets) in other.buckets[other.head...].enumerated() where !offsets.isEmpty {
+            add(offsets, to: other.first + Int64(distance))
+        }
+        for (bucket, offsets) in other.far { add(offsets, to: bucket) }
+    }
+
+    private mutating func add(_ offsets: [Int64], to bucket: Int64) {
+        if let index = slot(of: bucket) {
+            buckets[index].append(contentsOf: offsets)
+        } else {
+            far[bucket, default: []].append(contentsOf: offsets)
+            nearestFar = min(nearestFar, bucket)
+        }
+    }
+
+    /// Where `bucket` is kept among `buckets`, made if needed, or `nil`
+    /// when it is beyond the horizon.
+    private mutating func slot(of bucket: Int64) -> Int? {
         precondition(bucket >= first, "a retry comes no earlier than a time reached")
         let distance = bucket - first
-        guard distance < Self.horizon else {
-            far[bucket, default: []].append(offset)
-            return
-        }
+        guard distance < Self.horizon else { return nil }
         let index = head + Int(distance)
         if index >= buckets.count { buckets.append(contentsOf: repeatElement([], count: index - buckets.count + 1)) }
-        buckets[index].append(offset)
         if distance == 0 { headSorted = false }
+        return index
     }
 
     /// No retry comes before `time` any more: counts the windows that
@@ -66,10 +96,9 @@ struct RetryBursts {
             if head == buckets.count {
                 // Nothing in the buckets kept: jump to the last bucket that
                 // can be settled, or to just before the nearest far one.
-                let nearest = far.keys.min().map { $0 - 1 } ?? Int64.max
                 buckets.removeAll(keepingCapacity: true)
                 head = 0
-                first = max(first, min(bucket - 2, nearest))
+                first = max(first, min(bucket - 2, nearestFar == .max ? .max : nearestFar - 1))
                 if first + 1 >= bucket { break }
             }
             settleFirst()
@@ -78,11 +107,11 @@ struct RetryBursts {
 
     /// Counts every window left; call once, after the last retry.
     mutating func finish() {
-        while head < buckets.count || !far.isEmpty {
-            if head == buckets.count, let nearest = far.keys.min() {
+        while head < buckets.count || nearestFar != .max {
+            if head == buckets.count {
                 buckets.removeAll(keepingCapacity: true)
                 head = 0
-                first = nearest - 1
+                first = nearestFar - 1
             }
             settleFirst()
         }
@@ -90,13 +119,14 @@ struct RetryBursts {
 
     /// Counts the windows that start in bucket `first`, then drops it.
     private mutating func settleFirst() {
-        if !far.isEmpty, let arrived = far.removeValue(forKey: first + 1) {
+        if first + 1 == nearestFar, let arrived = far.removeValue(forKey: nearestFar) {
+            nearestFar = far.keys.min() ?? .max
             if head + 1 >= buckets.count {
                 buckets.append(contentsOf: repeatElement([], count: head + 2 - buckets.count))
             }
             buckets[head + 1].append(contentsOf: arrived)
         }
-        if head < buckets.count {
+        if head < buckets.count, !buckets[head].isEmpty {
             if !headSorted { buckets[head].sort() }
             let hasNext = head + 1 < buckets.count
             if hasNext { buckets[head + 1].sort() }
@@ -116,10 +146,14 @@ struct RetryBursts {
                 largest = max(largest, end - index + endOfNext)
             }
             buckets[head] = []
-            head += 1
+            headSorted = true
+        } else {
+            // No window starts here; the next bucket is sorted when it is
+            // reached.
+            headSorted = false
         }
+        if head < buckets.count { head += 1 }
         first += 1
-        headSorted = true
         if head >= 1024, head * 2 >= buckets.count {
             buckets.removeFirst(head)
             head = 0

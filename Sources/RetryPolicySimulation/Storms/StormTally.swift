@@ -23,6 +23,10 @@ struct StormTally: TrafficObserver {
     private(set) var finishedAt = Duration.zero
     private(set) var breakerPeriods: [OutageStorm.BreakerPeriod] = []
     private var bursts = RetryBursts(window: OutageStorm.burstWindow)
+    /// Whether ``reached(_:)`` settles the retry burst: not in a part of a
+    /// storm run in parts other than the first, whose retries the later
+    /// parts' can still join.
+    var settlesBursts = true
 
     init(outage: Duration, window: Duration) {
         self.outage = outage
@@ -39,7 +43,27 @@ struct StormTally: TrafficObserver {
     }
 
     mutating func reached(_ time: Duration) {
-        bursts.reached(time)
+        if settlesBursts { bursts.reached(time) }
+    }
+
+    /// Adds what `other` counted, for a part of the same storm's clients
+    /// that arrived after every client of this one, and that settled no
+    /// burst.
+    mutating func merge(_ other: StormTally) {
+        precondition(other.breakerPeriods.isEmpty, "only separate clients are counted in parts")
+        var other = other
+        while windowNanoseconds < other.windowNanoseconds { widen() }
+        while other.windowNanoseconds < windowNanoseconds { other.widen() }
+        if load.count < other.load.count { load.append(contentsOf: repeatElement(0, count: other.load.count - load.count)) }
+        for (slot, requests) in other.load.enumerated() { load[slot] += requests }
+        totalRequests += other.totalRequests
+        outageRequests += other.outageRequests
+        hedges += other.hedges
+        succeeded += other.succeeded
+        failures.merge(other.failures, uniquingKeysWith: +)
+        rejectedByCooldown += other.rejectedByCooldown
+        finishedAt = max(finishedAt, other.finishedAt)
+        bursts.merge(other.bursts)
     }
 
     /// Settles the retry burst once the traffic has ended.
@@ -53,15 +77,18 @@ struct StormTally: TrafficObserver {
     /// held, so the histogram is the one the final width gives.
     private mutating func count(_ time: Duration) {
         let nanoseconds = time.nanosecondsSaturated
-        while nanoseconds / windowNanoseconds >= Int64(OutageStorm.maximumWindows) {
-            windowNanoseconds = windowNanoseconds > Int64.max / 10 ? Int64.max : windowNanoseconds * 10
-            var wider = [Int](repeating: 0, count: load.isEmpty ? 0 : (load.count - 1) / 10 + 1)
-            for (slot, requests) in load.enumerated() { wider[slot / 10] += requests }
-            load = wider
-        }
+        while nanoseconds / windowNanoseconds >= Int64(OutageStorm.maximumWindows) { widen() }
         let slot = Int(nanoseconds / windowNanoseconds)
         if slot >= load.count { load.append(contentsOf: repeatElement(0, count: slot - load.count + 1)) }
         load[slot] += 1
+    }
+
+    /// Makes every window ten times as wide.
+    private mutating func widen() {
+        windowNanoseconds = windowNanoseconds > Int64.max / 10 ? Int64.max : windowNanoseconds * 10
+        var wider = [Int](repeating: 0, count: load.isEmpty ? 0 : (load.count - 1) / 10 + 1)
+        for (slot, requests) in load.enumerated() { wider[slot / 10] += requests }
+        load = wider
     }
 
     mutating func breakerChanged(_ transition: CircuitBreakerTransition, at time: Duration) {
