@@ -221,7 +221,7 @@ extension CircuitBreakerStateMachine {
         generation = saved.generation
         openings = saved.openings
         consecutive = saved.consecutive
-        window = saved.window
+        window.restore(saved.window)
         adopted = nil
     }
 }
