@@ -17,6 +17,10 @@ import RetryPolicyCore
 /// Memory follows the requests in flight, not the requests in total: a
 /// request's state is dropped when it ends and arrivals are read only
 /// when the simulation reaches them.
+///
+/// Requests that cannot affect each other need no common order:
+/// ``runSeparately(arrivals:responder:observer:deciders:using:)`` runs
+/// them one after another, each exactly as here.
 public enum SimulatedTraffic {
     /// Whose budget, cooldown and circuit breaker each request uses.
     public enum Deciders: Sendable {
