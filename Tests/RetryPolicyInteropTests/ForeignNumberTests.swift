@@ -90,7 +90,7 @@ struct ForeignNumberTests {
         let fraction = try Self.outcome("retry_on: 5xx\nper_try_timeout: 0.0015s\nretry_back_off: {base_interval: 0.000000001s}\n", .envoy).get()
         #expect(fraction.timeouts.perAttempt == .milliseconds(2))
         #expect(fraction.backoff.initial == .milliseconds(1))
-        let statuses = try Self.outcome("retry_on: retriable-status-codes\nretriable_status_codes: [503, 99999999999999999999, -1, 700]\n", .envoy)
+        let statuses = Self.outcome("retry_on: retriable-status-codes\nretriable_status_codes: [503, 99999999999999999999, -1, 700]\n", .envoy)
         Self.expectRefused(statuses, id: "RPI02", line: 2)
     }
 
@@ -124,7 +124,7 @@ struct ForeignNumberTests {
 
     @Test("AWS: huge, negative and fractional max_attempts")
     func awsNumbers() throws {
-        let many = try Self.outcome("[default]\nmax_attempts = 99999999999999999999999\n", .awsConfig)
+        let many = Self.outcome("[default]\nmax_attempts = 99999999999999999999999\n", .awsConfig)
         Self.expectRefused(many, id: "RPI03", line: 2)
         let large = try Self.outcome("[default]\nretry_mode = standard\nmax_attempts = 9223372036854775807\n", .awsConfig).get()
         #expect(large.attempts == 100 && large.warnings.contains { $0.feature == "max_attempts" })

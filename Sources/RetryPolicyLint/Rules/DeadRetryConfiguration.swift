@@ -23,7 +23,7 @@ enum DeadRetryConfiguration: PolicyCheck {
             dead.append(text)
             if firstLocation == nil { firstLocation = location }
         }
-        if policy.backoff != .immediate, policy.backoff.initial > .zero || policy.backoff.max.map { $0 > .zero } ?? true {
+        if policy.backoff != .immediate, policy.backoff.initial > .zero || policy.backoff.max.map({ $0 > .zero }) ?? true {
             note("backoff" + (policy.backoff.location.map { " (line \($0.line))" } ?? ""), policy.backoff.location)
         }
         if let budget = policy.budget {

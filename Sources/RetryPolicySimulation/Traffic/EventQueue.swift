@@ -94,7 +94,7 @@ struct EventQueue<Element: QueuedEvent> {
             let slot = firstOccupiedSlot(from: start)
             next = currentBucket + 1 + Int64((slot - start + Self.bucketCount) & (Self.bucketCount - 1))
         }
-        if let earliest = later.first.map(Self.bucket(of:)), next.map({ earliest < $0 }) ?? true { next = earliest }
+        if let earliest = later.first?.bucket, next.map({ earliest < $0 }) ?? true { next = earliest }
         guard let next else { return }
         currentBucket = next
         let slot = Int(next & Int64(Self.bucketCount - 1))
