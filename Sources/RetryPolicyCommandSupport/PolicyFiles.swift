@@ -15,7 +15,7 @@ package enum PolicyFiles {
     package static func read(_ path: String, root: PolicyRoot) throws(CommandFailure) -> String {
         switch bytes(path, root: root) {
         case .success(let bytes): return String(decoding: bytes, as: UTF8.self)
-        case .failure(let error): throw CommandFailure(error.diagnostics.map(\.description).joined(separator: "\n"))
+        case .failure(let error): throw CommandFailure(error.diagnostics.map { DisplayText.escaped($0.description) }.joined(separator: "\n"))
         }
     }
 
@@ -24,17 +24,17 @@ package enum PolicyFiles {
     /// is wrong) or 2 (it does not exist, or may not be read).
     package static func loadPolicy(_ path: String, root: PolicyRoot) throws -> Policy {
         if path != "-", case .failure(let denial) = root.locate(path), denial.kind == .notFound {
-            throw CommandFailure("\(path): no such file")
+            throw CommandFailure("\(DisplayText.escaped(path)): no such file")
         }
         let bytes: [UInt8]
         switch self.bytes(path, root: root) {
         case .success(let read): bytes = read
-        case .failure(let error): throw CommandFailure(error.diagnostics.map(\.description).joined(separator: "\n"))
+        case .failure(let error): throw CommandFailure(error.diagnostics.map { DisplayText.escaped($0.description) }.joined(separator: "\n"))
         }
         do {
             return try PolicyLoader(root: root).loadPolicy(bytes: bytes, path: path == "-" ? PolicyRoot.standardInputName : path)
         } catch {
-            for diagnostic in error.diagnostics { StandardError.write(diagnostic.description + "\n") }
+            for diagnostic in error.diagnostics { StandardError.write(DisplayText.escaped(diagnostic.description) + "\n") }
             throw ExitCodeError(status: ExitStatus.findings)
         }
     }

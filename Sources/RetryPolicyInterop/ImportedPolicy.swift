@@ -188,19 +188,11 @@ public struct ImportedPolicy: Sendable {
         return result
     }
 
-    /// `name` as a policy name: letters, digits, `.`, `_` and `-`, every
-    /// run of other characters one `-`, at most 128 characters.
+    /// `name` as a policy name (``ImportFileNames/sanitized(_:)``);
+    /// `imported` when nothing of it is left, which ``Importer`` replaces
+    /// with a name derived from the candidate's position, and says so.
     static func sanitizedName(_ name: String) -> String {
-        var text = ""
-        for character in name {
-            if character.isASCII && (character.isLetter || character.isNumber || character == "." || character == "_" || character == "-") {
-                text.append(character)
-            } else if text.last != "-" {
-                text.append("-")
-            }
-        }
-        let trimmed = String(Substring(text).drop { $0 == "-" }.reversed().drop { $0 == "-" }.reversed())
-        return trimmed.isEmpty ? "default" : String(trimmed.prefix(128))
+        ImportFileNames.sanitized(name) ?? "imported"
     }
 
     /// The name as YAML writes it: quoted where a plain scalar would not

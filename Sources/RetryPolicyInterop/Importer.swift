@@ -23,23 +23,33 @@ public enum Importer {
         let handler = format.handler
         let candidates = try handler.candidates(in: file)
         let chosen = try choose(selection, among: candidates, handler: handler, file: file)
-        return try handler.importCandidate(chosen, from: file)
+        var imported = try handler.importCandidate(chosen, from: file)
+        if ImportFileNames.sanitized(chosen.name) == nil {
+            let position = candidates.firstIndex { $0.name == chosen.name } ?? 0
+            imported.name = ImportFileNames.fallback(noun: handler.candidateNoun, position: position)
+            imported.warnings.insert(ImportFileNames.renamed(chosen, to: imported.name), at: 0)
+        }
+        return imported
     }
 
     /// Every retry configuration of `file`, each imported on its own, in
-    /// file order, each policy named after its candidate; and the errors
-    /// of those that do not import (an AWS profile with an invalid value
-    /// does not keep the others from importing). Throws what makes the
-    /// whole file unreadable.
+    /// file order, each policy named after its candidate
+    /// (``ImportFileNames``: a name of its own, fit for a file name); and
+    /// the errors of those that do not import (an AWS profile with an
+    /// invalid value does not keep the others from importing). Throws what
+    /// makes the whole file unreadable, and ``InteropRule/fileName`` when
+    /// two candidates would share a name.
     public static func importEvery(_ file: ForeignFile, from format: InteropFormat) throws(InteropError) -> (policies: [ImportedPolicy], errors: [Diagnostic]) {
         let handler = format.handler
         let candidates = try handler.candidates(in: file)
+        let naming = try ImportFileNames.assign(candidates, noun: handler.candidateNoun)
         var policies: [ImportedPolicy] = []
         var errors: [Diagnostic] = []
-        for (candidate, result) in zip(candidates, handler.importCandidates(candidates, from: file)) {
+        for (index, result) in handler.importCandidates(candidates, from: file).enumerated() {
             switch result {
             case .success(var imported):
-                imported.name = ImportedPolicy.sanitizedName(candidate.name)
+                imported.name = naming.names[index]
+                if let warning = naming.warnings[index] { imported.warnings.insert(warning, at: 0) }
                 policies.append(imported)
             case .failure(let error):
                 errors += error.diagnostics

@@ -15,6 +15,9 @@ public enum InteropRule: String, Sendable, CaseIterable {
     /// The file holds several retry configurations and none was chosen,
     /// or the chosen name matches none.
     case selection = "RPI06"
+    /// Two retry configurations of one file would be written to one file
+    /// name (`import --output DIR`).
+    case fileName = "RPI07"
 
     public var id: String { rawValue }
 }

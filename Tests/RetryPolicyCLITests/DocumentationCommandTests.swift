@@ -127,8 +127,9 @@ struct DocumentationCommandTests {
     @Test("each documented command prints the documented output", arguments: all)
     func documented(_ example: Example) throws {
         var arguments = Self.arguments(example.command)
-        // A file the command writes goes to a scratch place, not into docs/.
-        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("doc-\(UUID().uuidString)")
+        // A file the command writes goes to a scratch place, not into docs/;
+        // inside the package, since files are written only inside the root.
+        let scratch = CLI.packageRoot.appendingPathComponent(".build/doc-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }
         for option in ["--svg", "--output"] {

@@ -24,7 +24,7 @@ struct InitCommandTests {
     func refusals() throws {
         let workspace = try Workspace(["svc.yaml": "version: 1\nname: mine\n"])
         let again = try workspace.run(["init", "svc"])
-        #expect(again.status == 2 && again.stderr.contains("./svc.yaml exists; pass --force to overwrite it"), "\(again)")
+        #expect(again.status == 2 && again.stderr.contains("./svc.yaml: exists; pass --force to replace it"), "\(again)")
         #expect(try String(contentsOfFile: workspace.path("svc.yaml"), encoding: .utf8) == "version: 1\nname: mine\n")
         let forced = try workspace.run(["init", "svc", "--force"])
         #expect(forced.status == 0)

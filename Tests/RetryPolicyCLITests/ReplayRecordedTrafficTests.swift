@@ -134,7 +134,7 @@ struct ReplayRecordedTrafficTests {
         for form in ["human", "json", "markdown"] {
             let result = try workspace.run([
                 "replay", "--policy", "single.yaml", "--format", "nginx", "--nginx-log-format", format, secrets, "--report", form,
-                "--svg", svg,
+                "--svg", svg, "--force",
             ])
             #expect(result.status == 0, "\(result)")
             let chart = try String(contentsOfFile: svg, encoding: .utf8)
@@ -205,7 +205,7 @@ struct ReplayRecordedTrafficTests {
 
         let svg = workspace.path("load.svg")
         for form in ["human", "json", "markdown"] {
-            let result = try workspace.run(["replay", "--policy", "single.yaml", har, "--report", form, "--svg", svg])
+            let result = try workspace.run(["replay", "--policy", "single.yaml", har, "--report", form, "--svg", svg, "--force"])
             #expect(result.status == 0, "\(result)")
             let chart = try String(contentsOfFile: svg, encoding: .utf8)
             for secret in RecordingTools.secrets {

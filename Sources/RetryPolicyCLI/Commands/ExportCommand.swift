@@ -44,7 +44,7 @@ struct ExportCommand: ParsableCommand {
         }
         let severity = strict ? "error" : "warning"
         for warning in result.warnings {
-            StandardError.write("\(warning.location): \(severity): \(warning.message) [\(warning.feature)]\n")
+            StandardError.write(DisplayText.escaped("\(warning.location): \(severity): \(warning.message) [\(warning.feature)]") + "\n")
         }
         if strict && !result.warnings.isEmpty {
             StandardError.write("error: \(plural(result.warnings.count, "setting")) cannot be expressed in \(to.title); nothing written (--strict)\n")

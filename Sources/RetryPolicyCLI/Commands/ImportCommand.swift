@@ -1,5 +1,4 @@
 import ArgumentParser
-import Foundation
 import RetryPolicyCore
 import RetryPolicyInterop
 import RetryPolicyYAML
@@ -22,14 +21,21 @@ struct ImportCommand: ParsableCommand {
             profiles. --list prints them; --select NAME imports one (gRPC: SERVICE or SERVICE/METHOD, \
             looked up as gRPC does); --output DIR writes every one, each to DIR/NAME.yaml. Without \
             either, a file that holds several is refused with their names (an AWS file imports its \
-            [default] profile).
+            [default] profile). NAME keeps the letters, digits, '.', '_' and '-' of the name (no \
+            leading dot, at most 128 characters); a name with none of them becomes the kind and \
+            position (profile-2) with a warning, and two names that would share a file (ignoring \
+            case) are an error naming both, with nothing written.
+
+            Files are written inside the root, atomically, never through a symbolic link, and never \
+            over an existing file unless --force is given (a link or a directory at the name is \
+            never replaced).
 
             Settings the policy format cannot express are warnings on standard error, located in \
             the source file; --strict makes them errors. A file that breaks its own format's rules \
             (gRPC's validation, for example maxAttempts 1) is a located error.
 
-            Exit status: 0 written; 1 the file is invalid, or --strict and something is lost; \
-            2 usage or I/O error.
+            Exit status: 0 written; 1 the file is invalid, two names collide, or --strict and \
+            something is lost; 2 usage or I/O error (a file exists, a link, a path outside the root).
             """)
 
     @Argument(help: "The configuration file (- reads it from standard input).")
@@ -54,27 +60,32 @@ struct ImportCommand: ParsableCommand {
     @Flag(help: "Treat every setting that cannot be imported exactly as an error.")
     var strict = false
 
+    @OptionGroup var writeOptions: WriteOptions
+
     @OptionGroup var rootOptions: RootOptions
 
     func run() throws {
         let root = try rootOptions.policyRoot()
         if file != "-", case .failure(let denial) = root.locate(file), denial.kind == .notFound {
-            throw CommandFailure("\(file): no such file")
+            throw CommandFailure("\(DisplayText.escaped(file)): no such file")
         }
         let bytes: [UInt8]
         switch PolicyFiles.bytes(file, root: root) {
         case .success(let read): bytes = read
-        case .failure(let error): throw CommandFailure(error.diagnostics.map(\.description).joined(separator: "\n"))
+        case .failure(let error): throw CommandFailure(error.diagnostics.map { DisplayText.escaped($0.description) }.joined(separator: "\n"))
         }
         let foreign = ForeignFile(bytes: bytes, path: file == "-" ? "<stdin>" : file)
-        let directory = output.flatMap { Self.directory($0) }
+        let directory = output.flatMap { Self.directory($0, root: root) }
         let imports: [ImportedPolicy]
         var failures: [Diagnostic] = []
         do {
             if list {
                 for candidate in try Importer.candidates(foreign, from: from) {
                     let aliases = candidate.aliases.isEmpty ? "" : " (also \(candidate.aliases.joined(separator: ", ")))"
-                    StandardOutput.write("\(candidate.name)\(aliases)\t\(candidate.location)\t\(candidate.summary)\n")
+                    // Every field, aliases included, is text of the file: one
+                    // escaped line per candidate, tabs between fields kept.
+                    let fields = [candidate.name + aliases, candidate.location.description, candidate.summary]
+                    StandardOutput.write(fields.map { DisplayText.escaped($0, keepingTabs: false) }.joined(separator: "\t") + "\n")
                 }
                 return
             }
@@ -84,51 +95,45 @@ struct ImportCommand: ParsableCommand {
                 imports = [try Importer.importPolicy(foreign, from: from, selection: select)]
             }
         } catch {
-            for diagnostic in error.diagnostics { StandardError.write(diagnostic.description + "\n") }
+            for diagnostic in error.diagnostics { StandardError.write(DisplayText.escaped(diagnostic.description) + "\n") }
             throw ExitCodeError(status: ExitStatus.findings)
         }
         let severity = strict ? "error" : "warning"
         let warnings = imports.flatMap(\.warnings)
         for warning in warnings {
-            StandardError.write("\(warning.location): \(severity): \(warning.message) [\(warning.feature)]\n")
+            StandardError.write(DisplayText.escaped("\(warning.location): \(severity): \(warning.message) [\(warning.feature)]") + "\n")
         }
         if strict && !warnings.isEmpty {
             StandardError.write("error: \(plural(warnings.count, "setting")) cannot be imported exactly; nothing written (--strict)\n")
             throw ExitCodeError(status: ExitStatus.findings)
         }
+        let force = writeOptions.force
         if let directory {
-            for imported in imports {
-                let path = directory + "/" + imported.name + ".yaml"
-                try write(imported.yaml, to: path)
-                StandardError.write("wrote \(path)\n")
+            let files = imports.map { (path: directory + "/" + $0.name + ".yaml", text: $0.yaml) }
+            // Every file is checked before the first is written: a refusal
+            // leaves the directory as it was.
+            for file in files { try OutputFiles.check(file.path, root: root, force: force) }
+            for file in files {
+                try OutputFiles.write(file.text, to: file.path, root: root, force: force)
+                StandardError.write("wrote \(DisplayText.escaped(file.path))\n")
             }
-            for failure in failures { StandardError.write(failure.description + "\n") }
+            for failure in failures { StandardError.write(DisplayText.escaped(failure.description) + "\n") }
             if !failures.isEmpty { throw ExitCodeError(status: ExitStatus.findings) }
         } else if let output {
-            try write(imports[0].yaml, to: output)
+            try OutputFiles.write(imports[0].yaml, to: output, root: root, force: force)
         } else {
             StandardOutput.write(imports[0].yaml)
         }
     }
 
-    /// `path` without a trailing slash when it names a directory (an
-    /// existing one, or any path ending in `/`, created if missing).
-    static func directory(_ path: String) -> String? {
-        var isDirectory: ObjCBool = false
+    /// `path` without a trailing slash when it names a directory to write
+    /// every configuration into: a path ending in `/` (created inside the
+    /// root when missing), or an existing directory inside the root.
+    static func directory(_ path: String, root: PolicyRoot) -> String? {
         if path.hasSuffix("/") {
             let trimmed = String(path.dropLast())
-            try? FileManager.default.createDirectory(atPath: trimmed.isEmpty ? "/" : trimmed, withIntermediateDirectories: true)
             return trimmed.isEmpty ? "" : trimmed
         }
-        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue { return path }
-        return nil
-    }
-
-    func write(_ text: String, to path: String) throws {
-        do {
-            try Data(text.utf8).write(to: URL(fileURLWithPath: path))
-        } catch {
-            throw CommandFailure("\(path): cannot write (\(error.localizedDescription))")
-        }
+        return root.isWritableDirectory(path) ? path : nil
     }
 }

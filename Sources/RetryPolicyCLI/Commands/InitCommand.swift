@@ -1,5 +1,4 @@
 import ArgumentParser
-import Foundation
 import RetryPolicyCore
 import RetryPolicyCommandSupport
 
@@ -11,8 +10,9 @@ struct InitCommand: ParsableCommand {
             Writes NAME.yaml (a policy for an HTTP API client: 5xx, 429 and timeouts retried with \
             full-jitter exponential backoff, Retry-After believed up to a cap, client errors never \
             retried, POST only with an idempotency key) and NAME.tests.yaml (its unit tests) into \
-            the directory, ready for `retry-policy lint` and `retry-policy test`. Existing files \
-            are never overwritten unless --force is given.
+            the directory (inside the root; missing folders are created), ready for `retry-policy lint` \
+            and `retry-policy test`. Existing files are never replaced unless --force is given, and \
+            a symbolic link is never written through or replaced.
 
             Exit status: 0 written, 2 a file exists or cannot be written.
             """)
@@ -23,32 +23,26 @@ struct InitCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Where to write the files.", valueName: "DIR"))
     var directory: String = "."
 
-    @Flag(help: "Overwrite existing files.")
-    var force = false
+    @OptionGroup var writeOptions: WriteOptions
+
+    @OptionGroup var rootOptions: RootOptions
 
     func validate() throws {
         let allowed = name.unicodeScalars.allSatisfy { ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "-" }
         guard !name.isEmpty, allowed, name.first != "-" else {
-            throw ValidationError("the name must be lower case letters, digits and dashes, found '\(name)'")
+            throw ValidationError("the name must be lower case letters, digits and dashes, found '\(DisplayText.escaped(name))'")
         }
     }
 
     func run() throws {
+        let root = try rootOptions.policyRoot()
         let base = directory.hasSuffix("/") ? directory : directory + "/"
         let files = [(base + name + ".yaml", StarterPolicy.policy(name: name)), (base + name + ".tests.yaml", StarterPolicy.tests(name: name))]
-        if !force {
-            for (path, _) in files where FileManager.default.fileExists(atPath: path) {
-                throw CommandFailure("\(path) exists; pass --force to overwrite it")
-            }
-        }
-        do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            for (path, text) in files { try text.write(toFile: path, atomically: true, encoding: .utf8) }
-        } catch {
-            throw CommandFailure("cannot write the files: \(error.localizedDescription)")
-        }
-        StandardOutput.write(files.map { "wrote \($0.0)\n" }.joined()
-            + "next: retry-policy lint \(files[0].0) && retry-policy test \(files[1].0)\n")
+        // Both are checked before either is written.
+        for (path, _) in files { try OutputFiles.check(path, root: root, force: writeOptions.force) }
+        for (path, text) in files { try OutputFiles.write(text, to: path, root: root, force: writeOptions.force) }
+        StandardOutput.write(files.map { "wrote \(DisplayText.escaped($0.0))\n" }.joined()
+            + "next: retry-policy lint \(DisplayText.escaped(files[0].0)) && retry-policy test \(DisplayText.escaped(files[1].0))\n")
     }
 }
 

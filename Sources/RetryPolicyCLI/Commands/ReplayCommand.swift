@@ -58,6 +58,8 @@ struct ReplayCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Write the load over time as SVG to this file.", valueName: "file"))
     var svg: String?
 
+    @OptionGroup var writeOptions: WriteOptions
+
     @Option(help: "Report format.")
     var report: ReplayReportFormat = .human
 
@@ -98,11 +100,7 @@ struct ReplayCommand: ParsableCommand {
         let baselineRun = try base.map { try replay($0, options: options, configuration: configuration, reportWarnings: false).0 }
         let result = ReplayReport(run: run, baseline: baselineRun, inputs: inputs, seed: seed, conditions: conditions)
         if let svg {
-            do {
-                try result.svg.write(toFile: svg, atomically: true, encoding: .utf8)
-            } catch {
-                throw CommandFailure("\(svg): cannot write the chart: \(error.localizedDescription)")
-            }
+            try OutputFiles.write(result.svg, to: svg, root: root, force: writeOptions.force)
         }
         switch report {
         case .human: StandardOutput.write(result.text)

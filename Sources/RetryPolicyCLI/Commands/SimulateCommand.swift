@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import RetryPolicyYAML
 import RetryPolicyCore
 import RetryPolicySimulation
 import RetryPolicyCommandSupport
@@ -62,6 +63,8 @@ struct SimulateCommand: ParsableCommand {
     @Option(help: "Output format.")
     var format: OutputFormat = .human
 
+    @OptionGroup var writeOptions: WriteOptions
+
     @OptionGroup var rootOptions: RootOptions
 
     func validate() throws {
@@ -75,10 +78,11 @@ struct SimulateCommand: ParsableCommand {
     }
 
     func run() throws {
-        let loaded = try PolicyFiles.loadPolicy(policy, root: rootOptions.policyRoot())
+        let root = try rootOptions.policyRoot()
+        let loaded = try PolicyFiles.loadPolicy(policy, root: root)
         let latency = latency.value
         if let clients {
-            try runStorm(policy: loaded, clients: clients, latency: latency)
+            try runStorm(policy: loaded, clients: clients, latency: latency, root: root)
             return
         }
         let script = try! ScriptedResponse.parseList(responses!).get()
@@ -91,7 +95,7 @@ struct SimulateCommand: ParsableCommand {
         }
     }
 
-    func runStorm(policy loaded: Policy, clients: Int, latency: Duration) throws {
+    func runStorm(policy loaded: Policy, clients: Int, latency: Duration, root: PolicyRoot) throws {
         let configuration = OutageStorm.Configuration(
             clients: clients, outage: outage.value,
             outageResponse: try! ScriptedResponse.parse(outageResponse).get(),
@@ -99,11 +103,7 @@ struct SimulateCommand: ParsableCommand {
             window: window.value, shared: sharedBudget, seed: seed)
         let report = StormReport.run(policy: loaded, configuration: configuration)
         if let svg {
-            do {
-                try report.svg.write(toFile: svg, atomically: true, encoding: .utf8)
-            } catch {
-                throw CommandFailure("\(svg): cannot write the chart: \(error.localizedDescription)")
-            }
+            try OutputFiles.write(report.svg, to: svg, root: root, force: writeOptions.force)
         }
         switch format {
         case .human: StandardOutput.write(report.text)

@@ -23,11 +23,11 @@ public struct PolicyRoot: Sendable {
     /// The root, absolute and with every symbolic link resolved.
     public let path: String
     public let fileSystem: any PolicyFileSystem
-    private let components: [String]
+    let components: [String]
     /// The root as the caller spelt it (absolute), when that differs from
     /// ``path`` because the way to it passes through links: a path under
     /// this spelling is a path under the root.
-    private var spelling: [String]?
+    private(set) var spelling: [String]?
 
     /// The root at `directory` (relative to the working directory when not
     /// absolute), resolved through the symbolic links on its way.
