@@ -57,8 +57,11 @@ struct StateURLErrorTests {
             "request", "http://127.0.0.1:9/", "--policy", policy, "--verbose",
             "--state", "postgres://fleet@127.0.0.1:\(refused)/db?password=s3cr3tPW&connect_timeout=2",
         ])
-        // The request went out on local state: port 9 refuses (network_error).
-        #expect(open.status == 11, "\(open.stderr)")
+        // The request went out on local state: port 9 refuses, which this
+        // policy does not retry (the default rule: internal_error, 15).
+        #expect(open.status == 15, "\(open.stderr)")
+        #expect(open.stderr.contains("attempt 1: transport failure connection_refused"), "\(open.stderr)")
+        #expect(open.stderr.contains("database unreachable at start"), "\(open.stderr)")
         #expect(open.stderr.contains("postgres://fleet@127.0.0.1:\(refused)/db"), "\(open.stderr)")
         #expect(!open.stderr.contains("s3cr3t") && !open.stdout.contains("s3cr3t"), "\(open.stderr)")
     }
