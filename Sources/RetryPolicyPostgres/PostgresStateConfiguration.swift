@@ -1,5 +1,5 @@
 #if Postgres  // the trait; without it this module is empty
-import Foundation
+import RetryPolicyCore
 
 /// How a ``PostgresRetryStateStore`` reaches its database and behaves when
 /// it cannot.
@@ -60,68 +60,88 @@ public struct PostgresStateConfiguration: Sendable, Hashable {
     }
 
     /// Reads `postgres://USER[:PASSWORD]@HOST[:PORT]/DB` (also
-    /// `postgresql://`). Query parameters: `fail=open|closed`,
-    /// `timeout_ms=N` (the withdraw timeout), `connect_timeout=SECONDS`, and
-    /// TLS as libpq spells it (``TLS``): `sslmode=disable|prefer|require|verify-ca|verify-full`,
-    /// `sslrootcert=PATH|system`, `sslcert=PATH`, `sslkey=PATH`.
+    /// `postgresql://`), percent-decoded as libpq does. Query parameters:
+    /// `password=...` (instead of one in the user information),
+    /// `fail=open|closed`, `timeout_ms=N` (the withdraw timeout),
+    /// `connect_timeout=SECONDS`, and TLS as libpq spells it (``TLS``):
+    /// `sslmode=disable|prefer|require|verify-ca|verify-full`,
+    /// `sslrootcert=PATH|system`, `sslcert=PATH`, `sslkey=PATH`. An error
+    /// names the URL without its password.
     public init(url text: String) throws(PostgresStateError) {
-        guard let components = URLComponents(string: text), let scheme = components.scheme?.lowercased() else {
-            throw .invalidURL(text, "not a URL; expected postgres://USER@HOST:PORT/DB")
+        let shown = PostgresURL.redacted(text)
+        let expected = "expected postgres://USER@HOST:PORT/DB"
+        let url: PostgresURL
+        do throws(PostgresURL.Problem) {
+            url = try PostgresURL(text)
+        } catch {
+            switch error {
+            case .notAURL: throw .invalidURL(shown, "not a URL; \(expected)")
+            case .scheme(let scheme):
+                throw .invalidURL(shown, "the scheme must be postgres:// or postgresql://, found \(DisplayText.escaped(scheme))://")
+            case .hosts: throw .invalidURL(shown, "no valid host (a name, an IPv4 address or a [bracketed] IPv6 address, then :PORT); \(expected)")
+            case .unexpected(let character): throw .invalidURL(shown, "unexpected '\(character)'; percent-encode it (a '#' in a password is %23)")
+            }
         }
-        guard scheme == "postgres" || scheme == "postgresql" else {
-            throw .invalidURL(text, "the scheme must be postgres:// or postgresql://, found \(scheme)://")
+        guard url.hosts.count == 1, let (host, portText) = url.hosts.first, !host.isEmpty else {
+            throw .invalidURL(shown, url.hosts.count > 1 ? "several hosts are not supported; give one" : "no host; \(expected)")
         }
-        guard let host = components.host, !host.isEmpty else {
-            throw .invalidURL(text, "no host; expected postgres://USER@HOST:PORT/DB")
+        guard !url.user.isEmpty else { throw .invalidURL(shown, "no user; \(expected)") }
+        guard !url.database.isEmpty, !url.database.contains("/") else {
+            throw .invalidURL(shown, "no database name; \(expected)")
         }
-        guard let user = components.user, !user.isEmpty else {
-            throw .invalidURL(text, "no user; expected postgres://USER@HOST:PORT/DB")
+        var port = 5432
+        if let portText {
+            guard portText.utf8.count <= 5, let number = Int(portText), (1...65535).contains(number) else {
+                throw .invalidURL(shown, "port \(DisplayText.escaped(String(portText.prefix(20)))) is out of range (1 to 65535)")
+            }
+            port = number
         }
-        let database = String(components.path.drop(while: { $0 == "/" }))
-        guard !database.isEmpty, !database.contains("/") else {
-            throw .invalidURL(text, "no database name; expected postgres://USER@HOST:PORT/DB")
-        }
-        let port = components.port ?? 5432
-        guard (1...65535).contains(port) else { throw .invalidURL(text, "port \(port) is out of range") }
-        self.init(
-            host: host, port: port, username: user.removingPercentEncoding ?? user,
-            password: components.password.map { $0.removingPercentEncoding ?? $0 },
-            database: database.removingPercentEncoding ?? database)
+        self.init(host: host, port: port, username: url.user, password: url.password, database: url.database)
         var tlsParameters: [String: String] = [:]
-        for item in components.queryItems ?? [] {
-            let value = item.value ?? ""
-            switch item.name {
+        var seen: Set<String> = []
+        for (name, value) in url.parameters {
+            let quotedName = DisplayText.escaped(String(name.prefix(40)))
+            guard seen.insert(name).inserted else { throw .invalidURL(shown, "\(quotedName) is given twice") }
+            switch name {
             case "sslmode", "sslrootcert", "sslcert", "sslkey":
-                guard tlsParameters[item.name] == nil else { throw .invalidURL(text, "\(item.name) is given twice") }
-                tlsParameters[item.name] = value
+                tlsParameters[name] = value
+            case "password":
+                guard password == nil else { throw .invalidURL(shown, "the password is given twice (before the host and as password=)") }
+                password = value
             case "fail":
                 guard let mode = FailureMode(rawValue: value) else {
-                    throw .invalidURL(text, "fail must be open or closed, found '\(value)'")
+                    throw .invalidURL(shown, "fail must be open or closed, found '\(DisplayText.escaped(String(value.prefix(40))))'")
                 }
                 failureMode = mode
             case "timeout_ms":
-                guard let milliseconds = Int(value), milliseconds > 0 else {
-                    throw .invalidURL(text, "timeout_ms must be a positive number of milliseconds")
+                guard value.utf8.count <= 9, let milliseconds = Int(value), milliseconds > 0 else {
+                    throw .invalidURL(shown, "timeout_ms must be a positive number of milliseconds (at most 999999999)")
                 }
                 withdrawTimeout = .milliseconds(milliseconds)
             case "connect_timeout":
-                guard let seconds = Int(value), seconds > 0 else {
-                    throw .invalidURL(text, "connect_timeout must be a positive number of seconds")
+                guard value.utf8.count <= 9, let seconds = Int(value), seconds > 0 else {
+                    throw .invalidURL(shown, "connect_timeout must be a positive number of seconds (at most 999999999)")
                 }
                 connectTimeout = .seconds(seconds)
             default:
-                throw .invalidURL(text, "unknown parameter '\(item.name)'")
+                throw .invalidURL(
+                    shown,
+                    "unknown parameter '\(quotedName)'; known: password, fail, timeout_ms, connect_timeout, sslmode, sslrootcert, sslcert, sslkey")
             }
         }
-        tls = try TLS(parameters: tlsParameters, url: text)
+        tls = try TLS(parameters: tlsParameters, url: shown)
     }
 
     /// The URL without the password, for messages.
-    public var redactedURL: String { "postgres://\(username)@\(host):\(port)/\(database)" }
+    public var redactedURL: String {
+        let shownHost = host.contains(":") ? "[\(host)]" : host
+        return DisplayText.escaped("postgres://\(username)@\(shownHost):\(port)/\(database)")
+    }
 }
 
 /// Why a ``PostgresRetryStateStore`` could not start.
 public enum PostgresStateError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The URL (without its password) and what is wrong with it.
     case invalidURL(String, String)
     /// The server could not be reached or refused the connection.
     case connectionFailed(String, String)

@@ -95,18 +95,49 @@ public struct CircuitBreakerConfiguration: Hashable, Sendable {
         self.location = location
     }
 
+    /// The longest break when the breaker has no ``maxBreak`` but grows.
+    public static let defaultLongestBreak = Duration.seconds(86_400 * 100)
+
+    /// Openings in a row beyond which nothing is counted: a bound on a
+    /// number a peer sharing the breaker can also send, so that counting
+    /// one more never overflows.
+    public static let maximumOpenings = 1_000_000
+
     /// The break after the breaker opened `openings` times in a row (1 for
     /// the first): ``breakDuration`` × ``breakMultiplier``^(openings - 1),
-    /// at most ``maxBreak``.
+    /// at most ``maxBreak``. In closed form, saturating: any `openings`,
+    /// up to `Int.max`, costs a few dozen multiplications.
     public func breakDuration(opening openings: Int) -> Duration {
         guard breakMultiplier != 1, openings > 1 else { return breakDuration }
-        let cap = maxBreak ?? .seconds(86_400 * 100)
-        var length = breakDuration
-        for _ in 1..<openings {
-            if length >= cap { return cap }
-            length = length.multiplied(saturatingBy: breakMultiplier)
-        }
+        let cap = maxBreak ?? Self.defaultLongestBreak
+        let first = Double(breakDuration.nanosecondsSaturated)
+        guard first > 0 else { return min(.zero, cap) }
+        guard breakMultiplier > 0 else { return min(.zero, cap) }
+        let nanoseconds = first * Self.power(breakMultiplier, openings - 1)
+        // NaN (a NaN multiplier) and anything past Int64 saturate, as the
+        // stepwise product did.
+        let length: Duration = nanoseconds < 9.2e18 ? .nanoseconds(Int64(nanoseconds)) : .nanoseconds(Int64.max)
         return min(length, cap)
+    }
+
+    /// The longest break this configuration ever asks for: what a break
+    /// shared by a peer is cut to. The first break, or the cap the
+    /// growing break reaches (a shrinking one starts longest).
+    public var longestBreak: Duration { max(breakDuration, breakDuration(opening: .max)) }
+
+    /// `base` to the power `exponent` (≥ 0) by repeated squaring: at most
+    /// 2 × 63 multiplications; past the range of `Double` it is infinity
+    /// (or zero), never a trap.
+    private static func power(_ base: Double, _ exponent: Int) -> Double {
+        var result = 1.0
+        var square = base
+        var remaining = exponent
+        while remaining > 0 {
+            if remaining & 1 == 1 { result *= square }
+            remaining >>= 1
+            if remaining > 0 { square *= square }
+        }
+        return result
     }
 
     /// The most calls the window can hold: the count window's size, or

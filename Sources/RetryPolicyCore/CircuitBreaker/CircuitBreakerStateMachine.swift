@@ -135,9 +135,12 @@ public struct CircuitBreakerStateMachine: Sendable {
     /// its probes' results ignored from then on). The change is returned,
     /// and reported once more by the next ``admit(at:)`` (so that the call
     /// that meets it reports it, as calls report changes made here) unless
-    /// a change made here comes first.
-    package mutating func adoptOpening(until: Timestamp, openings shared: Int, at now: Timestamp) -> CircuitBreakerTransition? {
-        openings = max(openings, shared)
+    /// a change made here comes first. A peer is trusted for nothing: a
+    /// break longer than this configuration's longest is cut to it, and
+    /// the count is kept within what this breaker counts to.
+    package mutating func adoptOpening(until sharedUntil: Timestamp, openings shared: Int, at now: Timestamp) -> CircuitBreakerTransition? {
+        let until = min(sharedUntil, now + configuration.longestBreak)
+        openings = max(openings, min(max(shared, 0), CircuitBreakerConfiguration.maximumOpenings))
         if case .open(let current) = phase, current >= until { return nil }
         consecutive = 0
         window.reset()
@@ -180,7 +183,7 @@ public struct CircuitBreakerStateMachine: Sendable {
     }
 
     private mutating func open(at now: Timestamp, reason: CircuitBreakerTransition.OpenReason) -> CircuitBreakerTransition {
-        openings += 1
+        openings = min(openings, CircuitBreakerConfiguration.maximumOpenings - 1) + 1
         consecutive = 0
         window.reset()
         let length = configuration.breakDuration(opening: openings)

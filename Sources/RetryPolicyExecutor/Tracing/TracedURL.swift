@@ -1,43 +1,45 @@
+import RetryPolicyCore
+
 /// What a trace may say of a request's URL: `url.full` without the user
-/// name and password, and with the values of signing query parameters
-/// replaced, as OpenTelemetry's HTTP conventions ask; `server.address` and
+/// name and password, without the fragment, and with the values of
+/// credential-bearing query parameters replaced by `REDACTED`, as
+/// OpenTelemetry's HTTP conventions ask; `server.address` and
 /// `server.port` taken from its authority.
 ///
-/// Read without Foundation: an absolute URL is `scheme://authority/rest`,
-/// which is all a trace needs; anything else is recorded as no URL.
-struct TracedURL: Hashable, Sendable {
-    var full: String
-    var serverAddress: String
-    var serverPort: Int?
+/// The authority is read as ``URLAuthority`` does: a password holding a
+/// raw `/`, `?`, `#` or `@` is removed whole, and the host after it is
+/// still the server address. A URL whose hosts cannot be read is recorded
+/// as no URL rather than risk recording a credential.
+package struct TracedURL: Hashable, Sendable {
+    package var full: String
+    package var serverAddress: String
+    package var serverPort: Int?
 
-    /// Query parameters whose values are credentials (OpenTelemetry's
-    /// list: AWS, Azure and Google Cloud signed URLs).
-    static let redactedQueryKeys: Set<String> = ["AWSAccessKeyId", "Signature", "sig", "X-Goog-Signature"]
+    /// Query parameters whose values are credentials, lower-cased: matched
+    /// against each key percent-decoded and lower-cased, so that no
+    /// spelling (`X-AMZ-SIGNATURE`, `x%2Damz%2Dsignature`) slips through.
+    /// OpenTelemetry's list (`AWSAccessKeyId`, `Signature`, `sig`,
+    /// `X-Goog-Signature`); the rest of the credentials of signed URLs
+    /// (AWS SigV4 `X-Amz-Signature`, `X-Amz-Credential`,
+    /// `X-Amz-Security-Token`; Google Cloud Storage `X-Goog-Credential`;
+    /// Azure SAS `sig`, the only part of a SAS that grants anything); and
+    /// the usual names of bearer credentials and secrets passed in a query
+    /// (OAuth's `access_token`, `id_token`, `refresh_token`,
+    /// `client_secret` and authorization `code`, API keys, passwords).
+    package static let redactedQueryKeys: Set<String> = [
+        "awsaccesskeyid", "signature", "sig", "x-goog-signature",
+        "x-amz-signature", "x-amz-credential", "x-amz-security-token",
+        "x-goog-credential",
+        "token", "access_token", "id_token", "refresh_token", "code", "client_secret",
+        "api_key", "apikey", "api-key", "key", "password", "passwd", "secret", "auth",
+    ]
 
-    init?(_ text: String) {
-        guard let schemeEnd = text.firstRange(of: "://") else { return nil }
-        let scheme = text[..<schemeEnd.lowerBound]
-        guard !scheme.isEmpty, scheme.allSatisfy({ $0.isLetter || $0.isNumber || "+-.".contains($0) }) else { return nil }
-        let afterScheme = text[schemeEnd.upperBound...]
-        let authorityEnd = afterScheme.firstIndex(where: { "/?#".contains($0) }) ?? afterScheme.endIndex
-        var authority = afterScheme[..<authorityEnd]
-        if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
-        var host = authority
-        var port: Int?
-        if authority.hasPrefix("[") {
-            // An IPv6 literal: the port follows the closing bracket.
-            guard let close = authority.firstIndex(of: "]") else { return nil }
-            host = authority[authority.index(after: authority.startIndex)..<close]
-            let rest = authority[authority.index(after: close)...]
-            if rest.hasPrefix(":") { port = Int(rest.dropFirst()) }
-        } else if let colon = authority.lastIndex(of: ":") {
-            host = authority[..<colon]
-            port = Int(authority[authority.index(after: colon)...])
-        }
-        guard !host.isEmpty else { return nil }
+    package init?(_ text: String) {
+        guard let url = URLAuthority(text), let hosts = url.hosts, hosts.count == 1 else { return nil }
+        let (host, port) = hosts[0]
         serverAddress = String(host)
-        serverPort = port ?? Self.defaultPort(scheme.lowercased())
-        full = String(scheme) + "://" + String(authority) + Self.redactingQuery(afterScheme[authorityEnd...])
+        serverPort = port.flatMap { $0.utf8.count <= 5 ? Int($0) : nil } ?? Self.defaultPort(url.scheme.lowercased())
+        full = String(url.scheme) + "://" + String(url.hostList) + Self.redactingQuery(url.rest)
     }
 
     static func defaultPort(_ scheme: String) -> Int? {
@@ -48,17 +50,18 @@ struct TracedURL: Hashable, Sendable {
         }
     }
 
-    /// `rest` (path, query, fragment) with the values of the signing
-    /// parameters replaced by `REDACTED`.
-    static func redactingQuery(_ rest: Substring) -> String {
-        guard let question = rest.firstIndex(of: "?") else { return String(rest) }
-        let fragmentStart = rest[question...].firstIndex(of: "#") ?? rest.endIndex
-        let query = rest[rest.index(after: question)..<fragmentStart]
+    /// `rest` (path, query, fragment) without the fragment, and with the
+    /// values of the credential parameters replaced by `REDACTED`.
+    package static func redactingQuery(_ rest: Substring) -> String {
+        let kept = rest[..<(rest.firstIndex(of: "#") ?? rest.endIndex)]
+        guard let question = kept.firstIndex(of: "?") else { return String(kept) }
+        let query = kept[kept.index(after: question)...]
         let parameters = query.split(separator: "&", omittingEmptySubsequences: false).map { parameter -> String in
-            guard let equals = parameter.firstIndex(of: "=") else { return String(parameter) }
-            let key = String(parameter[parameter.startIndex..<equals])
-            return redactedQueryKeys.contains(key) ? key + "=REDACTED" : String(parameter)
+            let equals = parameter.firstIndex(of: "=") ?? parameter.endIndex
+            let key = parameter[..<equals]
+            guard redactedQueryKeys.contains(PercentEncoding.decoded(key).lowercased()) else { return String(parameter) }
+            return String(key) + "=REDACTED"
         }
-        return String(rest[rest.startIndex...question]) + parameters.joined(separator: "&") + String(rest[fragmentStart...])
+        return String(kept[...question]) + parameters.joined(separator: "&")
     }
 }

@@ -29,14 +29,17 @@ import RetryPolicyCore
 extension PostgresRetryStateStore {
     /// Notifications about breakers share the cooldown channel and start
     /// with this word: `breaker OPENING STATE UNTIL_NS OPENINGS KEY`.
-    static let breakerNotificationPrefix = "breaker "
+    static let breakerNotificationPrefix = SharedStateNotification.breakerPrefix
 
-    /// A row of `retry_policy_breaker`.
-    struct SharedBreakerState: Sendable {
-        var opening: Int64
-        var isOpen: Bool
-        var until: Timestamp
-        var openings: Int
+    /// A row of `retry_policy_breaker` as read, checked like a
+    /// notification; `nil` (logged) when a field is out of range.
+    func sharedBreaker(key: String, opening: Int64, state: String, until: Int64, openings: Int) -> SharedBreakerChange? {
+        switch SharedStateNotification.breaker(key: key, opening: opening, state: state[...], until: until, openings: openings) {
+        case .success(let change): return change
+        case .failure(let problem):
+            ignore("breaker row \(opening) \(state) \(until) \(openings) \(key)", because: problem)
+            return nil
+        }
     }
 
     // MARK: RetryStateStore
@@ -93,8 +96,10 @@ extension PostgresRetryStateStore {
                 // made while disconnected, or its write is still on the way).
                 return breakerFallBack(breaker, at: now, reason: "no shared state for the key yet")
             }
-            let shared = SharedBreakerState(
-                opening: opening, isOpen: state == "open", until: Timestamp(nanosecondsSince1970: until), openings: openings)
+            guard let shared = sharedBreaker(key: key, opening: opening, state: state, until: until, openings: openings) else {
+                if granted { releasePermit(key: key, opening: opening, on: connection) }
+                return breakerFallBack(breaker, at: now, reason: "the shared state of the key is malformed")
+            }
             if granted {
                 counters.add(\.probePermitsGranted)
                 let newPeriod = notePermit(key: key, breaker: breaker, opening: opening)
@@ -102,7 +107,7 @@ extension PostgresRetryStateStore {
                 if case .reject = admission { releasePermit(key: key, opening: opening, on: connection) }
                 return (admission, transition)
             }
-            adopt(shared, key: key, at: now)
+            adopt(shared, at: now)
             if shared.isOpen, shared.until <= now, breaker.state != .closed {
                 counters.add(\.probePermitsRefused)
                 let again = now + configuration.probeClaimInterval
@@ -116,7 +121,7 @@ extension PostgresRetryStateStore {
             }
             return breaker.admitLocally(at: now)
         case .failure(let error):
-            return breakerFallBack(breaker, at: now, reason: "\(String(reflecting: error))")
+            return breakerFallBack(breaker, at: now, reason: "\(DisplayText.escaped(String(reflecting: error)))")
         case .timedOut:
             // A permit granted after the wait gave up is given back.
             future.whenSuccess { [self] result in
@@ -137,7 +142,9 @@ extension PostgresRetryStateStore {
         let (transition, wasProbe) = breaker.recordLocallyNotingProbe(failure: failure, ticket: ticket, at: now)
         let probeOpening = wasProbe ? permitOpening(key: key, breaker: breaker) : nil
         if case .opened(let until, _, _) = transition {
-            publishOpening(key: key, until: until, openings: breaker.consecutiveOpenings)
+            publishOpening(
+                key: key, until: until,
+                write: OpeningWrite(openings: breaker.consecutiveOpenings, longest: breaker.configuration.longestBreak))
         } else if !failure, let probeOpening {
             publishProbeSuccess(key: key, opening: probeOpening, limit: Swift.max(breaker.configuration.halfOpenProbes, 1))
         }
@@ -222,18 +229,23 @@ extension PostgresRetryStateStore {
     /// Shares an opening until `until`: written only if it extends the
     /// break (or the breaker was closed), then notified. Kept for the
     /// reconnection when the database cannot be reached.
-    func publishOpening(key: String, until: Timestamp, openings: Int) {
+    func publishOpening(key: String, until: Timestamp, write: OpeningWrite) {
         guard let connection = liveConnection() else {
-            keepOpening(key: key, until: until, openings: openings)
+            keepOpening(key: key, until: until, write: write)
             return
         }
-        publishOpening(key: key, until: until, openings: openings, on: connection)
+        publishOpening(key: key, until: until, write: write, on: connection)
     }
 
     @discardableResult
-    private func publishOpening(key: String, until: Timestamp, openings: Int, on connection: PostgresConnection)
+    private func publishOpening(key: String, until: Timestamp, write: OpeningWrite, on connection: PostgresConnection)
         -> EventLoopFuture<Void>
     {
+        let openings = write.openings
+        // A row whose break ends further off than this breaker's longest
+        // break from now was not written by a breaker of this policy: it
+        // is replaced, not kept until then.
+        let furthest = (Self.wallClock() + write.longest).nanosecondsSince1970
         let query: PostgresQuery = """
             WITH up AS (
                 INSERT INTO retry_policy_breaker AS b (key, opening, state, until_ns, openings)
@@ -242,7 +254,7 @@ extension PostgresRetryStateStore {
                     opening = b.opening + 1, state = 'open', until_ns = EXCLUDED.until_ns,
                     openings = GREATEST(b.openings, EXCLUDED.openings),
                     probes = 0, successes = 0, probes_until_ns = 0, updated_at = now()
-                    WHERE b.state = 'closed' OR b.until_ns < EXCLUDED.until_ns
+                    WHERE b.state = 'closed' OR b.until_ns < EXCLUDED.until_ns OR b.until_ns > \(furthest)
                 RETURNING b.key, b.opening, b.state, b.until_ns, b.openings)
             SELECT up.opening, pg_notify(\(Self.notificationChannel),
                 'breaker ' || up.opening || ' ' || up.state || ' ' || up.until_ns || ' ' || up.openings || ' ' || up.key)::text
@@ -267,7 +279,7 @@ extension PostgresRetryStateStore {
                     Task { [self] in try? await synchronizeBreaker(key: key, on: connection) }
                 }
             case .failure(let failure):
-                keepOpening(key: key, until: until, openings: openings)
+                keepOpening(key: key, until: until, write: write)
                 logger.warning(
                     "shared state: breaker opening not shared yet, kept for the reconnection",
                     metadata: ["key": "\(key)", "error": "\(Self.describe(failure))"])
@@ -276,8 +288,8 @@ extension PostgresRetryStateStore {
         return written.map { _ in }
     }
 
-    private func keepOpening(key: String, until: Timestamp, openings: Int) {
-        keep(Pending(until: until, value: openings), key: key, in: \.pendingOpenings)
+    private func keepOpening(key: String, until: Timestamp, write: OpeningWrite) {
+        keep(Pending(until: until, value: write), key: key, in: \.pendingOpenings)
     }
 
     /// Writes the openings kept while disconnected whose break is not over,
@@ -287,7 +299,7 @@ extension PostgresRetryStateStore {
         let pending = takePending(\.pendingOpenings)
         let now = Self.wallClock()
         let writes = pending.filter { $0.value.until > now }.map { key, opening in
-            publishOpening(key: key, until: opening.until, openings: opening.value, on: connection)
+            publishOpening(key: key, until: opening.until, write: opening.value, on: connection)
         }
         for write in writes { _ = try? await Self.value(of: write, timeout: configuration.connectTimeout) }
     }
@@ -301,41 +313,34 @@ extension PostgresRetryStateStore {
         let rows = try await Self.run(read, on: connection, logger: logger, timeout: configuration.connectTimeout)
         for row in rows {
             let (opening, state, until, openings) = try row.decode((Int64, String, Int64, Int).self)
-            adopt(
-                SharedBreakerState(
-                    opening: opening, isOpen: state == "open", until: Timestamp(nanosecondsSince1970: until), openings: openings),
-                key: key, at: Self.wallClock())
+            if let shared = sharedBreaker(key: key, opening: opening, state: state, until: until, openings: openings) {
+                adopt(shared, at: Self.wallClock())
+            }
         }
     }
 
-    /// Applies `breaker OPENING STATE UNTIL_NS OPENINGS KEY`.
-    func applyBreaker(notification payload: String) {
-        let parts = payload.dropFirst(Self.breakerNotificationPrefix.count)
-            .split(separator: " ", maxSplits: 4, omittingEmptySubsequences: false)
-        guard parts.count == 5, let opening = Int64(parts[0]), parts[1] == "open" || parts[1] == "closed",
-            let until = Int64(parts[2]), let openings = Int(parts[3])
-        else {
-            logger.debug("shared state: ignoring a malformed notification", metadata: ["payload": "\(payload)"])
-            return
-        }
-        adopt(
-            SharedBreakerState(
-                opening: opening, isOpen: parts[1] == "open", until: Timestamp(nanosecondsSince1970: until), openings: openings),
-            key: String(parts[4]), at: Self.wallClock())
-    }
-
-    /// Applies the fleet's state of `key`'s breaker to the local breakers:
+    /// Applies the fleet's state of a key's breaker to the local breakers:
     /// an opening older than one already seen is ignored; an opening
-    /// extends a local break (never shortens it); a closing closes, unless
-    /// this process opened the breaker while disconnected and has not
-    /// shared that yet.
-    func adopt(_ shared: SharedBreakerState, key: String, at now: Timestamp) {
-        let (breakers, known, keepsOpening) = state.withLock { state -> ([CircuitBreaker], Int64, Bool) in
-            guard var entry = state.keys[key] else { return ([], 0, false) }
+    /// extends a local break (never shortens it), up to each breaker's own
+    /// longest break; a closing closes, unless this process opened the
+    /// breaker while disconnected and has not shared that yet.
+    func adopt(_ shared: SharedBreakerChange, at now: Timestamp) {
+        let key = shared.key
+        let (breakers, known, keepsOpening, since) = state.withLock { state -> ([CircuitBreaker], Int64, Bool, Timestamp) in
+            guard var entry = state.keys[key] else { return ([], 0, false, now) }
             let known = entry.breakerOpening
             entry.breakerOpening = Swift.max(known, shared.opening)
+            // The same break read again is limited from when it was first
+            // read, so that re-reading a row a peer wrote too far off does
+            // not push the break on and on.
+            var since = now
+            if let seen = entry.breakSeen, seen.opening == shared.opening, seen.until == shared.until {
+                since = Swift.min(seen.at, now)
+            } else {
+                entry.breakSeen = (shared.opening, shared.until, now)
+            }
             state.keys[key] = entry
-            return (entry.breakers, known, state.pendingOpenings[key] != nil)
+            return (entry.breakers, known, state.pendingOpenings[key] != nil, since)
         }
         guard shared.opening >= known else { return }
         for breaker in breakers {
@@ -344,7 +349,8 @@ extension PostgresRetryStateStore {
                 // The same opening again (a re-read) leaves probes in
                 // flight alone.
                 if shared.opening == known, breaker.state == .halfOpen { continue }
-                transition = breaker.adoptOpening(until: shared.until, openings: shared.openings, at: now)
+                let limited = shared.limited(by: breaker.configuration, at: since)
+                transition = breaker.adoptOpening(until: limited.until, openings: limited.openings, at: now)
             } else {
                 if keepsOpening { continue }
                 transition = breaker.adoptClosing()
@@ -353,7 +359,7 @@ extension PostgresRetryStateStore {
             counters.add(\.breakerChangesReceived)
             logger.info(
                 "shared state: circuit breaker changed elsewhere",
-                metadata: ["key": "\(key)", "opening": "\(shared.opening)", "transition": "\(transition)"])
+                metadata: ["key": "\(DisplayText.escaped(key))", "opening": "\(shared.opening)", "transition": "\(transition)"])
         }
     }
 
@@ -366,7 +372,7 @@ extension PostgresRetryStateStore {
         fallbackCounter.increment()
         logger.warning(
             "shared state: circuit breaker unreachable, deciding on local state",
-            metadata: ["key": "\(breaker.key ?? "")", "reason": "\(reason)"])
+            metadata: ["key": "\(DisplayText.escaped(breaker.key ?? ""))", "reason": "\(reason)"])
         return breaker.admitLocally(at: now)
     }
 

@@ -94,7 +94,7 @@ extension PostgresRetryStateStore {
             if let row = result.rows.first, let tokens = try? row.decode(Int.self) { return .tokens(tokens) }
             return .noRow
         case .failure(let error):
-            return .unreachable(String(reflecting: error))
+            return .unreachable(DisplayText.escaped(String(reflecting: error)))
         case .timedOut:
             if let refund {
                 future.whenSuccess { [self] result in

@@ -169,7 +169,7 @@ extension PostgresRetryStateStore {
                 try await readSharedState(key: key, on: connection)
             } catch {
                 logger.warning(
-                    "shared state: could not synchronise", metadata: ["key": "\(key)", "error": "\(String(reflecting: error))"])
+                    "shared state: could not synchronise", metadata: ["key": "\(DisplayText.escaped(key))", "error": "\(DisplayText.escaped(String(reflecting: error)))"])
             }
         }
     }
@@ -181,7 +181,10 @@ extension PostgresRetryStateStore {
         let rows = try await Self.run(read, on: connection, logger: logger, timeout: configuration.connectTimeout)
         for row in rows {
             let (until, kind, status) = try row.decode((Int64, String, Int?).self)
-            apply(key: key, until: until, kind: kind, status: status)
+            switch SharedStateNotification.cooldown(key: key, until: until, kind: kind[...], status: status) {
+            case .success(let cooldown): apply(cooldown)
+            case .failure(let problem): ignore("cooldown row \(until) \(status.map(String.init) ?? "-") \(kind) \(key)", because: problem)
+            }
         }
         try await synchronizeBreaker(key: key, on: connection)
     }

@@ -7,23 +7,35 @@ import RetryPolicyCore
 extension PostgresRetryStateStore {
     public func cooldownRecorded(until: Timestamp, error: SDKError, by gate: CooldownGate) {
         guard let key = gate.key else { return }
+        let longest = state.withLock { state in
+            state.keys[key]?.gates.first(where: { $0.gate === gate })?.longest
+        } ?? Backoff.ceiling
+        let write = CooldownWrite(error: error, longest: longest)
         guard let connection = liveConnection() else {
-            keepCooldown(key: key, until: until, error: error)
+            keepCooldown(key: key, until: until, write: write)
             return
         }
-        publish(key: key, until: until, error: error, on: connection)
+        publish(key: key, until: until, write: write, on: connection)
     }
 
+    /// Writes the cooldown if it extends the key's row, or if the row ends
+    /// further off than the recording policy's cap allows from now (a row
+    /// no process under the policy could have written: a peer's, to be
+    /// repaired rather than kept forever), then notifies.
     @discardableResult
-    private func publish(key: String, until: Timestamp, error: SDKError, on connection: PostgresConnection) -> EventLoopFuture<Void> {
+    private func publish(key: String, until: Timestamp, write: CooldownWrite, on connection: PostgresConnection)
+        -> EventLoopFuture<Void>
+    {
+        let error = write.error
         let status = error.statusCode.map(Int64.init)
+        let furthest = (Self.wallClock() + write.longest).nanosecondsSince1970
         let query: PostgresQuery = """
             WITH up AS (
                 INSERT INTO retry_policy_cooldown AS c (key, until_ns, kind, status)
                 VALUES (\(key), \(until.nanosecondsSince1970), \(error.kind.rawValue), \(status))
                 ON CONFLICT (key) DO UPDATE
                     SET until_ns = EXCLUDED.until_ns, kind = EXCLUDED.kind, status = EXCLUDED.status, updated_at = now()
-                    WHERE c.until_ns < EXCLUDED.until_ns
+                    WHERE c.until_ns < EXCLUDED.until_ns OR c.until_ns > \(furthest)
                 RETURNING c.key, c.until_ns, c.kind, c.status)
             SELECT pg_notify(\(Self.notificationChannel),
                 up.until_ns::text || ' ' || coalesce(up.status::text, '-') || ' ' || up.kind || ' ' || up.key)
@@ -36,17 +48,17 @@ extension PostgresRetryStateStore {
             switch result {
             case .success: counters.add(\.cooldownsPublished)
             case .failure(let failure):
-                keepCooldown(key: key, until: until, error: error)
+                keepCooldown(key: key, until: until, write: write)
                 logger.warning(
                     "shared state: cooldown not shared yet, kept for the reconnection",
-                    metadata: ["key": "\(key)", "error": "\(Self.describe(failure))"])
+                    metadata: ["key": "\(DisplayText.escaped(key))", "error": "\(Self.describe(failure))"])
             }
         }
         return written.map { _ in }
     }
 
-    private func keepCooldown(key: String, until: Timestamp, error: SDKError) {
-        keep(Pending(until: until, value: error), key: key, in: \.pendingCooldowns)
+    private func keepCooldown(key: String, until: Timestamp, write: CooldownWrite) {
+        keep(Pending(until: until, value: write), key: key, in: \.pendingCooldowns)
     }
 
     /// Writes the cooldowns kept while disconnected and waits (each at most
@@ -54,7 +66,7 @@ extension PostgresRetryStateStore {
     /// kept again.
     func publishPendingCooldowns(on connection: PostgresConnection) async {
         let writes = takePending(\.pendingCooldowns).map { key, cooldown in
-            publish(key: key, until: cooldown.until, error: cooldown.value, on: connection)
+            publish(key: key, until: cooldown.until, write: cooldown.value, on: connection)
         }
         for write in writes { _ = try? await Self.value(of: write, timeout: configuration.connectTimeout) }
     }
@@ -78,27 +90,52 @@ extension PostgresRetryStateStore {
         }
     }
 
-    /// Applies a notification: `UNTIL_NS STATUS KIND KEY`.
+    /// Applies a notification (``SharedStateNotification``); one that
+    /// does not parse is logged and ignored.
     func apply(notification payload: String) {
-        if payload.hasPrefix(Self.breakerNotificationPrefix) {
-            applyBreaker(notification: payload)
-            return
+        switch SharedStateNotification.parse(payload) {
+        case .success(.cooldown(let cooldown)): apply(cooldown)
+        case .success(.breaker(let change)): adopt(change, at: Self.wallClock())
+        case .success(.probe): break  // another store's test of its own connection
+        case .failure(let problem): ignore(payload, because: problem)
         }
-        // Another store's test of its own connection.
-        if payload.hasPrefix(Self.probeNotificationPrefix) { return }
-        let parts = payload.split(separator: " ", maxSplits: 3, omittingEmptySubsequences: false)
-        guard parts.count == 4, let until = Int64(parts[0]) else {
-            logger.debug("shared state: ignoring a malformed notification", metadata: ["payload": "\(payload)"])
-            return
-        }
-        apply(key: String(parts[3]), until: until, kind: String(parts[2]), status: Int(parts[1]))
     }
 
-    func apply(key: String, until: Int64, kind: String, status: Int?) {
-        let gates = state.withLock { $0.keys[key]?.gates ?? [] }
-        let error = SDKError(kind: SDKError.Kind(rawValue: kind), statusCode: status)
+    /// Logs a notification or row that was refused: a warning the first
+    /// time, then at debug level (a peer sending garbage in a loop must
+    /// not flood the log), its text escaped and cut short.
+    func ignore(_ text: String, because problem: SharedStateNotification.Problem) {
+        let first = state.withLock { state in
+            defer { state.refusalLogged = true }
+            return !state.refusalLogged
+        }
+        counters.add(\.notificationsRefused)
+        let shown = text.utf8.count <= 120 ? text : String(decoding: text.utf8.prefix(120), as: UTF8.self) + "... (\(text.utf8.count) bytes)"
+        logger.log(
+            level: first ? .warning : .debug, "shared state: ignoring a malformed notification or row",
+            metadata: ["payload": "\(DisplayText.escaped(shown))", "problem": "\(problem)"])
+    }
+
+    /// Applies a cooldown from elsewhere (a notification or the key's
+    /// row) to the key's gates, each limited to its own policy's cap.
+    func apply(_ cooldown: SharedCooldown) {
+        let now = Self.wallClock()
+        let limited = state.withLock { state -> [(CooldownGate, SharedCooldown)] in
+            guard var entry = state.keys[cooldown.key] else { return [] }
+            var since = now
+            if let seen = entry.cooldownSeen, seen.until == cooldown.until {
+                since = seen.at
+            } else {
+                entry.cooldownSeen = (cooldown.until, now)
+                state.keys[cooldown.key] = entry
+            }
+            return entry.gates.map { ($0.gate, cooldown.limited(to: $0.longest, at: since)) }
+        }
         var extended = false
-        for gate in gates where gate.apply(until: Timestamp(nanosecondsSince1970: until), error: error) { extended = true }
+        for (gate, cooldown) in limited {
+            let error = SDKError(kind: cooldown.kind, statusCode: cooldown.status)
+            if gate.apply(until: cooldown.until, error: error) { extended = true }
+        }
         if extended { counters.add(\.cooldownsReceived) }
     }
 }

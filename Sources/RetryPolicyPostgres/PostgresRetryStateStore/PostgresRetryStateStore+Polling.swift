@@ -1,6 +1,7 @@
 #if Postgres  // the trait; without it this module is empty
 import Logging
 import PostgresNIO
+import RetryPolicyCore
 
 /// Notifications that never arrive, and polling instead.
 ///
@@ -21,7 +22,7 @@ import PostgresNIO
 extension PostgresRetryStateStore {
     /// A store's own test notification starts with this word; other stores
     /// on the channel ignore it (older ones log it as malformed and skip it).
-    static let probeNotificationPrefix = "probe "
+    static let probeNotificationPrefix = SharedStateNotification.probePrefix
 
     /// Sends `probe` on the channel and waits for `heard`; if it stays
     /// unset past the probe timeout, polls until it is set or the

@@ -2,6 +2,7 @@
 import Logging
 import NIOCore
 import PostgresNIO
+import RetryPolicyCore
 
 extension PostgresRetryStateStore {
     /// Runs `query` and collects its rows, giving up after `timeout`.
@@ -41,7 +42,14 @@ extension PostgresRetryStateStore {
         closing.whenComplete { _ in withExtendedLifetime(connection) {} }
     }
 
+    /// An error for a log line or a message: the server's message when
+    /// there is one. Escaped: a server's text (which can quote keys and
+    /// values) is not trusted to be printable.
     static func describe(_ error: any Error) -> String {
+        DisplayText.escaped(rawDescription(error))
+    }
+
+    private static func rawDescription(_ error: any Error) -> String {
         if let error = error as? PSQLError {
             if let message = error.serverInfo?[.message] { return message }
             if let underlying = error.underlying { return "\(underlying)" }

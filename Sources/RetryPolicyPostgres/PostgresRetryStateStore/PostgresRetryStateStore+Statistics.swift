@@ -38,6 +38,8 @@ extension PostgresRetryStateStore {
         /// Rounds of re-reading cooldowns and breakers in place of
         /// notifications.
         public var polls = 0
+        /// Notifications and rows refused as malformed (and ignored).
+        public var notificationsRefused = 0
     }
 
     public var statistics: Statistics { counters.snapshot }

@@ -50,7 +50,14 @@ public final class PostgresRetryStateStore: RetryStateStore {
     struct KeyState {
         var capacity: Int
         var budgets: [RetryBudget] = []
-        var gates: [CooldownGate] = []
+        var gates: [SharedGate] = []
+        /// The latest cooldown end read for the key and when it was first
+        /// read: the same end read again (a re-read row) is limited from
+        /// that instant, so re-reading a row written beyond the cap does
+        /// not push the cooldown on and on.
+        var cooldownSeen: (until: Timestamp, at: Timestamp)?
+        /// The same for the breaker's break.
+        var breakSeen: (opening: Int64, until: Timestamp, at: Timestamp)?
         var breakers: [CircuitBreaker] = []
         /// The latest fleet opening number of the key's breaker seen here
         /// (0: none yet).
@@ -63,16 +70,23 @@ public final class PostgresRetryStateStore: RetryStateStore {
         var claimAgain: [ObjectIdentifier: Timestamp] = [:]
     }
 
+    /// A gate shared under a key, with the longest cooldown its policy
+    /// takes from elsewhere.
+    struct SharedGate {
+        let gate: CooldownGate
+        let longest: Duration
+    }
+
     struct State {
         var connection: PostgresConnection?
         var keys: [String: KeyState] = [:]
         /// Refunds not yet written, per key.
         var pendingRefunds: [String: Int] = [:]
         /// Cooldowns that could not be written yet, per key.
-        var pendingCooldowns: [String: Pending<SDKError>] = [:]
+        var pendingCooldowns: [String: Pending<CooldownWrite>] = [:]
         /// Breaker openings that could not be written yet (the number of
         /// openings in a row), per key.
-        var pendingOpenings: [String: Pending<Int>] = [:]
+        var pendingOpenings: [String: Pending<OpeningWrite>] = [:]
         var tasks: [Task<Void, Never>] = []
         var started = false
         var stopped = false
@@ -90,6 +104,9 @@ public final class PostgresRetryStateStore: RetryStateStore {
         var createSchema = false
         /// Whether the fall-back to polling was explained in the log already.
         var pollingExplained = false
+        /// Whether a refused notification or row was logged as a warning
+        /// already (later ones go to the debug level).
+        var refusalLogged = false
     }
 
     /// A cooldown or a breaker opening kept while the database cannot be
@@ -97,6 +114,20 @@ public final class PostgresRetryStateStore: RetryStateStore {
     struct Pending<Value: Sendable>: Sendable {
         var until: Timestamp
         var value: Value
+    }
+
+    /// A cooldown to write: its error, and the longest cooldown of the
+    /// policy that recorded it (a row beyond that is replaced).
+    struct CooldownWrite: Sendable {
+        var error: SDKError
+        var longest: Duration
+    }
+
+    /// A breaker opening to write: the openings in a row, and the longest
+    /// break of the breaker that opened (a row beyond that is replaced).
+    struct OpeningWrite: Sendable {
+        var openings: Int
+        var longest: Duration
     }
 
     let state = LockedValue(State())
@@ -147,7 +178,7 @@ public final class PostgresRetryStateStore: RetryStateStore {
                 entry.budgets.append(budget)
                 entry.capacity = Swift.max(entry.capacity, budget.configuration.capacity)
             }
-            entry.gates.append(decider.cooldown)
+            entry.gates.append(SharedGate(gate: decider.cooldown, longest: SharedCooldown.longest(for: decider.policy)))
             if let breaker = decider.breaker, breaker.store === self, breaker.key == key,
                 !entry.breakers.contains(where: { $0 === breaker })
             {
