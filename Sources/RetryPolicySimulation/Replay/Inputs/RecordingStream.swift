@@ -155,6 +155,7 @@ public struct RecordingStream {
                     if pendingLine.count > Self.maximumLineLength {
                         pendingLine.removeAll()
                         longLine()
+                        skippingLongLine = true
                     }
                 }
                 return
@@ -165,7 +166,6 @@ public struct RecordingStream {
             } else if pendingLine.isEmpty {
                 if newline - index > Self.maximumLineLength {
                     longLine()
-                    skippingLongLine = false
                 } else {
                     parseLine(chunk[index..<newline])
                 }
@@ -173,7 +173,6 @@ public struct RecordingStream {
                 if pendingLine.count + (newline - index) > Self.maximumLineLength {
                     pendingLine.removeAll()
                     longLine()
-                    skippingLongLine = false
                 } else {
                     pendingLine.append(contentsOf: chunk[index..<newline])
                     let line = pendingLine
@@ -191,15 +190,14 @@ public struct RecordingStream {
     /// up to its end, which does not count as another line.
     private var skippingLongLine = false
 
-    /// A line over ``maximumLineLength``: counted once, reported once, and
-    /// skipped to its end.
+    /// A line over ``maximumLineLength``: counted once and reported once
+    /// (its rest, in later chunks, is skipped to its end).
     private mutating func longLine() {
         lineNumber += 1
         warn(ReplayDiagnostic(
             location: SourceLocation(file: path, line: lineNumber, column: 1),
             message: "expected a line of at most \(Self.maximumLineLength) bytes, found a longer one; it is skipped",
             suggestion: "is this a binary file?"))
-        skippingLongLine = true
     }
 
     private mutating func parseLine(_ line: ArraySlice<UInt8>) {
