@@ -33,7 +33,24 @@ let package = Package(
                 .product(name: "RetryPolicyInterop", package: "swift-retry-policy"),
             ]
         ),
-    ] + ["GRPC", "Envoy", "Istio", "Resilience4j", "AWSConfig"].map { format in
+        .target(
+            name: "FuzzRecordingHarness",
+            dependencies: [
+                .product(name: "RetryPolicyCore", package: "swift-retry-policy"),
+                .product(name: "RetryPolicySimulation", package: "swift-retry-policy"),
+            ]
+        ),
+    ] + ["HAR", "Nginx", "Envoy", "JSONL"].map { format in
+        // One replay reader per target; the harness holds the checks.
+        .executableTarget(
+            name: "Fuzz\(format)Recording",
+            dependencies: [
+                "FuzzRecordingHarness",
+                .product(name: "RetryPolicySimulation", package: "swift-retry-policy"),
+            ],
+            swiftSettings: [.unsafeFlags(["-parse-as-library"])]
+        )
+    } + ["GRPC", "Envoy", "Istio", "Resilience4j", "AWSConfig"].map { format in
         // One importer per target; the harness holds the checks.
         .executableTarget(
             name: "Fuzz\(format)Import",

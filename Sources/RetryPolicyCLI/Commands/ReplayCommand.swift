@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import RetryPolicyCore
 import RetryPolicySimulation
+import RetryPolicyYAML
 import RetryPolicyCommandSupport
 
 struct ReplayCommand: ParsableCommand {
@@ -93,11 +94,13 @@ struct ReplayCommand: ParsableCommand {
         let conditions = failIf.map { try! FailCondition.parse($0).get() }
         let configuration = ReplayDriver.Configuration(bucket: bucket.value, window: window.value, seed: seed)
 
-        let (run, inputs) = try replay(loaded, options: options, configuration: configuration, reportWarnings: true)
+        let (run, inputs) = try replay(loaded, root: root, options: options, configuration: configuration, reportWarnings: true)
         guard run.requests > 0 else {
-            throw CommandFailure("no recorded requests could be read from \(traffic.joined(separator: ", "))")
+            throw CommandFailure("no recorded requests could be read from \(traffic.map { DisplayText.escaped($0) }.joined(separator: ", "))")
         }
-        let baselineRun = try base.map { try replay($0, options: options, configuration: configuration, reportWarnings: false).0 }
+        let baselineRun = try base.map {
+            try replay($0, root: root, options: options, configuration: configuration, reportWarnings: false).0
+        }
         let result = ReplayReport(run: run, baseline: baselineRun, inputs: inputs, seed: seed, conditions: conditions)
         if let svg {
             try OutputFiles.write(result.svg, to: svg, root: root, force: writeOptions.force)
@@ -110,13 +113,14 @@ struct ReplayCommand: ParsableCommand {
         if !result.failedConditions.isEmpty { throw ExitCodeError(status: ExitStatus.findings) }
     }
 
-    /// One pass over the recordings under `policy`; the warnings go to
-    /// standard error on the first pass only.
+    /// One pass over the recordings under `policy`, each read through
+    /// `root`; the warnings go to standard error on the first pass only.
     private func replay(
-        _ policy: Policy, options: RecordingOptions, configuration: ReplayDriver.Configuration, reportWarnings: Bool
+        _ policy: Policy, root: PolicyRoot, options: RecordingOptions, configuration: ReplayDriver.Configuration,
+        reportWarnings: Bool
     ) throws -> (ReplayRun, [ReplayReport.Input]) {
         let streams = try traffic.map { path in
-            RecordingStream(path: path, format: format?.value, options: options, read: try TrafficFiles.chunks(of: path))
+            RecordingStream(path: path, format: format?.value, options: options, read: try TrafficFiles.chunks(of: path, root: root))
         }
         var records = TimeOrderedRecords(streams: streams, window: options.reorderWindow)
         let run: ReplayRun

@@ -53,8 +53,9 @@ struct RecordedArrivals: TrafficArrivals {
             for field in headers.fields.indices {
                 let value = headers.fields[field].value
                 guard value.contains(where: { !$0.isNumber }), let instant = HTTPDate.parse(value, now: sent) else { continue }
-                let nanoseconds = max(instant.nanosecondsSince1970 - sent.nanosecondsSince1970, 0)
-                headers.fields[field].value = String((nanoseconds + 999_999_999) / 1_000_000_000)
+                let nanoseconds = max(instant.duration(since: sent).nanosecondsSaturated, 0)
+                let seconds = nanoseconds / 1_000_000_000 + (nanoseconds % 1_000_000_000 > 0 ? 1 : 0)
+                headers.fields[field].value = String(seconds)
                 changed = true
             }
             if changed { record.attempts[index].outcome = .response(status: status, headers: headers) }

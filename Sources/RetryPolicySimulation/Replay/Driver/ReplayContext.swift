@@ -47,11 +47,14 @@ final class ReplayContext {
         model.add(record)
         run.firstStart = run.firstStart ?? record.start
         run.lastStart = record.start
-        run.recordedAttempts += record.recordedAttemptCount
+        // Saturating: the readers bound a record's attempts, but the sum
+        // over a recording is not theirs to bound.
+        let sum = run.recordedAttempts.addingReportingOverflow(record.recordedAttemptCount)
+        run.recordedAttempts = sum.overflow ? Int.max : sum.partialValue
         var time = record.start.duration(since: origin)
-        for _ in 0..<record.undescribedAttempts { ReplayRun.count(time, window: configuration.window, into: &run.recordedLoad) }
+        run.recordedLoad.add(at: time, count: record.undescribedAttempts)
         for attempt in record.attempts {
-            ReplayRun.count(time, window: configuration.window, into: &run.recordedLoad)
+            run.recordedLoad.add(at: time)
             time += attempt.duration ?? .zero
         }
         let last = record.attempts[record.attempts.count - 1].outcome

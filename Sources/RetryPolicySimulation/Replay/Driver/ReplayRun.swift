@@ -21,7 +21,7 @@ public struct ReplayRun: Sendable {
     /// Each request's time spent waiting between attempts.
     var waitHistogram = WaitHistogram()
     /// Attempts started per ``window``, from the recording's first request.
-    public var load: [Int] = []
+    public var load: LoadSeries
     public var window: Duration
     /// When a shared breaker was open or half-open.
     public var breakerPeriods: [OutageStorm.BreakerPeriod] = []
@@ -31,7 +31,7 @@ public struct ReplayRun: Sendable {
     /// The recording: its requests' upstream attempts per window, how many
     /// of its requests ended in success (under this policy's rules), and
     /// the attempts it shows.
-    public var recordedLoad: [Int] = []
+    public var recordedLoad: LoadSeries
     public var recordedAttempts = 0
     public var recordedSucceeded = 0
     /// The first and last recorded request's start.
@@ -45,6 +45,8 @@ public struct ReplayRun: Sendable {
     public init(policy: Policy, window: Duration) {
         self.policy = policy
         self.window = window
+        load = LoadSeries(window: window)
+        recordedLoad = LoadSeries(window: window)
     }
 
     public var failed: Int { failures.values.reduce(0, +) }
@@ -55,8 +57,8 @@ public struct ReplayRun: Sendable {
     public var successRate: Double { requests == 0 ? 0 : Double(succeeded) * 100 / Double(requests) }
     public var recordedSuccessRate: Double { requests == 0 ? 0 : Double(recordedSucceeded) * 100 / Double(requests) }
     /// The busiest window's attempts per second.
-    public var peakPerSecond: Double { Self.perSecond(load.max() ?? 0, window) }
-    public var recordedPeakPerSecond: Double { Self.perSecond(recordedLoad.max() ?? 0, window) }
+    public var peakPerSecond: Double { Self.perSecond(load.peak, window) }
+    public var recordedPeakPerSecond: Double { Self.perSecond(recordedLoad.peak, window) }
     public func waitPercentile(_ fraction: Double) -> Duration { waitHistogram.percentile(fraction) }
     /// Requests the retry budget stopped.
     public var budgetStops: Int { failures[.budgetExhausted] ?? 0 }
@@ -68,11 +70,5 @@ public struct ReplayRun: Sendable {
     static func perSecond(_ count: Int, _ window: Duration) -> Double {
         let seconds = Double(window.nanosecondsSaturated) / 1e9
         return seconds > 0 ? Double(count) / seconds : 0
-    }
-
-    static func count(_ time: Duration, window: Duration, into load: inout [Int]) {
-        let slot = Int(max(time.nanosecondsSaturated, 0) / max(window.nanosecondsSaturated, 1))
-        if slot >= load.count { load.append(contentsOf: repeatElement(0, count: slot - load.count + 1)) }
-        load[slot] += 1
     }
 }

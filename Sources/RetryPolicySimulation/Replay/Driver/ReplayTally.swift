@@ -13,7 +13,7 @@ struct ReplayTally: TrafficObserver {
 
     mutating func attemptStarted(_ attempt: TrafficAttempt) {
         context.run.attempts += 1
-        ReplayRun.count(attempt.time, window: context.configuration.window, into: &context.run.load)
+        context.run.load.add(at: attempt.time)
         guard let active = context.active[attempt.id] else { return }
         if attempt.time > active.lastEnd {
             context.active[attempt.id]!.waited += attempt.time - active.lastEnd

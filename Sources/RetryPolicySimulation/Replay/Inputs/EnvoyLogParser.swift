@@ -53,7 +53,12 @@ struct EnvoyLogParser: RecordingLineParser {
         let flags = fields[1] == "-" ? [] : fields[1].split(separator: ",")
         var duration: Duration?
         if fields[4] != "-" {
-            guard let milliseconds = Int64(fields[4]) else { return problem(fields[4].startIndex, "expected %DURATION% in milliseconds") }
+            let longest = RecordedRequest.maximumAttemptDuration / .milliseconds(1)
+            guard let milliseconds = Int64(fields[4]), milliseconds >= 0, Double(milliseconds) <= longest else {
+                return problem(
+                    fields[4].startIndex,
+                    "expected %DURATION% in milliseconds, between 0 and \(Int64(longest)); the line is skipped")
+            }
             duration = .milliseconds(milliseconds)
         }
         var undescribed = 0
@@ -62,7 +67,19 @@ struct EnvoyLogParser: RecordingLineParser {
             let tail = fields[6]
             if let lastQuote = tail.lastIndex(of: "\"") {
                 let after = tail[tail.index(after: lastQuote)...].trimmingSpaces
-                if let count = Int(after), count >= 1 { undescribed = count - 1 }
+                if let count = Int(after), count >= 1 {
+                    guard count <= RecordedRequest.maximumAttempts else {
+                        return problem(
+                            after.startIndex,
+                            "expected %UPSTREAM_REQUEST_ATTEMPT_COUNT% between 1 and \(RecordedRequest.maximumAttempts); the line is skipped")
+                    }
+                    undescribed = count - 1
+                } else if !after.isEmpty, after.allSatisfy({ $0.isASCII && $0.isNumber }) {
+                    // Digits too many for a count.
+                    return problem(
+                        after.startIndex,
+                        "expected %UPSTREAM_REQUEST_ATTEMPT_COUNT% between 1 and \(RecordedRequest.maximumAttempts); the line is skipped")
+                }
             }
         }
         let outcome: AttemptOutcome

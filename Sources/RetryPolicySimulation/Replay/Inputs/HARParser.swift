@@ -10,6 +10,14 @@ import RetryPolicyCore
 /// status of 0 (no response: browsers write the reason in `_error`) is
 /// read as the transport failure the reason names, else
 /// `connection_lost`.
+///
+/// Memory is bounded whatever the archive holds: nesting deeper than
+/// ``maximumDepth`` ends the reading with a warning (as the policy loader
+/// refuses deep YAML); a string longer than ``maximumStringLength`` inside
+/// an entry (a response body, a data URL) is held as `""`, since replay
+/// reads no long field; and an entry still larger than
+/// ``maximumEntryLength`` is skipped with a warning, reading going on at
+/// the next entry.
 struct HARParser {
     let path: String
     let keptHeaders: Set<String>
@@ -24,6 +32,20 @@ struct HARParser {
     private var stringBytes: [UInt8] = []
     private var capturing = false
     private var capture: [UInt8] = []
+    /// Where the string being captured starts in `capture` (its opening
+    /// quote), and whether its content is being dropped for its length.
+    private var captureStringStart = 0
+    private var elidingString = false
+    /// The entry being read went over ``maximumEntryLength``: it is
+    /// skipped to its end, warned about once.
+    private var skippingEntry = false
+
+    /// Deepest nesting of objects and arrays read, as the policy loader's.
+    static let maximumDepth = 64
+    /// Longest string of an entry kept; longer ones are held as `""`.
+    static let maximumStringLength = 64 * 1024
+    /// Largest entry read, once long strings are dropped.
+    static let maximumEntryLength = 1 << 20
     private var captureLine = 1
     private var line = 1
     private(set) var sawEntries = false
@@ -43,8 +65,11 @@ struct HARParser {
     /// `emit` (a record or a located warning).
     mutating func consume(_ chunk: ArraySlice<UInt8>, emit: (Result<RecordedRequest?, ReplayDiagnostic>) -> Void) {
         if abandoned { return }
-        var captureStart = capturing ? chunk.startIndex : nil
         for index in chunk.indices {
+            if let warning = pendingWarning {
+                pendingWarning = nil
+                emit(.failure(warning))
+            }
             let byte = chunk[index]
             if byte == 10 { line += 1 }
             if !inString, case .array(true)? = stack.last, !Self.isSpace(byte) {
@@ -54,15 +79,11 @@ struct HARParser {
                     ? byte == UInt8(ascii: ",") || byte == UInt8(ascii: "]")
                     : byte == UInt8(ascii: "{") || byte == UInt8(ascii: "]")
                 if !expected {
-                    abandoned = true
-                    emit(
-                        .failure(
-                            ReplayDiagnostic(
-                                location: SourceLocation(file: path, line: line, column: 1),
-                                message: afterEntry
-                                    ? "expected ',' or ']' after an entry of log.entries; the rest of the archive is skipped"
-                                    : "expected an entry object in log.entries; the rest of the archive is skipped",
-                                suggestion: "the archive is not valid JSON from here; export it again")))
+                    abandon(
+                        afterEntry
+                            ? "expected ',' or ']' after an entry of log.entries; the rest of the archive is skipped"
+                            : "expected an entry object in log.entries; the rest of the archive is skipped",
+                        emit: emit)
                     return
                 }
                 afterEntry = false
@@ -77,8 +98,23 @@ struct HARParser {
                     if stack.count <= 2, case .object(_, true)? = stack.last {
                         stack[stack.count - 1] = .object(key: stringBytes, expectingKey: false)
                     }
+                    if elidingString {
+                        elidingString = false
+                        captureByte(byte)
+                        continue
+                    }
                 } else if stack.count <= 2, stringBytes.count < 16 {
                     stringBytes.append(byte)
+                }
+                if capturing && !skippingEntry && !elidingString {
+                    if capture.count - captureStringStart > Self.maximumStringLength && !escaped {
+                        // Too long for any field replay reads: held as "".
+                        capture.removeSubrange((captureStringStart + 1)...)
+                        elidingString = inString
+                        if !inString { capture.append(byte) }
+                    } else {
+                        captureByte(byte)
+                    }
                 }
                 continue
             }
@@ -86,35 +122,89 @@ struct HARParser {
             case UInt8(ascii: "\""):
                 inString = true
                 stringBytes.removeAll(keepingCapacity: true)
-            case UInt8(ascii: "{"):
-                if case .array(true)? = stack.last {
-                    capturing = true
-                    captureLine = line
-                    capture.removeAll(keepingCapacity: true)
-                    captureStart = index
+                if capturing { captureStringStart = capture.count }
+            case UInt8(ascii: "{"), UInt8(ascii: "["):
+                guard stack.count < Self.maximumDepth else {
+                    abandon(
+                        "expected at most \(Self.maximumDepth) levels of nesting, found deeper; the rest of the archive is skipped",
+                        emit: emit)
+                    return
                 }
-                stack.append(.object(key: [], expectingKey: true))
-            case UInt8(ascii: "["):
-                let isEntries = stack.count == 2 && Self.key(stack[0]) == Self.logKey && Self.key(stack[1]) == Self.entriesKey
-                if isEntries { sawEntries = true }
-                stack.append(.array(entries: isEntries))
+                if byte == UInt8(ascii: "{") {
+                    if case .array(true)? = stack.last {
+                        capturing = true
+                        skippingEntry = false
+                        captureLine = line
+                        capture.removeAll(keepingCapacity: true)
+                    }
+                    stack.append(.object(key: [], expectingKey: true))
+                } else {
+                    let isEntries = stack.count == 2 && Self.key(stack[0]) == Self.logKey && Self.key(stack[1]) == Self.entriesKey
+                    if isEntries { sawEntries = true }
+                    stack.append(.array(entries: isEntries))
+                }
             case UInt8(ascii: "}"), UInt8(ascii: "]"):
                 if !stack.isEmpty { stack.removeLast() }
                 if byte == UInt8(ascii: "}"), capturing, case .array(true)? = stack.last {
-                    capture.append(contentsOf: chunk[captureStart!...index])
+                    captureByte(byte)
                     capturing = false
-                    captureStart = nil
                     afterEntry = true
-                    emit(entry())
+                    if skippingEntry {
+                        skippingEntry = false
+                    } else {
+                        emit(entry())
+                    }
+                    // An entry's storage is not kept for the next one when
+                    // it was large.
+                    if capture.capacity > 64 * 1024 { capture = [] } else { capture.removeAll(keepingCapacity: true) }
+                    continue
                 }
             case UInt8(ascii: ","):
                 if case .object(let key, _)? = stack.last { stack[stack.count - 1] = .object(key: key, expectingKey: true) }
             default:
                 break
             }
+            if capturing { captureByte(byte) }
         }
-        if capturing, let captureStart { capture.append(contentsOf: chunk[captureStart...]) }
+        if let warning = pendingWarning {
+            pendingWarning = nil
+            emit(.failure(warning))
+        }
     }
+
+    /// Adds a byte of the entry being read, unless it is being skipped;
+    /// an entry over ``maximumEntryLength`` is dropped there, with a
+    /// warning handed out at the end of the chunk.
+    private mutating func captureByte(_ byte: UInt8) {
+        guard !skippingEntry else { return }
+        capture.append(byte)
+        guard capture.count > Self.maximumEntryLength else { return }
+        skippingEntry = true
+        capture = []
+        let diagnostic = ReplayDiagnostic(
+            location: SourceLocation(file: path, line: captureLine, column: 1),
+            message: "expected an entry of at most \(Self.maximumEntryLength) bytes (long strings aside), found a larger one; it is skipped",
+            suggestion: "export the archive without the responses' content")
+        pendingWarning = diagnostic
+    }
+
+    /// An entry found too large at the byte before: handed out before
+    /// anything else, so the order of warnings never depends on where
+    /// chunks end.
+    private var pendingWarning: ReplayDiagnostic?
+
+    private mutating func abandon(_ message: String, emit: (Result<RecordedRequest?, ReplayDiagnostic>) -> Void) {
+        abandoned = true
+        capture = []
+        stack = []
+        emit(.failure(ReplayDiagnostic(
+            location: SourceLocation(file: path, line: line, column: 1), message: message,
+            suggestion: "the archive is not valid JSON from here; export it again")))
+    }
+
+    /// The nesting and the entry bytes held now: what bounds the
+    /// reader's memory.
+    var held: (depth: Int, bytes: Int) { (stack.count, capture.count) }
 
     /// After the last bytes: an archive cut inside an entry, or one
     /// without `log.entries`, is reported.

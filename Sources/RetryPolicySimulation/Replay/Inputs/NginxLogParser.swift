@@ -86,6 +86,11 @@ struct NginxLogParser: RecordingLineParser {
         var attempts: [RecordedAttempt] = []
         if let range = fields[.upstreamStatus] {
             let statuses = Self.items(line[range])
+            guard statuses.count <= RecordedRequest.maximumAttempts else {
+                return problem(
+                    "expected at most \(RecordedRequest.maximumAttempts) upstream attempts for one request, found \(statuses.count); the line is skipped",
+                    "is the line from a real recording? fix or drop it")
+            }
             let times = fields[.upstreamResponseTime].map { Self.items(line[$0]) } ?? []
             attempts.reserveCapacity(statuses.count)
             for (index, item) in statuses.enumerated() {

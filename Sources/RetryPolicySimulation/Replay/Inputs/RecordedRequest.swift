@@ -35,7 +35,31 @@ public struct RecordedRequest: Hashable, Sendable {
     }
 
     /// Upstream attempts the recording saw for this request.
-    public var recordedAttemptCount: Int { attempts.count + undescribedAttempts }
+    public var recordedAttemptCount: Int {
+        let sum = attempts.count.addingReportingOverflow(max(undescribedAttempts, 0))
+        return sum.overflow ? Int.max : sum.partialValue
+    }
+
+    /// The most upstream attempts one record may show: more is not a
+    /// retrying proxy but a broken or hostile line, skipped with a warning.
+    public static let maximumAttempts = 100
+    /// The longest an attempt may take: longer (or negative) is skipped
+    /// with a warning.
+    public static let maximumAttemptDuration = Duration.seconds(86_400)
+
+    /// Why the record is out of the ranges replay accepts, or `nil`.
+    var rangeProblem: String? {
+        if undescribedAttempts < 0 || recordedAttemptCount > Self.maximumAttempts {
+            return "expected at most \(Self.maximumAttempts) upstream attempts for one request, found \(recordedAttemptCount); the line is skipped"
+        }
+        for attempt in attempts {
+            guard let duration = attempt.duration else { continue }
+            if duration < .zero || duration > Self.maximumAttemptDuration {
+                return "expected an attempt's duration between 0 and \(Self.maximumAttemptDuration.formattedForHumans), found \(duration < .zero ? "a negative one" : "a longer one"); the line is skipped"
+            }
+        }
+        return nil
+    }
 }
 
 /// One attempt of a recorded request: its outcome (with only the retry

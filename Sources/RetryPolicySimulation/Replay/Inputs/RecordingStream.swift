@@ -104,7 +104,16 @@ public struct RecordingStream {
 
     private mutating func take(_ result: Result<RecordedRequest?, ReplayDiagnostic>) {
         switch result {
-        case .success(let record?): ready.append(record)
+        case .success(let record?):
+            // One check for every reader: a record's attempts and durations
+            // bound the work it causes downstream.
+            if let problem = record.rangeProblem {
+                warn(ReplayDiagnostic(
+                    location: record.location, message: problem,
+                    suggestion: "is the line from a real recording? fix or drop it"))
+            } else {
+                ready.append(record)
+            }
         case .success(nil): break
         case .failure(let diagnostic): warn(diagnostic)
         }
@@ -137,40 +146,61 @@ public struct RecordingStream {
             for result in results { take(result) }
             return
         }
-        var lineStart = chunk.startIndex
         var index = chunk.startIndex
-        while let newline = chunk[index...].firstIndex(of: 10) {
-            if pendingLine.isEmpty {
-                parseLine(chunk[lineStart..<newline])
+        while index < chunk.endIndex {
+            guard let newline = chunk[index...].firstIndex(of: 10) else {
+                // The line goes on in the next chunk.
+                if !skippingLongLine {
+                    pendingLine.append(contentsOf: chunk[index...])
+                    if pendingLine.count > Self.maximumLineLength {
+                        pendingLine.removeAll()
+                        longLine()
+                        skippingLongLine = true
+                    }
+                }
+                return
+            }
+            if skippingLongLine {
+                // The end of a line already counted and reported.
+                skippingLongLine = false
+            } else if pendingLine.isEmpty {
+                if newline - index > Self.maximumLineLength {
+                    longLine()
+                } else {
+                    parseLine(chunk[index..<newline])
+                }
             } else {
-                pendingLine.append(contentsOf: chunk[lineStart..<newline])
-                let line = pendingLine
-                pendingLine.removeAll(keepingCapacity: true)
-                parseLine(line[...])
+                if pendingLine.count + (newline - index) > Self.maximumLineLength {
+                    pendingLine.removeAll()
+                    longLine()
+                } else {
+                    pendingLine.append(contentsOf: chunk[index..<newline])
+                    let line = pendingLine
+                    pendingLine.removeAll(keepingCapacity: true)
+                    parseLine(line[...])
+                }
             }
             index = newline + 1
-            lineStart = index
-        }
-        pendingLine.append(contentsOf: chunk[lineStart...])
-        if pendingLine.count > Self.maximumLineLength {
-            lineNumber += 1
-            warn(ReplayDiagnostic(
-                location: SourceLocation(file: path, line: lineNumber, column: 1),
-                message: "a line longer than \(Self.maximumLineLength) bytes", suggestion: "is this a binary file?"))
-            pendingLine.removeAll()
-            skippingLongLine = true
         }
     }
 
     /// Longer lines are skipped with a warning rather than held.
     public static let maximumLineLength = 1 << 20
+    /// Inside a line already reported as too long: its bytes are dropped
+    /// up to its end, which does not count as another line.
     private var skippingLongLine = false
 
+    /// A line over ``maximumLineLength``: counted once and reported once
+    /// (its rest, in later chunks, is skipped to its end).
+    private mutating func longLine() {
+        lineNumber += 1
+        warn(ReplayDiagnostic(
+            location: SourceLocation(file: path, line: lineNumber, column: 1),
+            message: "expected a line of at most \(Self.maximumLineLength) bytes, found a longer one; it is skipped",
+            suggestion: "is this a binary file?"))
+    }
+
     private mutating func parseLine(_ line: ArraySlice<UInt8>) {
-        if skippingLongLine {
-            skippingLongLine = false
-            return
-        }
         lineNumber += 1
         var line = line
         if line.last == 13 { line = line.dropLast() }

@@ -14,8 +14,10 @@ public struct ReplayDiagnostic: Error, Hashable, Sendable, CustomStringConvertib
         self.suggestion = suggestion
     }
 
+    /// The file name and the message may carry text from the recording
+    /// or the command line: each line is made safe to print.
     public var description: String {
-        "\(location.file):\(location.line):\(location.column): warning: \(message)"
-            + (suggestion.map { "\n    suggestion: \($0)" } ?? "")
+        DisplayText.escaped("\(location.file):\(location.line):\(location.column): warning: \(message)")
+            + (suggestion.map { "\n    suggestion: " + DisplayText.escaped($0) } ?? "")
     }
 }

@@ -12,8 +12,10 @@ public struct ReplayInputError: Error, Hashable, Sendable, CustomStringConvertib
         self.suggestion = suggestion
     }
 
+    /// The file name and the message may carry text from the recording
+    /// or the command line: each line is made safe to print.
     public var description: String {
-        "\(location.file):\(location.line):\(location.column): error: \(message)"
-            + (suggestion.map { "\n    suggestion: \($0)" } ?? "")
+        DisplayText.escaped("\(location.file):\(location.line):\(location.column): error: \(message)")
+            + (suggestion.map { "\n    suggestion: " + DisplayText.escaped($0) } ?? "")
     }
 }

@@ -50,12 +50,19 @@ struct TrafficModel {
     func bucket(of time: Duration) -> Int64 {
         let nanos = time.nanosecondsSaturated
         let width = max(bucketWidth.nanosecondsSaturated, 1)
-        return nanos >= 0 ? nanos / width : (nanos - width + 1) / width
+        // Floor division without `nanos - width + 1`, which overflows
+        // near Int64.min.
+        let quotient = nanos / width
+        return nanos % width < 0 ? quotient - 1 : quotient
     }
 
-    /// The end of the bucket holding `time`.
+    /// The end of the bucket holding `time` (saturating at the largest
+    /// duration a bucket can name).
     func bucketEnd(of time: Duration) -> Duration {
-        .nanoseconds((bucket(of: time) + 1) &* max(bucketWidth.nanosecondsSaturated, 1))
+        let next = bucket(of: time).addingReportingOverflow(1)
+        guard !next.overflow else { return .nanoseconds(Int64.max) }
+        let end = next.partialValue.multipliedReportingOverflow(by: max(bucketWidth.nanosecondsSaturated, 1))
+        return .nanoseconds(end.overflow ? Int64.max : end.partialValue)
     }
 
     /// Adds every described attempt of a record, each at the time it

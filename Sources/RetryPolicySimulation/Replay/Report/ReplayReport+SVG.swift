@@ -14,16 +14,15 @@ extension ReplayReport {
         let bottom = 60.0
         let plotWidth = width - left - 20
         let plotHeight = height - top - bottom
-        let count = max(run.load.count, run.recordedLoad.count, baseline?.load.count ?? 0, 1)
-        let group = max(1, (count + 399) / 400)
-        func columns(_ load: [Int]) -> [Int] {
-            stride(from: 0, to: count, by: group).map { start in
-                start < load.count ? load[start..<min(start + group, load.count)].reduce(0, +) : 0
-            }
-        }
-        let policy = columns(run.load)
-        let recorded = columns(run.recordedLoad)
-        let base = baseline.map { columns($0.load) }
+        // The columns are summed from the non-empty windows: a recording
+        // spanning decades draws 400 columns as cheaply as one spanning a
+        // minute.
+        let count = max(run.load.span, run.recordedLoad.span, baseline?.load.span ?? 0, 1)
+        let group = count / 400 + (count % 400 == 0 ? 0 : 1)
+        let columnCount = Int(count / group + (count % group == 0 ? 0 : 1))
+        let policy = run.load.columns(columnCount, group: group)
+        let recorded = run.recordedLoad.columns(columnCount, group: group)
+        let base = baseline.map { $0.load.columns(columnCount, group: group) }
         let window = run.window * group
         let peak = max(policy.max() ?? 0, recorded.max() ?? 0, base?.max() ?? 0, 1)
         let columnWidth = plotWidth / Double(policy.count)

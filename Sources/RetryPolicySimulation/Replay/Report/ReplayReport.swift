@@ -98,8 +98,8 @@ public struct ReplayReport: Sendable {
     }
 
     public var text: String {
-        var header = ["", "\(run.policy.name)"]
-        if let baseline { header.append("baseline \(baseline.policy.name)") }
+        var header = ["", DisplayText.escaped(run.policy.name)]
+        if let baseline { header.append("baseline " + DisplayText.escaped(baseline.policy.name)) }
         header.append("recorded")
         var table = [header]
         for row in rows {
@@ -133,7 +133,7 @@ public struct ReplayReport: Sendable {
 
     /// A table for a pull-request comment.
     public var markdown: String {
-        var output = "### Replay: \(run.policy.name)" + (baseline.map { " against \($0.policy.name)" } ?? "") + "\n\n"
+        var output = "### Replay: \(Self.cell(run.policy.name))" + (baseline.map { " against \(Self.cell($0.policy.name))" } ?? "") + "\n\n"
         output += headline.prefix(1).uppercased() + headline.dropFirst() + ".\n\n"
         var header = "| | \(Self.cell(run.policy.name)) |"
         var rule = "|---|---|"
@@ -159,10 +159,14 @@ public struct ReplayReport: Sendable {
         return output
     }
 
+    /// Names from outside (the recordings' paths, the policies' names)
+    /// go through ``DisplayText/escaped(_:keepingTabs:)`` here too: the
+    /// JSON encoder escapes C0 controls only, and a CI log would still act
+    /// on a `##[` or show a C1 or bidirectional control.
     public var json: JSONValue {
         func runJSON(_ run: ReplayRun) -> JSONValue {
             var object: [(String, JSONValue)] = [
-                ("policy", .string(run.policy.name)),
+                ("policy", .string(DisplayText.escaped(run.policy.name))),
                 ("requests", .int(run.requests)),
                 ("attempts", .int(run.attempts)),
                 ("amplification", .double(Self.rounded(run.amplification, 4))),
@@ -187,7 +191,7 @@ public struct ReplayReport: Sendable {
                     ])
                 })),
                 ("finished_at_ms", JSONValue.milliseconds(run.finishedAt)),
-                ("load", .array(run.load.map(JSONValue.int))),
+                ("load", Self.json(run.load)),
             ]
             object.append(("window_ms", JSONValue.milliseconds(run.window)))
             return .object(object)
@@ -200,10 +204,10 @@ public struct ReplayReport: Sendable {
             ("peak_attempts_per_second", .double(Self.rounded(run.recordedPeakPerSecond, 3))),
             ("first_start", run.firstStart.map { .string(RecordedTime.format($0)) } ?? .null),
             ("last_start", run.lastStart.map { .string(RecordedTime.format($0)) } ?? .null),
-            ("load", .array(run.recordedLoad.map(JSONValue.int))),
+            ("load", Self.json(run.recordedLoad)),
             ("inputs", .array(inputs.map { input in
                 .object([
-                    ("path", .string(input.path)),
+                    ("path", .string(DisplayText.escaped(input.path))),
                     ("format", .optional(input.format?.rawValue)),
                     ("requests", .int(input.requests)),
                     ("warnings", .int(input.warnings)),
@@ -238,8 +242,15 @@ public struct ReplayReport: Sendable {
         return (value * scale).rounded() / scale
     }
 
-    /// Markdown table cells hold no `|` or line breaks.
+    /// Markdown table cells hold no `|`, line breaks or control
+    /// characters (``DisplayText/escaped(_:keepingTabs:)``).
     static func cell(_ text: String) -> String {
-        String(text.map { $0 == "|" ? "/" : $0 == "\n" ? " " : $0 })
+        String(DisplayText.escaped(text).map { $0 == "|" ? "/" : $0 })
+    }
+
+    /// The non-empty windows of a load as `[window, attempts]` pairs, in
+    /// time order: a gap of any length costs nothing.
+    static func json(_ load: LoadSeries) -> JSONValue {
+        .array(load.windows.map { .array([.int(Int(truncatingIfNeeded: $0.index)), .int($0.attempts)]) })
     }
 }
