@@ -34,7 +34,7 @@ struct RetryPolicyCommand: AsyncParsableCommand {
             do {
                 try RequestDispatch.run(forwarded)
             } catch {
-                StandardError.write("error: \(error.message)\n")
+                StandardError.write("error: \(DisplayText.escapedLines(error.message))\n")
             }
             Foundation.exit(ExitStatus.usage)
         }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import RetryPolicyCore
 
 /// The `main` of the `retry-policy` executables: parses the arguments, runs
 /// the command and maps every way out to the documented exit statuses.
@@ -7,6 +8,11 @@ package enum CommandMain {
     /// ``CommandFailure`` is printed and is 2, an ``ExitCodeError`` is its
     /// status, help and version are 0, and swift-argument-parser's usage
     /// failure (EX_USAGE, 64) is the documented 2.
+    ///
+    /// A failure's message may quote a path, an argument or a file's text,
+    /// composed in many places; each of its lines is made safe to print
+    /// here (``DisplayText/escapedLines(_:)``), so none of them can steer
+    /// the terminal or start a workflow command in a CI log.
     package static func run<Command: ParsableCommand>(_: Command.Type) async -> Int32 {
         do {
             var command = try Command.parseAsRoot()
@@ -17,7 +23,7 @@ package enum CommandMain {
             }
             return ExitStatus.clean
         } catch let failure as CommandFailure {
-            StandardError.write("error: \(failure.message)\n")
+            StandardError.write("error: \(DisplayText.escapedLines(failure.message))\n")
             return ExitStatus.usage
         } catch let exit as ExitCodeError {
             return exit.status
@@ -28,7 +34,8 @@ package enum CommandMain {
                 if !message.isEmpty { StandardOutput.write(message + "\n") }
                 return ExitStatus.clean
             }
-            if !message.isEmpty { StandardError.write(message + "\n") }
+            // Usage errors quote the arguments given.
+            if !message.isEmpty { StandardError.write(DisplayText.escapedLines(message) + "\n") }
             return code == .validationFailure || code.rawValue == 64 ? ExitStatus.usage : code.rawValue
         }
     }

@@ -44,24 +44,21 @@ public struct ImportedPolicy: Sendable {
 
     /// `text` as one comment line: every character that would end the
     /// line or that a policy file may not hold (line breaks of any kind,
-    /// control characters) written as a visible `\u{..}` escape, so that
-    /// foreign text quoted in a comment can never become YAML.
+    /// control characters), and the bidirectional controls that would show
+    /// a reviewer the comment in another order, written as a visible
+    /// `\u{..}` escape, so that foreign text quoted in a comment can never
+    /// become YAML. Which characters those are is `DisplayText`'s one list.
     static func commentText(_ text: String) -> String {
-        guard text.unicodeScalars.contains(where: needsEscape) else { return text }
+        guard text.unicodeScalars.contains(where: { DisplayText.isUnsafe($0) }) else { return text }
         var result = ""
         for scalar in text.unicodeScalars {
-            if needsEscape(scalar) {
+            if DisplayText.isUnsafe(scalar) {
                 result += "\\u{" + String(scalar.value, radix: 16) + "}"
             } else {
                 result.unicodeScalars.append(scalar)
             }
         }
         return result
-    }
-
-    private static func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
-        (scalar.value < 0x20 && scalar != "\t") || (0x7F...0x9F).contains(scalar.value)
-            || scalar.value == 0x2028 || scalar.value == 0x2029 || scalar.value == 0xFEFF
     }
 
     mutating func warn(_ feature: String, at location: SourceLocation, _ message: String) {

@@ -197,7 +197,7 @@ final class InotifyDirectoryWatcher: DirectoryWatcher {
             for event in events {
                 logger.trace(
                     "inotify event",
-                    metadata: ["directory": "\(directory)", "name": "\(event.name)", "events": "\(Self.describe(event.mask))"])
+                    metadata: ["directory": .shown(directory), "name": .shown(event.name), "events": "\(Self.describe(event.mask))"])
                 if event.mask & UInt32(IN_Q_OVERFLOW) != 0 {
                     // The kernel dropped events: something changed.
                     state.changes += 1
@@ -218,7 +218,7 @@ final class InotifyDirectoryWatcher: DirectoryWatcher {
     }
 
     private func fail(_ reason: String) {
-        logger.error("the directory watcher stopped", metadata: ["directory": "\(directory)", "reason": "\(reason)"])
+        logger.error("the directory watcher stopped", metadata: ["directory": .shown(directory), "reason": .shown(reason)])
         let wake: Bool = state.withLock { state in
             state.failed = reason
             state.lost = reason

@@ -38,9 +38,9 @@ extension PolicyStore {
         publish(.watchModeChanged(mode))
         switch mode {
         case .polling(_, let reason?):
-            logger.warning("watching the policy directory by polling", metadata: ["path": "\(directory)", "mode": "\(mode)", "reason": "\(reason)"])
+            logger.warning("watching the policy directory by polling", metadata: ["path": .shown(directory), "mode": .shown("\(mode)"), "reason": .shown(reason)])
         default:
-            logger.info("watching the policy directory", metadata: ["path": "\(directory)", "mode": "\(mode)"])
+            logger.info("watching the policy directory", metadata: ["path": .shown(directory), "mode": .shown("\(mode)")])
         }
     }
 
@@ -211,7 +211,7 @@ extension PolicyStore {
                 guard watcher.watchesCurrentPath else {
                     logger.warning(
                         "the policy directory's path now leads to another directory; watching that one",
-                        metadata: ["path": "\(directory)"])
+                        metadata: ["path": .shown(directory)])
                     guard
                         let covered = await establish(
                             watcher, debounce: debounce, rescanEvery: rescanEvery, pollingFallback: pollingFallback,
@@ -244,7 +244,7 @@ extension PolicyStore {
                     }
                 }
                 if let lost = activity.lost {
-                    logger.warning("lost the watch on the policy directory", metadata: ["path": "\(directory)", "reason": "\(lost)"])
+                    logger.warning("lost the watch on the policy directory", metadata: ["path": .shown(directory), "reason": .shown(lost)])
                     guard
                         let covered = await establish(
                             watcher, debounce: debounce, rescanEvery: rescanEvery, pollingFallback: pollingFallback,

@@ -357,7 +357,7 @@ public final class PolicyStore: Sendable {
         report.deferred = read.deferred
         report.recheckAfter = read.recheckAfter
         if let problem = state.directoryProblem {
-            logger.notice("the policy directory can be read again", metadata: ["path": "\(problem.path)"])
+            logger.notice("the policy directory can be read again", metadata: ["path": .shown(problem.path)])
         }
         let reference = current.load(ordering: .acquiring)
         if !read.filesChanged && !force && state.directoryProblem == nil {
@@ -425,13 +425,13 @@ public final class PolicyStore: Sendable {
         for problem in report.problems {
             logger.warning(
                 "policy file not loaded; the last good version stays in service",
-                metadata: ["path": "\(problem.path)", "diagnostics": "\(problem.description)"])
+                metadata: ["path": .shown(problem.path), "diagnostics": .shown(problem.description)])
         }
         if !report.added.isEmpty || !report.changed.isEmpty || !report.removed.isEmpty {
             logger.info(
                 "policies reloaded",
                 metadata: [
-                    "added": "\(report.added)", "changed": "\(report.changed)", "removed": "\(report.removed)",
+                    "added": .shown(report.added), "changed": .shown(report.changed), "removed": .shown(report.removed),
                     "generation": "\(state.generation)",
                 ])
         }
@@ -439,7 +439,7 @@ public final class PolicyStore: Sendable {
         if !newlyPending.isEmpty {
             logger.notice(
                 "policy files disappeared; their policies stay in service until the removal is confirmed",
-                metadata: ["policies": "\(newlyPending)", "generation": "\(state.generation)"])
+                metadata: ["policies": .shown(newlyPending), "generation": "\(state.generation)"])
         }
         if !report.problems.isEmpty { onProblems?(report.problems) }
         return report
@@ -481,7 +481,7 @@ public final class PolicyStore: Sendable {
         current.store(reference.next(next, changed: true, at: now), ordering: .releasing)
         report.filesChanged = true
         report.problems = [problem]
-        logger.warning(message, metadata: ["path": "\(directory)"])
+        logger.warning(message, metadata: ["path": .shown(directory)])
         onProblems?(report.problems)
         return report
     }

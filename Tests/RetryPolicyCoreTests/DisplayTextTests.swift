@@ -42,6 +42,21 @@ struct DisplayTextTests {
         #expect(DisplayText.escaped("a::b") == "a::b")
     }
 
+    @Test("escaping is idempotent: text shown once and shown again reads the same")
+    func idempotent() {
+        for text in ["::error::x", "  ::a", "x\u{1B}[2J\r\n##[error]", "\u{202E}a::b"] {
+            let once = DisplayText.escaped(text)
+            #expect(DisplayText.escaped(once) == once)
+        }
+    }
+
+    @Test("several lines: the line feeds stay, each line is escaped on its own")
+    func lines() {
+        #expect(DisplayText.escapedLines("a.yaml: bad\n::error::x\n  ##[warning]y\r\n\u{1B}[2J") == "a.yaml: bad\n:\\u{3A}error::x\n  ##\\u{5B}warning]y\\u{D}\\u{A}\\u{1B}[2J")
+        #expect(DisplayText.escapedLines("one line") == "one line")
+        #expect(DisplayText.escapedLines("a\n\nb\n") == "a\n\nb\n")
+    }
+
     /// A line the GitHub runner would act on: after leading white space it
     /// starts with `::`, or it holds `##[` anywhere.
     static func isWorkflowCommand(_ line: Substring) -> Bool {

@@ -62,7 +62,7 @@ struct DecideCommand: ParsableCommand {
             throw ValidationError("--status must be within 100-599, found \(status)")
         }
         if let transport, TransportFailure(rawValue: transport) == nil {
-            throw ValidationError("--transport must be one of \(TransportFailure.allCases.map(\.rawValue).joined(separator: ", ")), found '\(transport)'")
+            throw ValidationError("--transport must be one of \(TransportFailure.allCases.map(\.rawValue).joined(separator: ", ")), found '\(DisplayText.escaped(transport))'")
         }
         if attempt < 1 { throw ValidationError("--attempt must be at least 1") }
         if let now, case .failure(let message) = NowOption.parse(now) {
@@ -87,7 +87,8 @@ struct DecideCommand: ParsableCommand {
         case .json:
             StandardOutput.write(DecisionJSON.value(outline).rendered() + "\n")
         case .human:
-            StandardOutput.write(DecisionText.sentence(outline, input: input, policy: loaded) + "\n")
+            // The sentence names the policy, its file and error names.
+            StandardOutput.write(DisplayText.escapedLines(DecisionText.sentence(outline, input: input, policy: loaded)) + "\n")
         }
     }
 }
@@ -105,8 +106,8 @@ enum NowOption {
 
         var description: String {
             switch self {
-            case .malformed(let text): "\(NowOption.expected), found '\(text)'"
-            case .outOfRange(let text): "'\(text)' is outside the range of a timestamp (1677-09-21 to 2262-04-11)"
+            case .malformed(let text): "\(NowOption.expected), found '\(DisplayText.escaped(text))'"
+            case .outOfRange(let text): "'\(DisplayText.escaped(text))' is outside the range of a timestamp (1677-09-21 to 2262-04-11)"
             }
         }
     }

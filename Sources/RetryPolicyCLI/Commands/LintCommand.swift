@@ -99,7 +99,7 @@ enum RuleExplanation {
             return "\(loaderRule.id) \(loaderRule.title) (severity: error, reported by the loader)\n\n\(loaderRule.explanation)\n"
         }
         let known = (LoaderRule.allCases.map(\.id) + LintCatalog.rules.map(\.id)).joined(separator: ", ")
-        throw CommandFailure("unknown rule '\(id)'; known rules: \(known)")
+        throw CommandFailure("unknown rule '\(DisplayText.escaped(id))'; known rules: \(known)")
     }
 
     static func listing() -> String {

@@ -62,14 +62,16 @@ struct TestCommand: ParsableCommand {
             switch root.readReferencedFile(policyPath, reportedAt: suite.policyLocation ?? SourceLocation(file: file, line: 1, column: 1)) {
             case .success(let read): bytes = read
             case .failure(let error):
-                invalid.append(.init(file: file, problems: error.diagnostics.map { "\($0.location): error: the policy under test: \($0.message) [\($0.id)]" }))
+                invalid.append(.init(file: file, problems: error.diagnostics.map {
+                    "\(DisplayText.escaped($0.location.description)): error: the policy under test: \(DisplayText.escaped($0.message)) [\($0.id)]"
+                }))
                 continue
             }
             do {
                 let policy = try PolicyLoader(root: root).loadPolicy(bytes: bytes, path: policyPath)
                 results.append(PolicyTestRunner.run(suite, policy: policy))
             } catch {
-                invalid.append(.init(file: file, problems: ["\(file): the policy under test cannot be loaded:"] + error.diagnostics.map(\.description)))
+                invalid.append(.init(file: file, problems: ["\(DisplayText.escaped(file)): the policy under test cannot be loaded:"] + error.diagnostics.map(\.description)))
             }
         }
         let report = PolicyTestReport(fileCount: files.count, results: results, invalid: invalid)

@@ -20,7 +20,7 @@ struct DurationArgument: ExpressibleByArgument, Sendable {
     static func parse(_ text: String) throws -> DurationArgument {
         switch DurationText.parse(text) {
         case .success(let value): return DurationArgument(value)
-        case .failure(let error): throw ValidationError("expected a duration such as 250ms, 10s or 1m30s, found \(error)")
+        case .failure(let error): throw ValidationError("expected a duration such as 250ms, 10s or 1m30s, found \(DisplayText.escaped("\(error)"))")
         }
     }
 }
@@ -39,7 +39,7 @@ struct RequestOptions: ParsableArguments {
 
     func validate() throws {
         guard HTTPMethod.standard.contains(HTTPMethod(rawValue: method)) else {
-            throw ValidationError("--method must be one of \(HTTPMethod.standard.map(\.rawValue).joined(separator: ", ")), found '\(method)'")
+            throw ValidationError("--method must be one of \(HTTPMethod.standard.map(\.rawValue).joined(separator: ", ")), found '\(DisplayText.escaped(method))'")
         }
     }
 

@@ -11,7 +11,7 @@ enum ForeignFiles {
     /// status 1.
     static func importPolicy(_ path: String, format: InteropFormat?, root: PolicyRoot, selection: String? = nil) throws -> Policy {
         if path != "-", case .failure(let denial) = root.locate(path), denial.kind == .notFound {
-            throw CommandFailure("\(path): no such file")
+            throw CommandFailure("\(DisplayText.escaped(path)): no such file")
         }
         let bytes: [UInt8]
         switch PolicyFiles.bytes(path, root: root) {
@@ -19,11 +19,12 @@ enum ForeignFiles {
         case .failure(let error): throw CommandFailure(error.diagnostics.map(\.description).joined(separator: "\n"))
         }
         guard let format = format ?? Importer.detectFormat(bytes: bytes, path: path) else {
-            throw CommandFailure("\(path): not a recognised \(InteropRegistry.handlers.filter(\.detectsByContent).map(\.format.title).joined(separator: ", ")); name its format with --from")
+            throw CommandFailure("\(DisplayText.escaped(path)): not a recognised \(InteropRegistry.handlers.filter(\.detectsByContent).map(\.format.title).joined(separator: ", ")); name its format with --from")
         }
         do {
             let imported = try Importer.importPolicy(bytes: bytes, path: path, from: format, selection: selection)
-            for warning in imported.warnings { StandardError.write(warning.description + "\n") }
+            // A warning quotes the foreign file (keys, values, names).
+            for warning in imported.warnings { StandardError.write(DisplayText.escaped(warning.description) + "\n") }
             return imported.policy
         } catch {
             for diagnostic in error.diagnostics { StandardError.write(diagnostic.description + "\n") }

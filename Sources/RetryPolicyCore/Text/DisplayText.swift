@@ -50,6 +50,20 @@ package enum DisplayText {
         return result
     }
 
+    /// Text of several lines, each line escaped on its own: the line feeds
+    /// between them stay (they are the caller's own), everything else is as
+    /// ``escaped(_:keepingTabs:)`` writes it, so no line can start a
+    /// workflow command or steer the terminal. For a sink that prints
+    /// messages it did not compose line by line (an `error: ...` of a
+    /// failing command).
+    package static func escapedLines(_ text: String) -> String {
+        let lineFeed: Character = "\n"
+        guard text.contains(lineFeed) else { return escaped(text) }
+        return text.split(separator: lineFeed, omittingEmptySubsequences: false)
+            .map { escaped(String($0)) }
+            .joined(separator: "\n")
+    }
+
     /// Whether the text, after spaces and tabs, starts with `::`.
     private static func startsWithCommand(_ scalars: String.UnicodeScalarView) -> Bool {
         scalars.drop(while: { $0 == " " || $0 == "\t" }).starts(with: "::".unicodeScalars)

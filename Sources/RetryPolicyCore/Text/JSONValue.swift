@@ -70,8 +70,15 @@ public indirect enum JSONValue: Hashable, Sendable, ExpressibleByStringLiteral, 
         }
     }
 
+    /// Besides what JSON requires, the characters `DisplayText` escapes
+    /// (DEL and C1 controls, line and paragraph separators, bidirectional
+    /// controls, the byte order mark) and the `[` of a `##[` are written as
+    /// `\u` escapes: a JSON reader gets the exact text back, and the
+    /// document printed on a terminal or in a CI log holds nothing that
+    /// steers either. (A `::` inside a string never starts a line.)
     private static func writeString(_ value: String, to output: inout String) {
         output += "\""
+        var previous: (Unicode.Scalar, Unicode.Scalar) = (" ", " ")
         for scalar in value.unicodeScalars {
             switch scalar {
             case "\"": output += "\\\""
@@ -79,11 +86,12 @@ public indirect enum JSONValue: Hashable, Sendable, ExpressibleByStringLiteral, 
             case "\n": output += "\\n"
             case "\r": output += "\\r"
             case "\t": output += "\\t"
-            case _ where scalar.value < 0x20:
+            case _ where scalar.value < 0x20 || DisplayText.isUnsafe(scalar) || (scalar == "[" && previous == ("#", "#")):
                 let hex = String(scalar.value, radix: 16)
                 output += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
             default: output.unicodeScalars.append(scalar)
             }
+            previous = (previous.1, scalar)
         }
         output += "\""
     }

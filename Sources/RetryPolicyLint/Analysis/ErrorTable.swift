@@ -207,16 +207,19 @@ public struct ErrorTable: Sendable {
         return phrases[code] ?? classPhrase(code / 100)
     }
 
-    /// The table as GitHub-flavoured Markdown.
+    /// The table as GitHub-flavoured Markdown. Platform, error and
+    /// condition names come from the policy file (or the command line) and
+    /// are written as ``MarkdownCell`` says, so none can break the table.
     public var markdown: String {
-        let errorHeaders = platforms.count <= 1 ? ["SDK Error"] : platforms.map { "SDK Error (\($0))" }
+        let errorHeaders = platforms.count <= 1 ? ["SDK Error"] : platforms.map { "SDK Error (\(MarkdownCell.text($0)))" }
         let headers = ["HTTP Status"] + errorHeaders + ["Retry?", "Explanation"]
         var lines = ["| " + headers.joined(separator: " | ") + " |"]
         lines.append("|" + headers.map { String(repeating: "-", count: $0.count + 2) }.joined(separator: "|") + "|")
         for row in rows {
-            let names = row.names.map { row.error == nil ? $0 : "`\($0)`" }
-            let cells = [row.inputText] + names + [Self.retryText(row, policy: policy), row.explanation]
-            lines.append("| " + cells.map { $0.replacing("|", with: "\\|") }.joined(separator: " | ") + " |")
+            let names = row.names.map { row.error == nil ? MarkdownCell.text($0) : MarkdownCell.code($0) }
+            let cells = [MarkdownCell.text(row.inputText)] + names
+                + [MarkdownCell.text(Self.retryText(row, policy: policy)), MarkdownCell.text(row.explanation)]
+            lines.append("| " + cells.joined(separator: " | ") + " |")
         }
         return lines.joined(separator: "\n") + "\n"
     }

@@ -3,17 +3,20 @@ import RetryPolicyCore
 extension PolicyComparison {
     /// The comparison as `retry-policy diff` prints it: what was compared
     /// and, per group of inputs, what each side decides (`first` and
-    /// `second` name the sides).
+    /// `second` name the sides). The paths, and the error kinds and
+    /// methods a policy file may name, are made safe to print.
     public func text(first: String, second: String) -> String {
+        let first = DisplayText.escaped(first)
+        let second = DisplayText.escaped(second)
         let scope = "statuses 100-599 and \(TransportFailure.allCases.count) transport classes x attempts \(IntegerRanges.text(attempts)) x \(plural(methods.count, "method"))"
         if isIdentical {
             return "\(first) and \(second) decide identically on all \(comparedInputs) inputs (\(scope))\n"
         }
         var output = "\(first) and \(second) differ on \(differingInputs) of \(comparedInputs) inputs (\(scope)):\n"
         for difference in differences {
-            output += "  \(difference.inputText):\n"
-            output += "    \(first): \(difference.left)\n"
-            output += "    \(second): \(difference.right)\n"
+            output += "  \(DisplayText.escaped(difference.inputText)):\n"
+            output += "    \(first): \(DisplayText.escaped(difference.left.description))\n"
+            output += "    \(second): \(DisplayText.escaped(difference.right.description))\n"
         }
         return output
     }

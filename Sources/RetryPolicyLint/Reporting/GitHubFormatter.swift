@@ -3,6 +3,12 @@ import RetryPolicyCore
 /// `--format github`: workflow commands that GitHub Actions turns into
 /// annotations on the pull request diff. Chosen automatically when
 /// `GITHUB_ACTIONS` is set.
+///
+/// Text from the file (its path, what a message or suggestion quotes) goes
+/// through `DisplayText` first, then the runner's own escaping: the first
+/// makes control, line-break and bidirectional characters visible and
+/// breaks `::` and `##[`, the second is what the runner needs to read the
+/// command's properties and message back.
 public enum GitHubFormatter {
     public static func render(_ report: LintReport) -> String {
         var output = ""
@@ -13,9 +19,9 @@ public enum GitHubFormatter {
             case .warning: command = "warning"
             case .note: command = "notice"
             }
-            var message = finding.message
-            if let suggestion = finding.suggestion { message += " (\(suggestion))" }
-            output += "::\(command) file=\(property(finding.location.file)),line=\(finding.location.line),"
+            var message = DisplayText.escaped(finding.message)
+            if let suggestion = finding.suggestion { message += " (\(DisplayText.escaped(suggestion)))" }
+            output += "::\(command) file=\(property(DisplayText.escaped(finding.location.file))),line=\(finding.location.line),"
                 + "col=\(finding.location.column),title=\(property(finding.id))::\(data(message))\n"
         }
         output += report.summary + "\n"

@@ -6,9 +6,11 @@ import RetryPolicyYAML
 /// CLI asks when standard output is a terminal).
 ///
 /// What it prints of a file is bounded: one line per finding, at most
-/// ``maximumExcerpt`` characters of it around the column, with control
-/// characters (terminal escapes among them) shown as `\u{1B}`, so a file
-/// cannot flood a log or drive the terminal that shows it.
+/// ``maximumExcerpt`` characters of it around the column. Everything that
+/// came from the file (its path, the source line, the names and values a
+/// message or suggestion quotes) goes through `DisplayText`, so a file
+/// cannot flood a log, drive the terminal that shows it, or forge a line
+/// of the report or a CI annotation.
 public struct HumanFormatter: Sendable {
     public var colour: Bool
     /// Returns the text of a file, for the source excerpt; `nil` for a
@@ -28,9 +30,9 @@ public struct HumanFormatter: Sendable {
         var output = ""
         var cache: [String: [Substring]] = [:]
         for finding in report.findings {
-            output += styled(finding.location.description + ":", bold: true) + " "
+            output += styled(DisplayText.escaped(finding.location.description) + ":", bold: true) + " "
             output += styled(finding.severity.rawValue + ":", colourCode: Self.colourCode(finding.severity), bold: true)
-            output += " " + styled(Self.printable(finding.message), bold: true) + " [\(finding.id)]\n"
+            output += " " + styled(DisplayText.escaped(finding.message), bold: true) + " [\(finding.id)]\n"
             let file = finding.location.file
             if cache[file] == nil {
                 cache[file] = source(file).map(SourceLines.split) ?? []
@@ -43,7 +45,7 @@ public struct HumanFormatter: Sendable {
                 output += "    " + caret + styled("^", colourCode: "32", bold: true) + "\n"
             }
             if let suggestion = finding.suggestion {
-                output += "    " + styled("suggestion:", colourCode: "36") + " " + Self.printable(suggestion) + "\n"
+                output += "    " + styled("suggestion:", colourCode: "36") + " " + DisplayText.escaped(suggestion) + "\n"
             }
         }
         output += report.summary + "\n"
@@ -51,8 +53,8 @@ public struct HumanFormatter: Sendable {
     }
 
     /// At most ``maximumExcerpt`` characters of `line` around `column`
-    /// (marked with `...` where cut), made printable, and the padding that
-    /// puts a caret under the column.
+    /// (marked with `...` where cut), made safe to print with
+    /// `DisplayText`, and the padding that puts a caret under the column.
     static func excerpt(of line: Substring, column: Int) -> (text: String, caretPadding: String) {
         let characters = Array(line)
         let target = min(column - 1, characters.count)
@@ -62,34 +64,14 @@ public struct HumanFormatter: Sendable {
             start = max(0, min(target - maximumExcerpt / 2, characters.count - maximumExcerpt))
             end = start + maximumExcerpt
         }
-        var text = start > 0 ? "..." : ""
-        var padding = start > 0 ? "   " : ""
-        for index in start..<end {
-            let shown = printable(String(characters[index]))
-            text += shown
-            if index < target { padding += characters[index] == "\t" ? "\t" : String(repeating: " ", count: shown.count) }
-        }
-        if end < characters.count { text += "..." }
+        // How a character is shown depends only on the ones before it (a
+        // workflow command is broken at its second `:` or its `[`), so the
+        // shown prefix up to the column is a prefix of the shown excerpt.
+        let shown = DisplayText.escaped(String(characters[start..<end]))
+        let shownBefore = DisplayText.escaped(String(characters[start..<max(start, target)]))
+        let text = (start > 0 ? "..." : "") + shown + (end < characters.count ? "..." : "")
+        let padding = (start > 0 ? "   " : "") + String(shownBefore.map { $0 == "\t" ? "\t" : " " })
         return (text, padding)
-    }
-
-    /// `text` with control characters other than tab written as `\u{..}`.
-    static func printable(_ text: String) -> String {
-        guard text.unicodeScalars.contains(where: isControl) else { return text }
-        var result = ""
-        for scalar in text.unicodeScalars {
-            if isControl(scalar) {
-                result += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
-            } else {
-                result.unicodeScalars.append(scalar)
-            }
-        }
-        return result
-    }
-
-    private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
-        (scalar.value < 0x20 && scalar != "\t") || (0x7F...0x9F).contains(scalar.value)
-            || scalar.value == 0x2028 || scalar.value == 0x2029
     }
 
     static func colourCode(_ severity: LintSeverity) -> String {

@@ -1,6 +1,13 @@
 import RetryPolicyCore
 
 /// `--format json`: the findings and counts as one JSON object.
+///
+/// File names, messages and suggestions are written exactly as found,
+/// without `DisplayText`, so a tool reading the report gets the exact name
+/// back: `JSONValue` writes every control, line-break and bidirectional
+/// character, and the `[` of a `##[`, as a `\u` escape, and a `::` inside a
+/// JSON string never starts a line, so nothing in the document can steer a
+/// terminal or start a workflow command.
 public enum JSONFormatter {
     public static func render(_ report: LintReport) -> String {
         let findings: [JSONValue] = report.findings.map { finding in

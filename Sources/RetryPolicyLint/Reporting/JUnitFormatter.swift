@@ -2,6 +2,13 @@ import RetryPolicyCore
 
 /// `--format junit`: one test case per file, failed by its errors (and, with
 /// `--strict`, warnings), for CI systems that only understand test reports.
+///
+/// Text from the file (its path, findings' messages) goes through
+/// `DisplayText` before XML escaping: XML 1.0 cannot hold most control
+/// characters, and the escape keeps them visible as `\u{1B}` instead of
+/// losing them, while bidirectional controls and line breaks inside a name
+/// cannot reorder or split what a CI dashboard shows. The line feeds
+/// between findings in a failure's body are the report's own.
 public struct JUnitFormatter: Sendable {
     public var strict: Bool
 
@@ -17,7 +24,7 @@ public struct JUnitFormatter: Sendable {
             let findings = byFile[file] ?? []
             let failing = findings.filter { $0.severity == .error || (strict && $0.severity == .warning) }
             let informational = findings.filter { !failing.contains($0) }
-            cases += "    <testcase classname=\"retry-policy.lint\" name=\"\(Self.escape(file))\">\n"
+            cases += "    <testcase classname=\"retry-policy.lint\" name=\"\(Self.escape(DisplayText.escaped(file)))\">\n"
             if !failing.isEmpty {
                 failureCount += 1
                 let first = failing[0]

@@ -3,6 +3,11 @@ import RetryPolicyCore
 /// `--format sarif`: SARIF 2.1.0 (OASIS), the format GitHub code scanning
 /// and most CI dashboards ingest, with rule metadata so that a finding's
 /// explanation is one click away.
+///
+/// Messages are written exactly as found, without `DisplayText`: as in
+/// ``JSONFormatter``, `JSONValue` writes every character that could steer a
+/// terminal or a CI log as a `\u` escape, and a `::` inside a JSON string
+/// never starts a line. File paths are percent-encoded URIs.
 public enum SARIFFormatter {
     public static let schemaURI = "https://json.schemastore.org/sarif-2.1.0.json"
     public static let toolVersion = RetryPolicyVersion.current

@@ -4,6 +4,15 @@ import RetryPolicyCore
 /// file, its passes and failures with expected and actual values, and the
 /// files that could not be run. As text, JSON, or JUnit XML for CI systems
 /// that display test reports.
+///
+/// `retry-policy test` runs on untrusted pull requests, so every text from
+/// a file (paths, case names, expected and actual values, problems) goes
+/// through `DisplayText` in the text and JUnit forms: no case name can
+/// steer the terminal, start a line of its own or forge a CI annotation.
+/// JUnit keeps control characters visible as `\u{1B}` (XML 1.0 cannot hold
+/// them). The JSON form keeps the exact text: `JSONValue` writes every
+/// character that could steer a terminal or a CI log as a `\u` escape, and
+/// a `::` inside a JSON string never starts a line.
 public struct PolicyTestReport: Sendable {
     /// A test file that could not be run (unreadable, invalid, or its
     /// policy cannot be loaded), with its problems.
@@ -34,23 +43,24 @@ public struct PolicyTestReport: Sendable {
     /// `PASS`/`FAIL` per file with every mismatch, `ERROR` per invalid file,
     /// and a summary line.
     public var text: String {
+        let shown = { (text: String) in DisplayText.escaped(text) }
         var output = ""
         for result in results {
             if result.failures.isEmpty {
-                output += "PASS \(result.suite.path): \(plural(result.passed, "case")) passed\n"
+                output += "PASS \(shown(result.suite.path)): \(plural(result.passed, "case")) passed\n"
             } else {
-                output += "FAIL \(result.suite.path): \(result.failures.count) of \(plural(result.total, "case")) failed\n"
+                output += "FAIL \(shown(result.suite.path)): \(result.failures.count) of \(plural(result.total, "case")) failed\n"
                 for failure in result.failures {
-                    output += "  \(failure.location): case '\(failure.name)' failed\n"
+                    output += "  \(shown(failure.location.description)): case '\(shown(failure.name))' failed\n"
                     for mismatch in failure.mismatches {
                         output += "      \(mismatch)\n"
                     }
-                    output += "      actual: \(failure.actual)\n"
+                    output += "      actual: \(shown(failure.actual))\n"
                 }
             }
         }
         for entry in invalid {
-            output += "ERROR \(entry.file):\n" + entry.problems.map { "  " + $0 + "\n" }.joined()
+            output += "ERROR \(shown(entry.file)):\n" + entry.problems.map { "  " + shown($0) + "\n" }.joined()
         }
         let passed = passed
         let failed = failed
@@ -88,7 +98,7 @@ public struct PolicyTestReport: Sendable {
     /// One test suite per file and one test case per case; an invalid file
     /// is a suite with one erroring case.
     public var junit: String {
-        let escape = XMLText.escape
+        let escape = { (text: String) in XMLText.escape(DisplayText.escaped(text)) }
         var suites = ""
         var total = 0
         var failures = 0
@@ -99,8 +109,8 @@ public struct PolicyTestReport: Sendable {
             for outcome in result.outcomes {
                 suites += "    <testcase classname=\"\(escape(result.suite.path))\" name=\"\(escape(outcome.name))\" file=\"\(escape(outcome.location.file))\" line=\"\(outcome.location.line)\""
                 if let failure = outcome.failure {
-                    let body = failure.mismatches.map(\.description).joined(separator: "\n")
-                    suites += ">\n      <failure message=\"\(escape(failure.description))\">\(escape(body))</failure>\n    </testcase>\n"
+                    let body = failure.mismatches.map { escape($0.description) }.joined(separator: "\n")
+                    suites += ">\n      <failure message=\"\(escape(failure.description))\">\(body)</failure>\n    </testcase>\n"
                 } else {
                     suites += "/>\n"
                 }
@@ -111,7 +121,8 @@ public struct PolicyTestReport: Sendable {
             total += 1
             suites += "  <testsuite name=\"\(escape(entry.file))\" tests=\"1\" failures=\"0\" errors=\"1\">\n"
             suites += "    <testcase classname=\"\(escape(entry.file))\" name=\"load test file\">\n"
-            suites += "      <error message=\"invalid test file\">\(escape(entry.problems.joined(separator: "\n")))</error>\n    </testcase>\n  </testsuite>\n"
+            let problems = entry.problems.map(escape).joined(separator: "\n")
+            suites += "      <error message=\"invalid test file\">\(problems)</error>\n    </testcase>\n  </testsuite>\n"
         }
         return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"retry-policy test\" tests=\"\(total)\" failures=\"\(failures)\" errors=\"\(invalid.count)\">\n"
             + suites + "</testsuites>\n"

@@ -7,8 +7,11 @@ public struct PolicyTestFailure: Sendable, CustomStringConvertible {
         public var expected: String
         public var actual: String
 
-        /// `action: expected stop, got retry`.
-        public var description: String { "\(field): expected \(expected), got \(actual)" }
+        /// `action: expected stop, got retry`; the values may quote the test
+        /// file or the policy (an error name), so they are made safe to print.
+        public var description: String {
+            "\(field): expected \(DisplayText.escaped(expected)), got \(DisplayText.escaped(actual))"
+        }
     }
 
     public var name: String
@@ -17,9 +20,12 @@ public struct PolicyTestFailure: Sendable, CustomStringConvertible {
     /// The whole actual result, for context.
     public var actual: String
 
-    /// `file:line:col: case '503 retries' failed: action: expected stop, got retry`.
+    /// `file:line:col: case '503 retries' failed: action: expected stop, got retry`,
+    /// with the path, the case name and the values (all from the files)
+    /// made safe to print.
     public var description: String {
-        "\(location): case '\(name)' failed: \(mismatches.map(\.description).joined(separator: "; ")) (actual: \(actual))"
+        "\(DisplayText.escaped(location.description)): case '\(DisplayText.escaped(name))' failed: "
+            + "\(mismatches.map(\.description).joined(separator: "; ")) (actual: \(DisplayText.escaped(actual)))"
     }
 }
 

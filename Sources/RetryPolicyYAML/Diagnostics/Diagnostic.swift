@@ -41,9 +41,15 @@ public struct Diagnostic: Error, Hashable, Sendable, CustomStringConvertible {
     /// `file:line:col: error: message [RP001]`, followed by
     /// ` (did you mean ...)` when there is a suggestion: the form compilers
     /// use, so terminals and editors make it clickable.
+    ///
+    /// The path, the message and the suggestion may quote the file (a key,
+    /// a value, a name declared there), so each is made safe to print with
+    /// `DisplayText`: whoever prints a diagnostic prints one line that
+    /// cannot steer a terminal or forge a CI annotation. ``message`` itself
+    /// stays as found, for formats that encode it (JSON).
     public var description: String {
-        var text = "\(location): \(severity.rawValue): \(message) [\(id)]"
-        if let suggestion { text += " (\(suggestion))" }
+        var text = "\(DisplayText.escaped(location.description)): \(severity.rawValue): \(DisplayText.escaped(message)) [\(id)]"
+        if let suggestion { text += " (\(DisplayText.escaped(suggestion)))" }
         return text
     }
 }
