@@ -168,6 +168,8 @@ struct HostileTextReportingTests {
         #expect(MarkdownCell.code("a`b|c") == "``a`b\\|c``")
         #expect(MarkdownCell.code("`a``") == "``` `a`` ```")
         #expect(MarkdownCell.code("\u{202E}x\r") == "`\\u{202E}x\\u{D}`")
+        #expect(MarkdownCell.text("a|\u{301}b") == "a\\|\u{301}b")
+        #expect(MarkdownCell.code("a|\u{301}b") == "`a\\|\u{301}b`")
     }
 
     @Test("property: hostile names through the human and github formats never print a raw control or an extra line")

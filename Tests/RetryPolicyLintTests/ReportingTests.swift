@@ -62,11 +62,13 @@ struct ReportingTests {
         #expect(coloured.contains("\u{1B}[1;33mwarning:\u{1B}[0m"))
     }
 
-    @Test("github format escapes data and properties as the runner does")
+    @Test("github format escapes data and properties as the runner does, after DisplayText made line breaks visible")
     func github() {
         let odd = LintFinding(id: "RP101", severity: .error, location: SourceLocation(file: "a,b:c.yaml", line: 2, column: 1), message: "50% done\nnext")
         let text = GitHubFormatter.render(LintReport(files: [], findings: [odd]))
-        #expect(text.hasPrefix("::error file=a%2Cb%3Ac.yaml,line=2,col=1,title=RP101::50%25 done%0Anext\n"))
+        #expect(text.hasPrefix("::error file=a%2Cb%3Ac.yaml,line=2,col=1,title=RP101::50%25 done\\u{A}next\n"))
+        #expect(GitHubFormatter.data("a%b\r\nc") == "a%25b%0D%0Ac")
+        #expect(GitHubFormatter.property("x:y,z\r\n") == "x%3Ay%2Cz%0D%0A")
         let note = LintFinding(id: "RP114", severity: .note, location: at(1), message: "m")
         #expect(GitHubFormatter.render(LintReport(files: [], findings: [note])).hasPrefix("::notice "))
     }

@@ -7,16 +7,18 @@ import RetryPolicyCore
 /// through `DisplayText` (no line break, control or bidirectional character
 /// survives raw), then the characters that would end the cell, open a code
 /// span or raw HTML (an HTML comment could hide the rest of the table), or
-/// escape what follows are backslash-escaped. Emphasis characters stay: at
-/// worst they change how a name looks, not what the table says.
+/// escape what follows are backslash-escaped, scalar by scalar (a `|`
+/// followed by a combining mark is one `Character`, yet still a
+/// delimiter). Emphasis characters stay: at worst they change how a name
+/// looks, not what the table says.
 enum MarkdownCell {
     /// Plain text in a cell.
     static func text(_ text: String) -> String {
         var result = ""
-        for character in DisplayText.escaped(text) {
-            switch character {
-            case "\\", "`", "|", "<": result += "\\" + String(character)
-            default: result.append(character)
+        for scalar in DisplayText.escaped(text).unicodeScalars {
+            switch scalar {
+            case "\\", "`", "|", "<": result += "\\" + String(scalar)
+            default: result.unicodeScalars.append(scalar)
             }
         }
         return result
@@ -27,15 +29,18 @@ enum MarkdownCell {
     /// or ends with a backtick. Inside a code span only `|` needs escaping
     /// (the table is split into cells before the spans are read).
     static func code(_ text: String) -> String {
-        let shown = DisplayText.escaped(text)
+        let shown = DisplayText.escaped(text).unicodeScalars
         var longestRun = 0
         var run = 0
-        for character in shown {
-            run = character == "`" ? run + 1 : 0
+        var body = ""
+        for scalar in shown {
+            run = scalar == "`" ? run + 1 : 0
             longestRun = max(longestRun, run)
+            if scalar == "|" { body += "\\" }
+            body.unicodeScalars.append(scalar)
         }
         let fence = String(repeating: "`", count: longestRun + 1)
-        let padding = shown.hasPrefix("`") || shown.hasSuffix("`") ? " " : ""
-        return fence + padding + shown.replacing("|", with: "\\|") + padding + fence
+        let padding = shown.first == "`" || shown.last == "`" ? " " : ""
+        return fence + padding + body + padding + fence
     }
 }

@@ -30,11 +30,28 @@ public enum GitHubFormatter {
 
     /// Escaping of a command's message (the runner's `escapeData`).
     static func data(_ text: String) -> String {
-        text.replacing("%", with: "%25").replacing("\r", with: "%0D").replacing("\n", with: "%0A")
+        percentEncoding(text, property: false)
     }
 
     /// Escaping of a command property (the runner's `escapeProperty`).
     static func property(_ text: String) -> String {
-        data(text).replacing(":", with: "%3A").replacing(",", with: "%2C")
+        percentEncoding(text, property: true)
+    }
+
+    /// Works on Unicode scalars: as characters, a CR LF pair is one
+    /// `Character` that neither `"\r"` nor `"\n"` would match.
+    private static func percentEncoding(_ text: String, property: Bool) -> String {
+        var result = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "%": result += "%25"
+            case "\r": result += "%0D"
+            case "\n": result += "%0A"
+            case ":" where property: result += "%3A"
+            case "," where property: result += "%2C"
+            default: result.unicodeScalars.append(scalar)
+            }
+        }
+        return result
     }
 }
