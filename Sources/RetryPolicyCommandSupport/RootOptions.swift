@@ -1,10 +1,10 @@
 import ArgumentParser
 import RetryPolicyYAML
 
-/// `--root`: the directory every file a command reads must lie in.
+/// `--root`: the directory every file a command reads or writes must lie in.
 package struct RootOptions: ParsableArguments {
     @Option(help: ArgumentHelp(
-        "Read files only inside this directory (default: the enclosing git work tree, else the working directory).",
+        "Read and write files only inside this directory (default: the enclosing git work tree, else the working directory).",
         valueName: "DIR"))
     package var root: String?
 

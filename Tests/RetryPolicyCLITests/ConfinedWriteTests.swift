@@ -213,6 +213,16 @@ struct ConfinedWriteTests {
         #expect(tree.names(in: ".").filter { $0.hasPrefix(".retry-policy-") }.isEmpty, "a temporary file was left")
     }
 
+    @Test("--force over a hard link to a file outside the root replaces the name, never the shared file")
+    func hardLinkReplacedNotWritten() throws {
+        let tree = try Tree()
+        #expect(link(tree.outer.appendingPathComponent("outside.sh").path, tree.repo.appendingPathComponent("mesh.yaml").path) == 0)
+        let forced = try tree.run(Self.importOne + ["--output", "mesh.yaml", "--force"])
+        #expect(forced.status == 0, "\(forced)")
+        #expect(tree.text("mesh.yaml")?.contains("name: shop.Cart") == true)
+        Self.expectUntouched(tree, forced)
+    }
+
     @Test("a directory or a FIFO at the output name is refused, even with --force")
     func directoryAtName() throws {
         let tree = try Tree()
