@@ -6,7 +6,7 @@ import RetryPolicyCore
 /// percent-decoded, and the one way to show such a URL: every message and
 /// log line of the shared-state configuration and of
 /// `retry-policy request --state` names the URL through ``redacted(_:)``.
-struct PostgresURL {
+package struct PostgresURL {
     var user: String
     var password: String?
     /// Each host (an IPv6 literal without brackets) and its port as written.
@@ -52,7 +52,7 @@ struct PostgresURL {
     /// its password, never less. Text that is not `scheme://...` keeps
     /// only what follows its last `@`. Escaped for printing
     /// (``DisplayText``).
-    static func redacted(_ text: String) -> String {
+    package static func redacted(_ text: String) -> String {
         var hidden: [Range<String.Index>] = []
         let readings = [
             URLAuthority(text, pathMayHoldAt: false),
