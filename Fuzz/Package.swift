@@ -15,6 +15,12 @@ let package = Package(
             dependencies: [.product(name: "RetryPolicyCore", package: "swift-retry-policy")],
             swiftSettings: [.unsafeFlags(["-parse-as-library"])]
         ),
+        // Notifications from peers on the shared-state channel: Core only, no NIO.
+        .executableTarget(
+            name: "FuzzSharedStatePayload",
+            dependencies: [.product(name: "RetryPolicyCore", package: "swift-retry-policy")],
+            swiftSettings: [.unsafeFlags(["-parse-as-library"])]
+        ),
         .executableTarget(
             name: "FuzzPolicyLoader",
             dependencies: [

@@ -99,7 +99,13 @@ public struct PostgresStateConfiguration: Sendable, Hashable {
         self.init(host: host, port: port, username: url.user, password: url.password, database: url.database)
         var tlsParameters: [String: String] = [:]
         var seen: Set<String> = []
+        var afterPassword = false
         for (name, value) in url.parameters {
+            defer { afterPassword = PostgresURL.isPassword(parameter: name) || (afterPassword && !PostgresURL.isParameterName(name)) }
+            if afterPassword && !PostgresURL.isParameterName(name) {
+                // Not named: it may well be the rest of the password.
+                throw .invalidURL(shown, "the password= parameter is followed by an unknown one; a '&' in a password is written %26")
+            }
             let quotedName = DisplayText.escaped(String(name.prefix(40)))
             guard seen.insert(name).inserted else { throw .invalidURL(shown, "\(quotedName) is given twice") }
             switch name {
@@ -126,7 +132,7 @@ public struct PostgresStateConfiguration: Sendable, Hashable {
             default:
                 throw .invalidURL(
                     shown,
-                    "unknown parameter '\(quotedName)'; known: password, fail, timeout_ms, connect_timeout, sslmode, sslrootcert, sslcert, sslkey")
+                    "unknown parameter '\(quotedName)'; known: \(PostgresURL.knownParameters.joined(separator: ", "))")
             }
         }
         tls = try TLS(parameters: tlsParameters, url: shown)

@@ -1,3 +1,4 @@
+import PropertyBased
 import RetryPolicyExecutor
 import Testing
 
@@ -66,6 +67,21 @@ struct TracedURLTests {
         #expect(traced.serverPort == port)
         for secret in ["secret", "pa?ss", "pa/ss", "pa#ss", "pa@ss", "p%40s", "s3cr3t"] {
             #expect(!traced.full.contains(secret))
+        }
+    }
+
+    @Test("Any password of delimiters, raw or encoded: removed whole and the host read right, unless a raw @ precedes a delimiter (then RFC 3986's reading)")
+    func anyPassword() async {
+        let pieces = ["X", "/", "?", "#", "@", ":", "&", "=", "%2F", "%40", "%", "Xy"]
+        await propertyCheck(count: 500, input: Gen.int(in: 0...(pieces.count - 1)).map { pieces[$0] }.array(of: 0...12)) { parts in
+            let password = "X" + parts.joined()
+            let traced = TracedURL("https://user:\(password)@api.example.com:8443/v1/items?page=2&sig=s3cr3t#frag")
+            guard let delimiter = password.lastIndex(where: { "/?#".contains($0) }), password[..<delimiter].contains("@") else {
+                #expect(traced?.full == "https://api.example.com:8443/v1/items?page=2&sig=REDACTED", "\(password)")
+                #expect(traced?.serverAddress == "api.example.com")
+                #expect(traced?.serverPort == 8443)
+                return
+            }
         }
     }
 

@@ -41,6 +41,19 @@ struct StateURLErrorTests {
         }
     }
 
+    @Test("An argument the parser cannot place is quoted without its password")
+    func unexpectedArguments() throws {
+        let command = RequestCommandTests()
+        let policy = try command.policyFile(Self.policy)
+        let stray = try command.run(["request", "http://127.0.0.1:9/", "postgres://fleet:s3cr3tPW@db.internal/x", "--policy", policy])
+        #expect(stray.status == 2, "\(stray.stderr)")
+        #expect(stray.stderr.contains("Unexpected argument 'postgres://fleet@db.internal/x'"), "\(stray.stderr)")
+        #expect(!stray.stderr.contains("s3cr3t") && !stray.stdout.contains("s3cr3t"), "\(stray.stderr)")
+        let typo = try command.run(["request", "https://user:s3cr3tPW@api.example.com/", "--policy", policy, "--sate", "postgres://fleet:s3cr3tPW@db/x"])
+        #expect(typo.status == 2, "\(typo.stderr)")
+        #expect(!typo.stderr.contains("s3cr3t") && !typo.stdout.contains("s3cr3t"), "\(typo.stderr)")
+    }
+
     @Test("A database that cannot be reached: failing closed exits 2, failing open warns and sends; neither prints the password")
     func unreachable() throws {
         let command = RequestCommandTests()

@@ -1,4 +1,5 @@
 #if Postgres  // the trait; these tests need PostgresNIO
+import PropertyBased
 import RetryPolicyPostgres
 import Testing
 
@@ -51,6 +52,8 @@ struct StateURLRedactionTests {
         "postgres://fleet@db.internal/retries?password={}&application_name=worker",
         "postgres://fleet@db.internal/retries?PASSWORD={}",
         "postgres://fleet@db.internal/retries?pass%77ord={}&x=1",
+        "postgres://fleet@db.internal/retries?sslpassword={}&application_name=worker",
+        "postgres://fleet@db.internal/retries?fail=closed&password={}&{}=x&sslmode=require",
         "mysql://fleet:{}@db.internal/retries",
         "fleet:{}@db.internal/retries",
         "postgres:/fleet:{}@db.internal/retries",
@@ -82,6 +85,44 @@ struct StateURLRedactionTests {
             #expect(
                 error.description
                     == "invalid state URL 'postgres://fleet@db.internal:6543/retries?application_name=worker': unknown parameter 'application_name'; known: password, fail, timeout_ms, connect_timeout, sslmode, sslrootcert, sslcert, sslkey")
+        }
+    }
+
+    /// What random passwords are made of: the marker `X` (found nowhere
+    /// else in the URLs below) and delimiters, raw and percent-encoded.
+    static let pieces = ["X", "/", "?", "#", "@", ":", "&", "=", "%2F", "%40", "%", "Xy"]
+
+    /// Whether a raw `@` comes before a raw `/`, `?` or `#`: such a URL is
+    /// valid for RFC 3986 and libpq with another host (`fleet:X@X?X@db` has
+    /// the host `X`), so only its errors are checked.
+    static func isAmbiguous(_ password: String) -> Bool {
+        guard let delimiter = password.lastIndex(where: { "/?#".contains($0) }) else { return false }
+        return password[..<delimiter].contains("@")
+    }
+
+    @Test("Any password of delimiters: never in an error; read whole, the host still the host, unless a raw @ precedes a delimiter")
+    func anyPassword() async {
+        await propertyCheck(count: 500, input: Gen.int(in: 0...(Self.pieces.count - 1)).map { Self.pieces[$0] }.array(of: 0...12)) { parts in
+            let password = "X" + parts.joined()
+            for url in [
+                "postgres://fleet:\(password)@db.internal:6543/retries?application_name=worker",
+                "postgres://fleet@db.internal:6543/retries?application_name=worker&password=\(password)",
+                "postgres://fleet:\(password)@db.internal:6543,db-b.internal/retries",
+            ] {
+                do {
+                    _ = try PostgresStateConfiguration(url: url)
+                    Issue.record("accepted \(url)")
+                } catch {
+                    #expect(!"\(error)".contains("X"), "\(url): \(error)")
+                }
+            }
+            if !Self.isAmbiguous(password) {
+                let configuration = try? PostgresStateConfiguration(url: "postgres://fleet:\(password)@db.internal:6543/retries?fail=closed")
+                #expect(configuration?.host == "db.internal", "\(password)")
+                #expect(configuration?.port == 6543)
+                #expect(configuration?.password == password.removingPercentEncodingForTest, "\(password)")
+                #expect(configuration?.database == "retries")
+            }
         }
     }
 

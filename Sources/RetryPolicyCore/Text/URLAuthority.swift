@@ -8,10 +8,10 @@
 /// information at the last `@` within it. A password with a raw `/`, `?`,
 /// `#` or `@` breaks that reading (`postgres://app:pa/ss@db/x` would have
 /// the host `app` and the port `pa`): when the RFC reading gives no valid
-/// host list, the user information ends instead at the first `@` after
+/// host list, the user information ends instead at the last `@` after
 /// which a valid host list follows (and, with `pathMayHoldAt` false, a
-/// path without `@`); failing that, at the last `@`. Either way nothing
-/// before the `@` that is taken is ever shown as a host or a path, so an
+/// path without `@`); failing that, at the last `@`. The last, so that no
+/// part of a password is ever shown as a host, a path or a query: an
 /// ambiguous URL loses more than its password, never less.
 package struct URLAuthority: Hashable, Sendable {
     package var scheme: Substring
@@ -24,8 +24,12 @@ package struct URLAuthority: Hashable, Sendable {
     /// the hosts.
     package var rest: Substring
 
-    /// `nil` when `text` is not `scheme://...`.
-    package init?(_ text: String, pathMayHoldAt: Bool = true) {
+    /// `nil` when `text` is not `scheme://...`. With
+    /// `hidingAmbiguousCredentials` (a URL shown in a message), an `@`
+    /// anywhere after the RFC authority also sends the reading to the
+    /// search for the last `@`: `postgres://u:p@h?x@db/x` is then shown as
+    /// `postgres://u@db/x`, since `h?x` may well be the rest of a password.
+    package init?(_ text: String, pathMayHoldAt: Bool = true, hidingAmbiguousCredentials: Bool = false) {
         guard let separator = text.firstRange(of: "://") else { return nil }
         let scheme = text[..<separator.lowerBound]
         guard let first = scheme.unicodeScalars.first, first.isASCII, first.properties.isAlphabetic,
@@ -44,19 +48,34 @@ package struct URLAuthority: Hashable, Sendable {
             hostList = authority
         }
         rest = remainder[end...]
-        if Self.isValid(hosts: hostList, rest: rest, pathMayHoldAt: pathMayHoldAt) { return }
-        // A password with a raw delimiter: the first `@` that valid hosts follow.
-        var index = remainder.startIndex
-        while let at = remainder[index...].firstIndex(of: "@") {
-            let hostsStart = remainder.index(after: at)
-            let hostsEnd = Self.hostsEnd(remainder, from: hostsStart)
-            if Self.isValid(hosts: remainder[hostsStart..<hostsEnd], rest: remainder[hostsEnd...], pathMayHoldAt: pathMayHoldAt) {
-                userinfo = remainder[..<at]
-                hostList = remainder[hostsStart..<hostsEnd]
-                rest = remainder[hostsEnd...]
-                return
+        if Self.isValid(hosts: hostList, rest: rest, pathMayHoldAt: pathMayHoldAt),
+            !(hidingAmbiguousCredentials && rest.contains("@"))
+        {
+            return
+        }
+        // A password with a raw delimiter: the last `@` that valid hosts
+        // follow. Taking an earlier one could show the rest of the password
+        // as a host, a path or a query; a later one (an `@` in the query)
+        // hides more than the password, never less.
+        // Each candidate looks only as far as the `@` after it (which its
+        // hosts or its path would then hold), so the search is linear.
+        var right: Substring.Index?
+        var searchEnd = remainder.endIndex
+        while let at = remainder[..<searchEnd].lastIndex(of: "@") {
+            defer {
+                right = at
+                searchEnd = at
             }
-            index = hostsStart
+            let hostsStart = remainder.index(after: at)
+            let limit = right ?? remainder.endIndex
+            guard let hostsEnd = remainder[hostsStart..<limit].firstIndex(where: Self.endsHosts) ?? (right == nil ? limit : nil),
+                Self.isValid(hosts: remainder[hostsStart..<hostsEnd])
+            else { continue }
+            if !pathMayHoldAt, let right, !remainder[hostsEnd..<right].contains(where: { $0 == "?" || $0 == "#" }) { continue }
+            userinfo = remainder[..<at]
+            hostList = remainder[hostsStart..<hostsEnd]
+            rest = remainder[hostsEnd...]
+            return
         }
         // Nothing valid: whatever precedes the last `@` may be a password.
         if let at = remainder.lastIndex(of: "@") {
@@ -91,14 +110,18 @@ package struct URLAuthority: Hashable, Sendable {
         return result
     }
 
+    private static func endsHosts(_ character: Character) -> Bool { character == "/" || character == "?" || character == "#" }
+
     private static func hostsEnd(_ text: Substring, from start: Substring.Index) -> Substring.Index {
-        text[start...].firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) ?? text.endIndex
+        text[start...].firstIndex(where: endsHosts) ?? text.endIndex
+    }
+
+    private static func isValid(hosts: Substring) -> Bool {
+        !hosts.isEmpty && hosts.split(separator: ",", omittingEmptySubsequences: false).allSatisfy({ hostAndPort($0) != nil })
     }
 
     private static func isValid(hosts: Substring, rest: Substring, pathMayHoldAt: Bool) -> Bool {
-        guard !hosts.isEmpty,
-            hosts.split(separator: ",", omittingEmptySubsequences: false).allSatisfy({ hostAndPort($0) != nil })
-        else { return false }
+        guard isValid(hosts: hosts) else { return false }
         if pathMayHoldAt { return true }
         let path = rest[..<(rest.firstIndex(where: { $0 == "?" || $0 == "#" }) ?? rest.endIndex)]
         return !path.contains("@")

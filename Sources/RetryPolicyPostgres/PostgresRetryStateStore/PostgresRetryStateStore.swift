@@ -34,6 +34,10 @@ import RetryPolicyCore
 /// - Behind a pooler that drops notifications (PgBouncer in transaction
 ///   mode), the store finds out with a `NOTIFY` to itself and polls the
 ///   cooldown and breaker rows instead.
+/// - Nothing from a peer is trusted: notifications and rows are checked
+///   and limited by each receiving policy's own bounds (the cooldown cap,
+///   the breaker's longest break), and a malformed one is logged and
+///   ignored.
 /// - It is a swift-service-lifecycle `Service`: `run()` starts it and, on
 ///   graceful shutdown, writes what it kept before returning.
 ///   Nothing is locked, and probe permits lapse, so a process killed at
