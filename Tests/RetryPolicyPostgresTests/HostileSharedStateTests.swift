@@ -47,12 +47,36 @@ struct HostileSharedStateTests {
         await store.shutdown()
     }
 
-    @Test("A breaker notification with openings = Int.max and a break to the end of time is adopted within the breaker's bounds; the next opening does not trap")
+    @Test("A forged breaker notification (opening number Int64.max, openings Int.max, a break to the end of time) changes nothing, and a real opening after it still arrives")
+    func forgedBreakerNotification() async throws {
+        let database = try TestDatabase()
+        let store = try await database.store()
+        let breaker = try #require(await store.decider(for: breakerPolicy(), key: "forged").breaker)
+        let marker = await store.decider(for: fleetPolicy(), key: "marker")
+        try Self.notify(database, "'breaker \(Int64.max) open \(Int64.max) \(Int.max) forged'")
+        // Notifications are handled in order: once the marker's cooldown is
+        // in, the forged one has been handled (its row read: there is none).
+        try Self.notify(database, "'\(wallNow().nanosecondsSince1970 + 5_000_000_000) 503 status_5xx marker'")
+        #expect(await waitFor { marker.cooldown.active(at: wallNow()) != nil } != nil, "the marker never arrived")
+        #expect(breaker.state == .closed, "a forged notification opened the breaker")
+        // A real peer opens the breaker: its opening number (1) is not taken
+        // for a stale one behind the forged number.
+        let peer = try await database.store()
+        let peerBreaker = try #require(await peer.decider(for: breakerPolicy(), key: "forged").breaker)
+        let t0 = wallNow()
+        peerBreaker.open(at: t0)
+        #expect(await waitFor { breaker.state == .open(until: t0 + .seconds(10)) } != nil, "the real opening was ignored: \(breaker.state)")
+        for store in [store, peer] { await store.shutdown() }
+    }
+
+    @Test("A breaker row with openings = Int32.max and a break to the end of time, announced by a notification, is adopted within the breaker's bounds; the next opening does not trap")
     func absurdBreaker() async throws {
         let database = try TestDatabase()
         let store = try await database.store()
         let breaker = try #require(await store.decider(for: breakerPolicy(), key: "absurd").breaker)
-        try Self.notify(database, "'breaker 5 open \(Int64.max) \(Int.max) absurd'")
+        _ = try database.query(
+            "INSERT INTO retry_policy_breaker (key, opening, state, until_ns, openings) VALUES ('absurd', 5, 'open', \(Int64.max), \(Int32.max))")
+        try Self.notify(database, "'breaker 5 open \(Int64.max) \(Int32.max) absurd'")
         #expect(await waitFor { breaker.state != .closed } != nil, "the opening never arrived")
         let adoptedAt = wallNow()
         guard case .open(let until) = breaker.state else {
@@ -61,17 +85,12 @@ struct HostileSharedStateTests {
         }
         #expect(until <= adoptedAt + .seconds(300), "\(until) is past the 300 s max_break")
         #expect(breaker.consecutiveOpenings == CircuitBreakerConfiguration.maximumOpenings)
-        // After the break a probe goes through (no row: decided locally)
-        // and fails: the breaker opens again for max_break, no trap.
+        // After the break a probe goes through (the row gone: decided
+        // locally) and fails: the breaker opens again for max_break, no trap.
+        _ = try database.query("DELETE FROM retry_policy_breaker WHERE key = 'absurd'")
         let ticket = try #require(breaker.ticket(at: until))
         let reopened = breaker.record(failure: true, ticket: ticket, at: until)
         #expect(reopened == .opened(until: until + .seconds(300), breakDuration: .seconds(300), reason: .probeFailed))
-        // The opening is shared with the bounded count.
-        let written = await waitFor {
-            (try? database.query("SELECT state, openings FROM retry_policy_breaker WHERE key = 'absurd'"))
-                == "open|\(CircuitBreakerConfiguration.maximumOpenings)"
-        }
-        #expect(written != nil)
         await store.shutdown()
     }
 

@@ -132,7 +132,7 @@ extension PostgresRetryStateStore {
                                 if notification.payload == probe {
                                     heard.withLock { $0 = true }
                                 } else {
-                                    apply(notification: notification.payload)
+                                    await apply(notification: notification.payload, on: connection)
                                 }
                             }
                             watchers.cancelAll()

@@ -92,10 +92,23 @@ extension PostgresRetryStateStore {
 
     /// Applies a notification (``SharedStateNotification``); one that
     /// does not parse is logged and ignored.
-    func apply(notification payload: String) {
+    ///
+    /// A breaker notification is taken as a hint that the key's row
+    /// changed, and the row is read: any role that can connect may
+    /// `NOTIFY`, and an opening number taken from a forged payload would
+    /// make every later, real one look stale. Changing the row takes write
+    /// access to the table, not only a connection.
+    func apply(notification payload: String, on connection: PostgresConnection) async {
         switch SharedStateNotification.parse(payload) {
         case .success(.cooldown(let cooldown)): apply(cooldown)
-        case .success(.breaker(let change)): adopt(change, at: Self.wallClock())
+        case .success(.breaker(let change)):
+            do {
+                try await synchronizeBreaker(key: change.key, on: connection)
+            } catch {
+                logger.debug(
+                    "shared state: breaker row not read after a notification",
+                    metadata: ["key": "\(DisplayText.escaped(change.key))", "error": "\(Self.describe(error))"])
+            }
         case .success(.probe): break  // another store's test of its own connection
         case .failure(let problem): ignore(payload, because: problem)
         }
