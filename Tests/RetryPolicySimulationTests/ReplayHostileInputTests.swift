@@ -209,13 +209,17 @@ struct ReplayHostileInputTests {
     @Test("the human and Markdown reports escape the policies' names")
     func reportEscaped() throws {
         var policy = TestPolicies.tmdb()
-        policy.name = "::error ::x\u{1B}[31m|\nname"
+        policy.name = "::error ::x\u{1B}[31m|\u{301}|\nname"
         let run = ReplayRun(policy: policy, window: .seconds(1))
         let report = ReplayReport(run: run, baseline: run, inputs: [], seed: 1)
         for text in [report.text, report.markdown] {
             #expect(!text.unicodeScalars.contains { $0 != "\n" && DisplayText.isUnsafe($0) })
             #expect(!text.split(separator: "\n").contains { $0.hasPrefix("::") })
         }
+        // Every Markdown table row keeps its four cells: no name adds one.
+        let rows = report.markdown.split(separator: "\n").filter { $0.hasPrefix("|") }
+        #expect(!rows.isEmpty)
+        #expect(rows.allSatisfy { $0.unicodeScalars.filter { $0 == "|" }.count == 5 }, "\(rows)")
     }
 
     @Test("replay holds at most one load window per attempt, whatever the times")
