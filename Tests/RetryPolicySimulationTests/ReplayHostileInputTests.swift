@@ -71,11 +71,14 @@ struct ReplayHostileInputTests {
             10.0.0.1 - alice [17/Nov/2026:14:03:08 +0100] "POST /v1/orders HTTP/1.1" 503 0 "-" "curl/8.0" rt=0.250 urt="9223372029.0, 0.063" us="502, 503"
             10.0.0.1 - - [17/Nov/2026:14:03:09 +0100] "GET /v1/items HTTP/1.1" 200 512 "-" "curl/8.0"
             10.0.0.1 - - [17/Nov/2026:14:03:10 +0100] "GET /v1/items HTTP/1.1" 200 512 "-" "curl/8.0" rt=9223372029.0
+            10.0.0.1 - - [17/Nov/2026:14:03:11 +0100] "GET /v1/items HTTP/1.1" 200 512 "-" "curl/8.0" rt=9223372029.0 urt="0.010" us="200"
             """
         let (run, stream, _) = try Self.replayText(log, format: .nginx)
         #expect(run.requests == 1)
-        #expect(stream.warnings.map(\.location.line) == [1, 3])
-        #expect(stream.warnings.allSatisfy { $0.message.contains("duration") && $0.message.contains("skipped") })
+        #expect(stream.warnings.map(\.location.line) == [1, 3, 4])
+        #expect(stream.warnings.allSatisfy { $0.message.contains("skipped") })
+        #expect(stream.warnings.first?.message.contains("duration") == true)
+        #expect(stream.warnings.last?.message.contains("$request_time") == true)
     }
 
     static let envoyPrefix = #"[2026-11-17T14:03:07.120Z] "GET /v1/search HTTP/1.1" 200 - 0 512 "#
@@ -206,13 +209,17 @@ struct ReplayHostileInputTests {
     @Test("the human and Markdown reports escape the policies' names")
     func reportEscaped() throws {
         var policy = TestPolicies.tmdb()
-        policy.name = "::error ::x\u{1B}[31m|\nname"
+        policy.name = "::error ::x\u{1B}[31m|\u{301}|\nname"
         let run = ReplayRun(policy: policy, window: .seconds(1))
         let report = ReplayReport(run: run, baseline: run, inputs: [], seed: 1)
         for text in [report.text, report.markdown] {
             #expect(!text.unicodeScalars.contains { $0 != "\n" && DisplayText.isUnsafe($0) })
             #expect(!text.split(separator: "\n").contains { $0.hasPrefix("::") })
         }
+        // Every Markdown table row keeps its four cells: no name adds one.
+        let rows = report.markdown.split(separator: "\n").filter { $0.hasPrefix("|") }
+        #expect(!rows.isEmpty)
+        #expect(rows.allSatisfy { $0.unicodeScalars.filter { $0 == "|" }.count == 5 }, "\(rows)")
     }
 
     @Test("replay holds at most one load window per attempt, whatever the times")

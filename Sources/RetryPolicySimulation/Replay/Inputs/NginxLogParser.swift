@@ -77,6 +77,11 @@ struct NginxLogParser: RecordingLineParser {
         var requestTime: Duration?
         if let range = fields[.requestTime] {
             guard let nanos = RecordedTime.decimalNanoseconds(line[range]) else { return problem("expected $request_time in seconds, 0.120") }
+            // It moves the request's start back: bounded as a duration is.
+            guard Duration.nanoseconds(nanos) <= RecordedRequest.maximumAttemptDuration else {
+                return problem(
+                    "expected $request_time between 0 and \(RecordedRequest.maximumAttemptDuration.formattedForHumans), found a longer one; the line is skipped")
+            }
             requestTime = .nanoseconds(nanos)
         }
         var headers = ResponseHeaders()

@@ -242,10 +242,16 @@ public struct ReplayReport: Sendable {
         return (value * scale).rounded() / scale
     }
 
-    /// Markdown table cells hold no `|`, line breaks or control
-    /// characters (``DisplayText/escaped(_:keepingTabs:)``).
+    /// Markdown table cells hold no line breaks or control characters
+    /// (``DisplayText/escaped(_:keepingTabs:)``) and no `|`, replaced
+    /// scalar by scalar: a `|` followed by a combining mark is one
+    /// `Character`, yet still ends a cell.
     static func cell(_ text: String) -> String {
-        String(DisplayText.escaped(text).map { $0 == "|" ? "/" : $0 })
+        var result = ""
+        for scalar in DisplayText.escaped(text).unicodeScalars {
+            result.unicodeScalars.append(scalar == "|" ? "/" : scalar)
+        }
+        return result
     }
 
     /// The non-empty windows of a load as `[window, attempts]` pairs, in
