@@ -144,7 +144,14 @@ struct RequestCommand: AsyncParsableCommand {
         } catch let failure as CommandFailure {
             throw failure
         } catch {
-            throw CommandFailure("OpenTelemetry: \(error)")
+            // The exporter's errors may quote the endpoint, whose user
+            // information or query can hold a credential.
+            var message = "\(error)"
+            for name in ["OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"] {
+                guard let endpoint = ProcessInfo.processInfo.environment[name], !endpoint.isEmpty else { continue }
+                message = message.replacingOccurrences(of: endpoint, with: TracedURL(endpoint)?.full ?? "<\(name)>")
+            }
+            throw CommandFailure("OpenTelemetry: " + DisplayText.escaped(message))
         }
     }
     #else

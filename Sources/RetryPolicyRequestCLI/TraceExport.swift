@@ -31,8 +31,12 @@ struct TraceExport {
         }
         var configuration = OTel.Configuration.default
         configuration.serviceName = "retry-policy"
-        // The exporter's own diagnostics: warnings and errors only.
+        // The exporter's own diagnostics: warnings and errors only. At its
+        // default level (info) it logs every OTEL_* variable it reads with
+        // its value: an endpoint's credentials, OTEL_EXPORTER_OTLP_HEADERS'
+        // tokens.
         configuration.diagnosticLogger = .custom(logger)
+        configuration.diagnosticLogLevel = .warning
         configuration.metrics.enabled = false
         configuration.logs.enabled = false
         configuration.traces.otlpExporter.protocol = .httpProtobuf

@@ -185,7 +185,7 @@ struct ReplayReportTests {
         #expect(report.text.contains("2 lines skipped"))
         #expect(report.text.split(separator: "\n")[1].contains("baseline one|attempt"))
         #expect(report.markdown.contains("| requests | 300 | 300 | 300 |"))
-        #expect(report.markdown.contains("baseline one/attempt"))
+        #expect(report.markdown.contains("baseline one\\|attempt"))
         let json = report.json.rendered()
         #expect(json.contains("\"amplification\""))
         #expect(json.contains("\"baseline\": {"))

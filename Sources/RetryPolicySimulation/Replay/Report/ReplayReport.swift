@@ -133,19 +133,19 @@ public struct ReplayReport: Sendable {
 
     /// A table for a pull-request comment.
     public var markdown: String {
-        var output = "### Replay: \(Self.cell(run.policy.name))" + (baseline.map { " against \(Self.cell($0.policy.name))" } ?? "") + "\n\n"
+        var output = "### Replay: \(MarkdownCell.text(run.policy.name))" + (baseline.map { " against \(MarkdownCell.text($0.policy.name))" } ?? "") + "\n\n"
         output += headline.prefix(1).uppercased() + headline.dropFirst() + ".\n\n"
-        var header = "| | \(Self.cell(run.policy.name)) |"
+        var header = "| | \(MarkdownCell.text(run.policy.name)) |"
         var rule = "|---|---|"
         if let baseline {
-            header += " baseline \(Self.cell(baseline.policy.name)) |"
+            header += " baseline \(MarkdownCell.text(baseline.policy.name)) |"
             rule += "---|"
         }
         output += header + " recorded |\n" + rule + "---|\n"
         for row in rows {
-            output += "| \(row.label) | \(Self.cell(row.policy)) |"
-            if baseline != nil { output += " \(Self.cell(row.baseline ?? "-")) |" }
-            output += " \(Self.cell(row.recorded)) |\n"
+            output += "| \(row.label) | \(MarkdownCell.text(row.policy)) |"
+            if baseline != nil { output += " \(MarkdownCell.text(row.baseline ?? "-")) |" }
+            output += " \(MarkdownCell.text(row.recorded)) |\n"
         }
         if !conditions.isEmpty {
             output += "\n"
@@ -160,13 +160,13 @@ public struct ReplayReport: Sendable {
     }
 
     /// Names from outside (the recordings' paths, the policies' names)
-    /// go through ``DisplayText/escaped(_:keepingTabs:)`` here too: the
-    /// JSON encoder escapes C0 controls only, and a CI log would still act
-    /// on a `##[` or show a C1 or bidirectional control.
+    /// are kept exact: ``JSONValue`` writes every control, bidirectional
+    /// control and `##[` as a `\u` escape, which a JSON reader turns back
+    /// into the exact text.
     public var json: JSONValue {
         func runJSON(_ run: ReplayRun) -> JSONValue {
             var object: [(String, JSONValue)] = [
-                ("policy", .string(DisplayText.escaped(run.policy.name))),
+                ("policy", .string(run.policy.name)),
                 ("requests", .int(run.requests)),
                 ("attempts", .int(run.attempts)),
                 ("amplification", .double(Self.rounded(run.amplification, 4))),
@@ -207,7 +207,7 @@ public struct ReplayReport: Sendable {
             ("load", Self.json(run.recordedLoad)),
             ("inputs", .array(inputs.map { input in
                 .object([
-                    ("path", .string(DisplayText.escaped(input.path))),
+                    ("path", .string(input.path)),
                     ("format", .optional(input.format?.rawValue)),
                     ("requests", .int(input.requests)),
                     ("warnings", .int(input.warnings)),
@@ -240,18 +240,6 @@ public struct ReplayReport: Sendable {
         var scale = 1.0
         for _ in 0..<digits { scale *= 10 }
         return (value * scale).rounded() / scale
-    }
-
-    /// Markdown table cells hold no line breaks or control characters
-    /// (``DisplayText/escaped(_:keepingTabs:)``) and no `|`, replaced
-    /// scalar by scalar: a `|` followed by a combining mark is one
-    /// `Character`, yet still ends a cell.
-    static func cell(_ text: String) -> String {
-        var result = ""
-        for scalar in DisplayText.escaped(text).unicodeScalars {
-            result.unicodeScalars.append(scalar == "|" ? "/" : scalar)
-        }
-        return result
     }
 
     /// The non-empty windows of a load as `[window, attempts]` pairs, in

@@ -1,5 +1,3 @@
-import RetryPolicyCore
-
 /// Text for a cell of a GitHub-flavoured Markdown table (`retry-policy
 /// table`), where names from the policy file end up.
 ///
@@ -11,9 +9,9 @@ import RetryPolicyCore
 /// followed by a combining mark is one `Character`, yet still a
 /// delimiter). Emphasis characters stay: at worst they change how a name
 /// looks, not what the table says.
-enum MarkdownCell {
+package enum MarkdownCell {
     /// Plain text in a cell.
-    static func text(_ text: String) -> String {
+    package static func text(_ text: String) -> String {
         var result = ""
         for scalar in DisplayText.escaped(text).unicodeScalars {
             switch scalar {
@@ -28,7 +26,7 @@ enum MarkdownCell {
     /// in a row (CommonMark code spans), padded with spaces when it starts
     /// or ends with a backtick. Inside a code span only `|` needs escaping
     /// (the table is split into cells before the spans are read).
-    static func code(_ text: String) -> String {
+    package static func code(_ text: String) -> String {
         let shown = DisplayText.escaped(text).unicodeScalars
         var longestRun = 0
         var run = 0
