@@ -112,7 +112,7 @@ public struct CircuitBreakerConfiguration: Hashable, Sendable {
         let cap = maxBreak ?? Self.defaultLongestBreak
         let first = Double(breakDuration.nanosecondsSaturated)
         guard first > 0 else { return min(.zero, cap) }
-        guard breakMultiplier > 0 else { return min(.zero, cap) }
+        guard breakMultiplier > 0 || breakMultiplier.isNaN else { return min(.zero, cap) }
         let nanoseconds = first * Self.power(breakMultiplier, openings - 1)
         // NaN (a NaN multiplier) and anything past Int64 saturate, as the
         // stepwise product did.
