@@ -1,0 +1,58 @@
+import Foundation
+import RetryPolicyYAML
+import Testing
+
+@Suite("Telling a policy from other YAML by its top-level keys")
+struct PolicyFileKindTests {
+    static func kind(_ text: String) -> PolicyFileKind {
+        PolicyFileKind.of(bytes: Array(text.utf8), path: "x.yaml")
+    }
+
+    @Test("policies and stack files, also broken ones, are policies", arguments: [
+        "version: 1\nname: a\nattempts: 3\n",
+        "version: 1\nname: a\nrules: []\nbogus: 1\n",
+        "version: 1\nname: s\nstack:\n  - {name: one, policy: a.yaml}\n",
+        "name: a\nbackoff: {initial: 1s}\n",
+        "version: 1\nname: typo\nattemps: 3\nextends: [\n",
+        "\u{FEFF}version: 1\nname: bom\nattempts: 2\n",
+        "# yaml-language-server: $schema=../schema/retry-policy.schema.json\nname: only\n",
+        "#  yaml-language-server: $schema=urn:swift-retry-policy:schema:policy-file:1\n{}\n",
+    ])
+    func policies(text: String) {
+        #expect(Self.kind(text) == .policy)
+    }
+
+    @Test("tests files are tests files", arguments: [
+        "policy: a.yaml\ncases: []\n",
+        "sequences:\n  - {name: s}\n",
+        "# yaml-language-server: $schema=../schema/retry-policy-tests.schema.json\npolicy: a.yaml\n",
+    ])
+    func testsFiles(text: String) {
+        #expect(Self.kind(text) == .testsFile)
+    }
+
+    @Test("other tools' YAML is other", arguments: [
+        "version: \"3.8\"\nname: shop\nservices: {web: {image: nginx}}\n",
+        "apiVersion: v1\nkind: Service\n---\napiVersion: v1\nkind: ConfigMap\ndata: {version: \"1\"}\n",
+        "name: CI\non: [push]\njobs: {}\n",
+        "openapi: 3.1.0\ninfo: {title: x, version: 1.0.0}\npaths: {}\n",
+        "replicaCount: 2\ntimeouts: {read: 5s}\nretries: 3\n",
+        "- version: 1\n  rules: []\n",
+        "just text\n",
+        "",
+        "cases: []\nrules: []\nother: 1\n",
+        "[unclosed\n",
+    ])
+    func others(text: String) {
+        #expect(Self.kind(text) == .other)
+    }
+
+    @Test("the shipped policies and tests files are recognised", arguments: ["android-sdk", "ios-sdk", "mobile-client"])
+    func shipped(name: String) throws {
+        let directory = String(#filePath.split(separator: "/").dropLast(3).joined(separator: "/"))
+        let policy = try String(contentsOfFile: "/\(directory)/policies/\(name).yaml", encoding: .utf8)
+        let tests = try String(contentsOfFile: "/\(directory)/policies/\(name).tests.yaml", encoding: .utf8)
+        #expect(Self.kind(policy) == .policy)
+        #expect(Self.kind(tests) == .testsFile)
+    }
+}
