@@ -1,4 +1,5 @@
 import Foundation
+import PropertyBased
 import RetryPolicyYAML
 import Testing
 
@@ -54,5 +55,26 @@ struct PolicyFileKindTests {
         let tests = try String(contentsOfFile: "/\(directory)/policies/\(name).tests.yaml", encoding: .utf8)
         #expect(Self.kind(policy) == .policy)
         #expect(Self.kind(tests) == .testsFile)
+    }
+
+    @Test("property: hostile bytes never trap, and a policy's keys with any other top-level keys and version stay a policy")
+    func hostileBytes() async {
+        let pieces = [
+            "version: 1\n", "rules: [\n", "name: x\n", "cases:\n", "- a\n", "\"q\": 1\n", "'", "\"", ":", "\n", "\r\n", "\u{FEFF}",
+            "# yaml-language-server: $schema=", "retry-policy.schema", "{", "}", "[", "]", "&a ", "*a", "---\n", "\u{0}", "\u{85}",
+            "  ", "\t", "é", "!!map ", "? ", "x",
+        ]
+        let text = Gen.int(in: 0...pieces.count - 1).array(of: 0...40).map { $0.map { pieces[$0] }.joined() }
+        await propertyCheck(count: 500, input: text) { text in
+            let bytes = Array(text.utf8)
+            let kind = PolicyFileKind.of(bytes: bytes, path: "x.yaml")
+            #expect(PolicyFileKind.of(bytes: bytes, path: "x.yaml") == kind)
+            _ = PolicyFileKind.of(prefix: bytes)
+        }
+        let keys = Gen.int(in: 0...5).array(of: 0...4).map { Set($0.map { ["services", "kind", "on", "x-y", "spec", "data"][$0] }) }
+        await propertyCheck(count: 200, input: keys) { others in
+            #expect(PolicyFileKind.of(topLevelKeys: others.union(["version", "backoff"])) == .policy)
+            #expect(PolicyFileKind.of(topLevelKeys: others.union(["version", "name"])) == .other, "version and name alone identify nothing")
+        }
     }
 }
