@@ -20,12 +20,10 @@ public struct LintRun: Sendable {
         self.linter = PolicyLinter(configuration: configuration)
     }
 
-    /// The policy files under `paths`, walked as `PolicyRoot.files(under:accept:)`
-    /// describes: `*.yaml` and `*.yml` but not `*.tests.yaml`.
-    public func policyFiles(under paths: [String]) throws(PolicyRoot.ArgumentError) -> [PolicyRoot.FoundFile] {
-        try root.files(under: paths) { name in
-            PolicyFileName.isYAML(name) && !PolicyFileName.isTestFile(name)
-        }
+    /// The YAML files under `paths`, walked as `PolicyRoot.files(under:accept:)`
+    /// describes (tests files included: discovery tells them apart).
+    public func yamlFiles(under paths: [String]) throws(PolicyRoot.ArgumentError) -> [PolicyRoot.FoundFile] {
+        try root.files(under: paths) { PolicyFileName.isYAML($0) }
     }
 
     public static func isTestFile(_ name: String) -> Bool {
@@ -38,6 +36,12 @@ public struct LintRun: Sendable {
     /// Lints every policy file under `paths`; `-` is standard input, read
     /// through `standardInput` (its references are relative to the working
     /// directory).
+    ///
+    /// A file named in `paths` is linted as a policy, except a tests file,
+    /// which is one error saying to run `retry-policy test`. A file found
+    /// by walking a directory is linted only when the settings'
+    /// `include:`/`exclude:` select it and its content is a policy
+    /// (``PolicyFileKind``); the others are counted in the report.
     public func lint(
         paths: [String], standardInput: () -> Result<[UInt8], PolicyLoadError> = { .success([]) }
     ) throws(PolicyRoot.ArgumentError) -> LintReport {
@@ -48,25 +52,114 @@ public struct LintRun: Sendable {
     func lint(
         paths: [String], cache: LintRunCache, standardInput: () -> Result<[UInt8], PolicyLoadError> = { .success([]) }
     ) throws(PolicyRoot.ArgumentError) -> LintReport {
-        var files: [String] = []
-        var findings: [LintFinding] = []
+        var report = LintReport(files: [], findings: [])
         if paths.contains("-") {
-            files.append(Self.standardInputName)
+            report.files.append(Self.standardInputName)
             switch standardInput() {
-            case .success(let bytes): findings += lint(bytes: bytes, path: Self.standardInputName)
-            case .failure(let error): findings += error.diagnostics.map(LintFinding.init)
+            case .success(let bytes): report.findings += lint(bytes: bytes, path: Self.standardInputName)
+            case .failure(let error): report.findings += error.diagnostics.map(LintFinding.init)
             }
         }
         let named = paths.filter { $0 != "-" }
-        for file in named.isEmpty ? [] : try policyFiles(under: named) {
-            files.append(file.path)
+        // Arguments that are not directories: the user chose these files.
+        let chosen = Set(named.filter { path in
+            if case .success(let located) = root.locate(path), located.kind == .directory { return false }
+            return true
+        })
+        for file in named.isEmpty ? [] : try yamlFiles(under: named) {
+            if chosen.contains(file.path) {
+                report.files.append(file.path)
+                if let problem = file.problem {
+                    report.findings.append(LintFinding(problem))
+                } else if PolicyFileName.isTestFile(file.path) {
+                    report.findings.append(Self.testsFileNamed(file.path))
+                } else {
+                    report.findings += lint(file: file.path, cache: cache)
+                }
+                continue
+            }
+            if let walked = walkedPath(file.path), !linter.configuration.selects(canonicalPath: walked) {
+                report.excluded += 1
+                continue
+            }
             if let problem = file.problem {
-                findings.append(LintFinding(problem))
-            } else {
-                findings += lint(file: file.path, cache: cache)
+                report.files.append(file.path)
+                report.findings.append(LintFinding(problem))
+                continue
+            }
+            if PolicyFileName.isTestFile(file.path) {
+                report.skippedTestsFiles += 1
+                continue
+            }
+            let read: PolicyRoot.ReadFile
+            switch root.readLocatedFile(file.path) {
+            case .success(let success): read = success
+            case .failure(let error):
+                // A file too large to read whole is judged by its beginning;
+                // one that cannot be read at all is reported as for a policy.
+                if error.diagnostics.first?.id == LoaderRule.limitExceeded.id {
+                    switch headKind(of: file.path) {
+                    case .testsFile?:
+                        report.skippedTestsFiles += 1
+                        continue
+                    case .other?:
+                        report.skippedNotPolicies += 1
+                        continue
+                    case .policy?, nil: break
+                    }
+                }
+                report.files.append(file.path)
+                report.findings += error.diagnostics.map(LintFinding.init)
+                continue
+            }
+            switch PolicyFileKind.of(bytes: read.bytes, path: file.path) {
+            case .policy:
+                report.files.append(file.path)
+                report.findings += lint(read.bytes, path: file.path, located: read, cache: cache)
+            case .testsFile: report.skippedTestsFiles += 1
+            case .other: report.skippedNotPolicies += 1
             }
         }
-        return LintReport(files: files, findings: findings)
+        return report
+    }
+
+    /// How much of a file too large to read whole is looked at to tell
+    /// what it is.
+    static let headBytes = 64 * 1024
+
+    /// The kind of a large file told from its first ``headBytes``, read
+    /// through the root; `nil` when it cannot be read.
+    func headKind(of path: String) -> PolicyFileKind? {
+        guard case .success(let stream) = root.openForStreaming(path), let head = try? stream.read(upTo: Self.headBytes) else {
+            return nil
+        }
+        // The last line may be cut in the middle.
+        let whole = head.lastIndex(of: UInt8(ascii: "\n")).map { Array(head[...$0]) } ?? head
+        return PolicyFileKind.of(prefix: whole)
+    }
+
+    /// The error for a tests file named on the command line.
+    static func testsFileNamed(_ path: String) -> LintFinding {
+        LintFinding(
+            id: LoaderRule.wrongDocumentKind.id, severity: .error, location: SourceLocation(file: path, line: 1, column: 1),
+            message: "this is a tests file: run `retry-policy test \(path)`",
+            suggestion: "lint checks policies; `retry-policy test` runs the cases of a tests file against its policy")
+    }
+
+    /// Where a walked file lies, its directory resolved but not the file
+    /// itself, so that a symbolic link is selected by its own name.
+    func walkedPath(_ path: String) -> String? {
+        let directory: String
+        let name: Substring
+        if let slash = path.lastIndex(of: "/") {
+            directory = slash == path.startIndex ? "/" : String(path[..<slash])
+            name = path[path.index(after: slash)...]
+        } else {
+            directory = "."
+            name = Substring(path)
+        }
+        guard case .success(let located) = root.locate(directory), located.kind == .directory else { return nil }
+        return (located.canonicalPath == "/" ? "" : located.canonicalPath) + "/" + name
     }
 
     /// Lints one file: loads it, loads what it refers to, runs the rules

@@ -15,7 +15,7 @@ struct LintConfigurationFileTests {
             #expect(found.map(\.location.line) == [2, 3], "\(found)")
             #expect(found.first?.message == "rules.RP107: expected error, warning, note or off, found the string 'warnig'")
             #expect(found.first?.suggestion == "did you mean 'warning'?")
-            #expect(found.last?.message == "unknown key 'rule'; expected one of: rules")
+            #expect(found.last?.message == "unknown key 'rule'; expected one of: rules, include, exclude")
             #expect(found.last?.suggestion == "did you mean 'rules'?")
         }
     }

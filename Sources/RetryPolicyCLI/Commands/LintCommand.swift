@@ -15,8 +15,20 @@ struct LintCommand: ParsableCommand {
             client errors, unsafe retries of non-idempotent methods, retry amplification across a \
             stack, parity mismatches and more. `--list-rules` lists them; `--explain RP101` explains one.
 
-            Directories are searched recursively for *.yaml and *.yml files; *.tests.yaml files \
-            (checked by `retry-policy test`) and dotfiles are skipped.
+            Directories are searched recursively for *.yaml and *.yml files (dotfiles and \
+            dot-folders skipped); a file found this way is linted when its content is a policy or \
+            stack file: its top-level mapping holds a key only the policy format has (rules, \
+            attempts, backoff, extends, stack...) with version, or a yaml-language-server modeline \
+            names the policy schema. Other YAML (Compose, Kubernetes, workflows, OpenAPI) and tests \
+            files (*.tests.yaml, run by `retry-policy test`) are skipped; the summary counts the other YAML. \
+            A file named on the command line is always linted as a policy; a tests file named there \
+            is an error (exit 1) saying to run `retry-policy test`. Finding no policy at all is exit 2.
+
+            In .retry-policy.yaml, include: and exclude: list path patterns (relative to the \
+            settings file's directory; ** any depth, * and ? within a name; a pattern also covers \
+            everything under a directory it matches) that select the files a walk lints:
+                include: [services/**/retry]
+                exclude: [vendor, "**/testdata"]
 
             Severities can be changed per rule in .retry-policy.yaml, found from the working \
             directory upward:
@@ -35,7 +47,7 @@ struct LintCommand: ParsableCommand {
             never opened, so linting an untrusted pull request cannot print a file of the machine. \
             Symbolic links to directories are not followed.
 
-            Exit status: 0 clean, 1 errors found (or warnings, with --strict), 2 usage or I/O error.
+            Exit status: 0 clean, 1 errors found (or warnings, with --strict), 2 usage or I/O error or no policy file found.
             """)
 
     @Argument(help: "Policy files or directories to check (default: the current directory); - reads one policy from standard input.")
@@ -73,16 +85,27 @@ struct LintCommand: ParsableCommand {
         let root = try rootOptions.policyRoot()
         let configuration = try LintSettingsFile.load(explicitPath: config, root: root)
         let run = LintRun(root: root, configuration: configuration)
+        let searched = paths.isEmpty ? ["."] : paths
         let report: LintReport
         do {
-            report = try run.lint(paths: paths.isEmpty ? ["."] : paths, standardInput: { StandardInput.bytes() })
+            report = try run.lint(paths: searched, standardInput: { StandardInput.bytes() })
         } catch {
             throw CommandFailure(error.description)
         }
+        // A CI job pointed at the wrong folder must not pass for ever.
+        if report.files.isEmpty { throw CommandFailure(Self.nothingFound(in: searched, report: report)) }
         let chosen = format ?? (ProcessInfo.processInfo.environment["GITHUB_ACTIONS"].map { !$0.isEmpty && $0 != "false" } == true ? .github : .human)
         let colour = StandardOutput.isTerminal && !noColor && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
         StandardOutput.write(run.render(report, format: chosen, colour: colour, strict: strict))
         if report.fails(strict: strict) { throw ExitCodeError(status: ExitStatus.findings) }
+    }
+
+    /// The message when no policy was found: where, and what was seen instead.
+    static func nothingFound(in paths: [String], report: LintReport) -> String {
+        let skipped = report.skippedText()
+        return "no policy files found in \(paths.map { DisplayText.escaped($0) }.joined(separator: ", ")) "
+            + "(searched \(plural(report.searched, "YAML file"))\(skipped.isEmpty ? "" : "; skipped " + skipped)); "
+            + "name the files, or set include: in \(LintConfiguration.fileName)"
     }
 }
 

@@ -11,7 +11,12 @@ enum LintSettingsFile {
         guard let path = explicitPath ?? find(root: root) else { return LintConfiguration() }
         let text = try PolicyFiles.read(path, root: root)
         do {
-            return try LintConfiguration(yaml: text, path: path)
+            var configuration = try LintConfiguration(yaml: text, path: path)
+            // `include:` and `exclude:` are relative to the settings file's own directory.
+            if case .success(let located) = root.locate(path), let slash = located.canonicalPath.lastIndex(of: "/") {
+                configuration.directory = slash == located.canonicalPath.startIndex ? "/" : String(located.canonicalPath[..<slash])
+            }
+            return configuration
         } catch {
             throw CommandFailure("invalid settings file:\n" + error.diagnostics.map(\.description).joined(separator: "\n"))
         }

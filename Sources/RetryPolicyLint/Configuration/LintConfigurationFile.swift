@@ -13,10 +13,43 @@ extension LintConfiguration {
         guard let root = try YAMLParser.parse(yaml, path: path) else { return }
         // The loader's reader, so settings problems read like a policy's.
         var reader = FieldReader(maximum: .max)
-        if let fields = reader.fields(root, at: "", allowed: ["rules"], what: "a mapping with a 'rules' key"), let value = fields["rules"] {
-            readRules(value, into: &reader)
+        if let fields = reader.fields(root, at: "", allowed: ["rules", "include", "exclude"],
+                                      what: "a mapping with 'rules', 'include' or 'exclude'") {
+            if let value = fields["rules"] { readRules(value, into: &reader) }
+            if let value = fields["include"] { include = Self.readGlobs(value, key: "include", into: &reader) }
+            if let value = fields["exclude"] { exclude = Self.readGlobs(value, key: "exclude", into: &reader) }
         }
         if reader.hasProblems { throw PolicyLoadError(diagnostics: reader.diagnostics) }
+    }
+
+    /// The most patterns one list may hold.
+    public static let maximumPatterns = 1000
+
+    /// A list of path patterns; each bad one is reported where it is written.
+    private static func readGlobs(_ node: YAMLNode, key: String, into reader: inout FieldReader) -> [PathGlob] {
+        guard case .sequence(let items, _) = node else {
+            reader.expected("a list of path patterns", for: key, found: node)
+            return []
+        }
+        var globs: [PathGlob] = []
+        for (index, item) in items.enumerated() {
+            guard index < maximumPatterns else {
+                reader.report(.invalidValue, at: item.location, "more than \(maximumPatterns) patterns in '\(key)'")
+                break
+            }
+            // A pattern is a string: `3` or `true` is more likely a slip than a file name.
+            guard case .scalar(let scalar) = item, case .string = scalar.resolved else {
+                reader.expected("a path pattern (a string)", for: "\(key)[\(index)]", found: item)
+                continue
+            }
+            do {
+                globs.append(try PathGlob(scalar.value))
+            } catch {
+                reader.report(.invalidValue, at: scalar.location, "invalid pattern in '\(key)': \(YAMLScalar.abbreviated(error.message))",
+                              suggestion: error.suggestion)
+            }
+        }
+        return globs
     }
 
     static let settingWords = ["error", "warning", "note", "off"]

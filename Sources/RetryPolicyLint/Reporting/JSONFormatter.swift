@@ -27,6 +27,11 @@ public enum JSONFormatter {
             ("errors", .int(report.count(.error))),
             ("warnings", .int(report.count(.warning))),
             ("notes", .int(report.count(.note))),
+            ("skipped", .object([
+                ("not_policies", .int(report.skippedNotPolicies)),
+                ("tests_files", .int(report.skippedTestsFiles)),
+                ("excluded", .int(report.excluded)),
+            ])),
         ])
         return document.rendered() + "\n"
     }

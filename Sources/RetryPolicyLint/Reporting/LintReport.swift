@@ -5,11 +5,24 @@ public struct LintReport: Sendable {
     /// The files checked, in the order given.
     public var files: [String]
     public var findings: [LintFinding]
+    /// YAML files found by walking a directory that are not policies
+    /// (Compose, Kubernetes, workflows...), left alone.
+    public var skippedNotPolicies: Int
+    /// Tests files found by walking a directory (`retry-policy test` runs them).
+    public var skippedTestsFiles: Int
+    /// YAML files the settings' `include:`/`exclude:` left out.
+    public var excluded: Int
 
-    public init(files: [String], findings: [LintFinding]) {
+    public init(files: [String], findings: [LintFinding], skippedNotPolicies: Int = 0, skippedTestsFiles: Int = 0, excluded: Int = 0) {
         self.files = files
         self.findings = findings
+        self.skippedNotPolicies = skippedNotPolicies
+        self.skippedTestsFiles = skippedTestsFiles
+        self.excluded = excluded
     }
+
+    /// Every YAML file the walk looked at.
+    public var searched: Int { files.count + skippedNotPolicies + skippedTestsFiles + excluded }
 
     public func count(_ severity: LintSeverity) -> Int { findings.filter { $0.severity == severity }.count }
 
@@ -19,8 +32,25 @@ public struct LintReport: Sendable {
     }
 
     /// `2 errors, 1 warning, 0 notes in 3 files`.
+    /// `2 errors, 1 warning, 0 notes in 3 files; skipped 4 YAML files that
+    /// are not policies`. Tests files are not mentioned: beside their
+    /// policies they are the expected company, not a surprise.
     public var summary: String {
-        "\(plural(count(.error), "error")), \(plural(count(.warning), "warning")), \(plural(count(.note), "note")) in \(plural(files.count, "file"))"
+        let counts = "\(plural(count(.error), "error")), \(plural(count(.warning), "warning")), \(plural(count(.note), "note")) in \(plural(files.count, "file"))"
+        let skipped = skippedText(testsFiles: false)
+        return skipped.isEmpty ? counts : counts + "; skipped " + skipped
+    }
+
+    /// `4 YAML files that are not policies, 1 tests file, 2 excluded by
+    /// settings`; empty when nothing was skipped.
+    public func skippedText(testsFiles: Bool = true) -> String {
+        var parts: [String] = []
+        if skippedNotPolicies > 0 {
+            parts.append("\(plural(skippedNotPolicies, "YAML file")) that \(skippedNotPolicies == 1 ? "is not a policy" : "are not policies")")
+        }
+        if testsFiles, skippedTestsFiles > 0 { parts.append(plural(skippedTestsFiles, "tests file")) }
+        if excluded > 0 { parts.append("\(excluded) excluded by settings") }
+        return parts.joined(separator: ", ")
     }
 
     /// The metadata of every rule a finding refers to, in id order, for

@@ -61,21 +61,28 @@ public enum SARIFFormatter {
                 ])),
             ])
         }
+        var run: [(String, JSONValue)] = [
+            ("tool", .object([
+                ("driver", .object([
+                    ("name", "retry-policy"),
+                    ("version", .string(toolVersion)),
+                    ("rules", .array(ruleObjects)),
+                ]))
+            ])),
+            ("results", .array(results)),
+        ]
+        // What a directory walk left alone, in the run's property bag.
+        if report.skippedNotPolicies + report.skippedTestsFiles + report.excluded > 0 {
+            run.append(("properties", .object([
+                ("skippedNotPolicies", .int(report.skippedNotPolicies)),
+                ("skippedTestsFiles", .int(report.skippedTestsFiles)),
+                ("excludedBySettings", .int(report.excluded)),
+            ])))
+        }
         let document: JSONValue = .object([
             ("$schema", .string(schemaURI)),
             ("version", "2.1.0"),
-            ("runs", .array([
-                .object([
-                    ("tool", .object([
-                        ("driver", .object([
-                            ("name", "retry-policy"),
-                            ("version", .string(toolVersion)),
-                            ("rules", .array(ruleObjects)),
-                        ]))
-                    ])),
-                    ("results", .array(results)),
-                ])
-            ])),
+            ("runs", .array([.object(run)])),
         ])
         return document.rendered() + "\n"
     }
