@@ -29,7 +29,7 @@ struct TestFileReader {
 
     init(path: String) { self.path = path }
 
-    static let fileKeys = ["policy", "cases", "sequences"]
+    static let fileKeys = PolicyFileKind.testsFileKeys
 
     mutating func suite(_ root: YAMLNode) -> PolicyTestSuite? {
         guard let fields = reader.fields(root, at: "", allowed: Self.fileKeys, what: "a mapping with 'cases' or 'sequences'") else {

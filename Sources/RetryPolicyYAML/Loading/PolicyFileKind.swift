@@ -16,7 +16,9 @@ public enum PolicyFileKind: Sendable, Hashable {
     case policy, testsFile, other
 
     /// The top-level keys of a tests file (`retry-policy test`).
-    static let testsFileKeys: Set<String> = ["policy", "cases", "sequences"]
+    /// The top-level keys of a policy tests file, in the order its reader
+    /// lists them (`PolicyTestParser` reads with this list).
+    package static let testsFileKeys = ["policy", "cases", "sequences"]
     static let testsFileIdentifying: Set<String> = ["cases", "sequences"]
     static let policyFormatKeys = Set(PolicyKeys.policy).union(PolicyKeys.stack)
     /// Keys other formats commonly share with ours, which identify nothing.
@@ -47,7 +49,7 @@ public enum PolicyFileKind: Sendable, Hashable {
         if !keys.isDisjoint(with: policyIdentifying), keys.contains("version") || keys.isSubset(of: policyFormatKeys) {
             return .policy
         }
-        if !keys.isDisjoint(with: testsFileIdentifying), keys.isSubset(of: testsFileKeys) { return .testsFile }
+        if !keys.isDisjoint(with: testsFileIdentifying), keys.isSubset(of: Set(testsFileKeys)) { return .testsFile }
         return .other
     }
 
