@@ -60,7 +60,7 @@ public enum LoaderRule: String, CaseIterable, Sendable {
         case .extendsProblem: "extended policy cannot be loaded"
         case .extendsCycle: "policies extend each other in a cycle"
         case .incompleteRule: "rule without condition or error"
-        case .wrongDocumentKind: "stack file where a policy is expected (or the reverse)"
+        case .wrongDocumentKind: "stack file where a policy is expected (or the reverse), or a tests file given to lint"
         case .referenceProblem: "policy named by parity or a stack layer cannot be loaded"
         case .keyConflict: "key does not apply to the chosen backoff shape or budget preset"
         case .unknownCondition: "undeclared condition"
