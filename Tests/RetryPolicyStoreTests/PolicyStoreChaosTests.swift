@@ -22,6 +22,10 @@ struct PolicyStoreChaosTests {
     /// bound leaves room for a loaded CI machine (and sanitizers)
     /// preempting the reader, not for waiting on a reload.
     static let readBound: Duration = .milliseconds(250)
+    /// Operations in a run whatever the time: with 3 of the 13 kinds
+    /// changing no file's content, 20 leave every file as it was with a
+    /// chance of about 1 in 10^13.
+    static let minimumOperations = 20
 
     @Test("whole generations, no policy missing unless deliberately removed, readers never blocked, final state equals a fresh load")
     func chaos() async throws {
@@ -52,9 +56,14 @@ struct PolicyStoreChaosTests {
             for stats in readers {
                 group.addTask { await Self.read(store, truth: truth, stats: stats, until: flags, clock: clock) }
             }
+            // At least `minimumOperations`, however slow a loaded machine
+            // makes them: a run of a pause and a permission change alone
+            // (as a starved ASan run once did in its 3 s) changes no file.
             let deadline = clock.now + .milliseconds(Int(seconds * 1000))
-            while clock.now < deadline {
+            var done = 0
+            while clock.now < deadline || done < Self.minimumOperations {
                 try await world.randomOperation()
+                done += 1
             }
             flags.stop.withLock { $0 = true }
             try await group.waitForAll()
