@@ -14,7 +14,7 @@ import RetryPolicyYAML
 ///   file, no name that reads as an option, no `.`/`..`;
 /// - a name ending in `.tests` gets `-tests` instead, so that its file is
 ///   a policy and not a policy test file (`NAME.tests.yaml`);
-/// - at most ``PolicyBounds/nameLength`` (128) characters, the longest
+/// - at most `PolicyBounds/nameLength` (128) characters, the longest
 ///   name the loader takes;
 /// - `*`, gRPC's name for the method config of every method, is
 ///   `default`;
@@ -23,7 +23,7 @@ import RetryPolicyYAML
 ///   (`profile-2`), with a warning saying so;
 /// - two candidates whose names end up equal, ignoring case (a checkout
 ///   on a case-insensitive file system would hold one file), are an
-///   ``InteropRule/fileName`` error naming both.
+///   `InteropRule/fileName` error naming both.
 enum ImportFileNames {
     /// `name` as a policy name, `nil` when none of it is left.
     static func sanitized(_ name: String) -> String? {

@@ -185,8 +185,8 @@ public struct ImportedPolicy: Sendable {
         return result
     }
 
-    /// `name` as a policy name (``ImportFileNames/sanitized(_:)``);
-    /// `imported` when nothing of it is left, which ``Importer`` replaces
+    /// `name` as a policy name (`ImportFileNames/sanitized(_:)`);
+    /// `imported` when nothing of it is left, which `Importer` replaces
     /// with a name derived from the candidate's position, and says so.
     static func sanitizedName(_ name: String) -> String {
         ImportFileNames.sanitized(name) ?? "imported"

@@ -34,10 +34,10 @@ public enum Importer {
 
     /// Every retry configuration of `file`, each imported on its own, in
     /// file order, each policy named after its candidate
-    /// (``ImportFileNames``: a name of its own, fit for a file name); and
+    /// (`ImportFileNames`: a name of its own, fit for a file name); and
     /// the errors of those that do not import (an AWS profile with an
     /// invalid value does not keep the others from importing). Throws what
-    /// makes the whole file unreadable, and ``InteropRule/fileName`` when
+    /// makes the whole file unreadable, and `InteropRule/fileName` when
     /// two candidates would share a name.
     public static func importEvery(_ file: ForeignFile, from format: InteropFormat) throws(InteropError) -> (policies: [ImportedPolicy], errors: [Diagnostic]) {
         let handler = format.handler

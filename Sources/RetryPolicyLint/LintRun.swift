@@ -41,7 +41,7 @@ public struct LintRun: Sendable {
     /// which is one error saying to run `retry-policy test`. A file found
     /// by walking a directory is linted only when the settings'
     /// `include:`/`exclude:` select it and its content is a policy
-    /// (``PolicyFileKind``); the others are counted in the report.
+    /// (`PolicyFileKind`); the others are counted in the report.
     public func lint(
         paths: [String], standardInput: () -> Result<[UInt8], PolicyLoadError> = { .success([]) }
     ) throws(PolicyRoot.ArgumentError) -> LintReport {
@@ -127,7 +127,7 @@ public struct LintRun: Sendable {
     /// what it is.
     static let headBytes = 64 * 1024
 
-    /// The kind of a large file told from its first ``headBytes``, read
+    /// The kind of a large file told from its first `headBytes`, read
     /// through the root; `nil` when it cannot be read.
     func headKind(of path: String) -> PolicyFileKind? {
         guard case .success(let stream) = root.openForStreaming(path), let head = try? stream.read(upTo: Self.headBytes) else {

@@ -11,7 +11,7 @@ extension Logger.MetadataValue {
         .string(DisplayText.escaped(text))
     }
 
-    /// Names from outside the store, each as ``shown(_:)`` makes it.
+    /// Names from outside the store, each as `shown(_:)` makes it.
     static func shown(_ names: [String]) -> Self {
         .array(names.map { .shown($0) })
     }

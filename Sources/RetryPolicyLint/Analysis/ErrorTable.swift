@@ -209,7 +209,7 @@ public struct ErrorTable: Sendable {
 
     /// The table as GitHub-flavoured Markdown. Platform, error and
     /// condition names come from the policy file (or the command line) and
-    /// are written as ``MarkdownCell`` says, so none can break the table.
+    /// are written as `MarkdownCell` says, so none can break the table.
     public var markdown: String {
         let errorHeaders = platforms.count <= 1 ? ["SDK Error"] : platforms.map { "SDK Error (\(MarkdownCell.text($0)))" }
         let headers = ["HTTP Status"] + errorHeaders + ["Retry?", "Explanation"]

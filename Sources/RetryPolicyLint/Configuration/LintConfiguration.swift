@@ -15,7 +15,7 @@ public struct LintConfiguration: Hashable, Sendable {
     /// The file the settings came from, for messages.
     public var path: String?
     /// When not empty, a walked file is linted only if one of these
-    /// matches it (relative to ``directory``).
+    /// matches it (relative to `directory`).
     public var include: [PathGlob]
     /// A walked file one of these matches is not linted.
     public var exclude: [PathGlob]
@@ -35,7 +35,7 @@ public struct LintConfiguration: Hashable, Sendable {
     }
 
     /// Whether a walked file at `canonicalPath` is selected by `include:`
-    /// and `exclude:`. A file outside ``directory`` is not filtered.
+    /// and `exclude:`. A file outside `directory` is not filtered.
     public func selects(canonicalPath: String) -> Bool {
         guard let directory, !include.isEmpty || !exclude.isEmpty else { return true }
         let prefix = directory == "/" ? "/" : directory + "/"

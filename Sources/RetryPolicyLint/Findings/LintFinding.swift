@@ -43,7 +43,7 @@ public struct LintFinding: Hashable, Sendable, CustomStringConvertible {
 
     /// `file:line:col: warning: message [RP101]`, the form editors and
     /// compilers use. The path, message and suggestion may quote the file
-    /// and are made safe to print with `DisplayText` (``message`` itself
+    /// and are made safe to print with `DisplayText` (`message` itself
     /// keeps the exact text, for JSON and SARIF).
     public var description: String {
         var text = "\(DisplayText.escaped(location.description)): \(severity): \(DisplayText.escaped(message)) [\(id)]"

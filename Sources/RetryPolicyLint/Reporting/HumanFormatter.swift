@@ -6,7 +6,7 @@ import RetryPolicyYAML
 /// CLI asks when standard output is a terminal).
 ///
 /// What it prints of a file is bounded: one line per finding, at most
-/// ``maximumExcerpt`` characters of it around the column. Everything that
+/// `maximumExcerpt` characters of it around the column. Everything that
 /// came from the file (its path, the source line, the names and values a
 /// message or suggestion quotes) goes through `DisplayText`, so a file
 /// cannot flood a log, drive the terminal that shows it, or forge a line

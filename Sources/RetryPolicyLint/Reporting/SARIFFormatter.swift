@@ -5,7 +5,7 @@ import RetryPolicyCore
 /// explanation is one click away.
 ///
 /// Messages are written exactly as found, without `DisplayText`: as in
-/// ``JSONFormatter``, `JSONValue` writes every character that could steer a
+/// `JSONFormatter`, `JSONValue` writes every character that could steer a
 /// terminal or a CI log as a `\u` escape, and a `::` inside a JSON string
 /// never starts a line. File paths are percent-encoded URIs.
 public enum SARIFFormatter {

@@ -12,11 +12,11 @@ import RetryPolicyCore
 /// `connection_lost`.
 ///
 /// Memory is bounded whatever the archive holds: nesting deeper than
-/// ``maximumDepth`` ends the reading with a warning (as the policy loader
-/// refuses deep YAML); a string longer than ``maximumStringLength`` inside
+/// `maximumDepth` ends the reading with a warning (as the policy loader
+/// refuses deep YAML); a string longer than `maximumStringLength` inside
 /// an entry (a response body, a data URL) is held as `""`, since replay
 /// reads no long field; and an entry still larger than
-/// ``maximumEntryLength`` is skipped with a warning, reading going on at
+/// `maximumEntryLength` is skipped with a warning, reading going on at
 /// the next entry.
 struct HARParser {
     let path: String
@@ -36,7 +36,7 @@ struct HARParser {
     /// quote), and whether its content is being dropped for its length.
     private var captureStringStart = 0
     private var elidingString = false
-    /// The entry being read went over ``maximumEntryLength``: it is
+    /// The entry being read went over `maximumEntryLength`: it is
     /// skipped to its end, warned about once.
     private var skippingEntry = false
 
@@ -173,7 +173,7 @@ struct HARParser {
     }
 
     /// Adds a byte of the entry being read, unless it is being skipped;
-    /// an entry over ``maximumEntryLength`` is dropped there, with a
+    /// an entry over `maximumEntryLength` is dropped there, with a
     /// warning handed out at the end of the chunk.
     private mutating func captureByte(_ byte: UInt8) {
         guard !skippingEntry else { return }

@@ -190,7 +190,7 @@ public struct RecordingStream {
     /// up to its end, which does not count as another line.
     private var skippingLongLine = false
 
-    /// A line over ``maximumLineLength``: counted once and reported once
+    /// A line over `maximumLineLength`: counted once and reported once
     /// (its rest, in later chunks, is skipped to its end).
     private mutating func longLine() {
         lineNumber += 1

@@ -160,7 +160,7 @@ public struct ReplayReport: Sendable {
     }
 
     /// Names from outside (the recordings' paths, the policies' names)
-    /// are kept exact: ``JSONValue`` writes every control, bidirectional
+    /// are kept exact: `JSONValue` writes every control, bidirectional
     /// control and `##[` as a `\u` escape, which a JSON reader turns back
     /// into the exact text.
     public var json: JSONValue {
