@@ -97,6 +97,10 @@ public struct PostgresStateConfiguration: Sendable, Hashable {
             port = number
         }
         self.init(host: host, port: port, username: url.user, password: url.password, database: url.database)
+        // A query holding an '@' may hold the rest of a password whose raw
+        // '/', '?' or '#' ended the authority early (`fleet:X@X/X?X@db/x` is
+        // read with the host `X`): nothing of such a query is quoted.
+        let quotesQuery = !url.parameters.contains { $0.0.contains("@") || $0.1.contains("@") }
         var tlsParameters: [String: String] = [:]
         var seen: Set<String> = []
         var afterPassword = false
@@ -106,8 +110,11 @@ public struct PostgresStateConfiguration: Sendable, Hashable {
                 // Not named: it may well be the rest of the password.
                 throw .invalidURL(shown, "the password= parameter is followed by an unknown one; a '&' in a password is written %26")
             }
-            let quotedName = DisplayText.escaped(String(name.prefix(40)))
-            guard seen.insert(name).inserted else { throw .invalidURL(shown, "\(quotedName) is given twice") }
+            // A name is quoted only when it cannot be a piece of a password:
+            // a parameter's spelling, in a query without an '@'.
+            let quotedName = quotesQuery && PostgresURL.isParameterSpelling(name)
+                ? "'" + name + "'" : "(a name that is no parameter's; a '?', '#' or '&' in a password is written %3F, %23 or %26)"
+            guard seen.insert(name).inserted else { throw .invalidURL(shown, "parameter \(quotedName) is given twice") }
             switch name {
             case "sslmode", "sslrootcert", "sslcert", "sslkey":
                 tlsParameters[name] = value
@@ -116,7 +123,8 @@ public struct PostgresStateConfiguration: Sendable, Hashable {
                 password = value
             case "fail":
                 guard let mode = FailureMode(rawValue: value) else {
-                    throw .invalidURL(shown, "fail must be open or closed, found '\(DisplayText.escaped(String(value.prefix(40))))'")
+                    let found = quotesQuery && PostgresURL.isParameterSpelling(value) ? ", found '\(value)'" : ""
+                    throw .invalidURL(shown, "fail must be open or closed" + found)
                 }
                 failureMode = mode
             case "timeout_ms":
@@ -132,7 +140,7 @@ public struct PostgresStateConfiguration: Sendable, Hashable {
             default:
                 throw .invalidURL(
                     shown,
-                    "unknown parameter '\(quotedName)'; known: \(PostgresURL.knownParameters.joined(separator: ", "))")
+                    "unknown parameter \(quotedName); known: \(PostgresURL.knownParameters.joined(separator: ", "))")
             }
         }
         tls = try TLS(parameters: tlsParameters, url: shown)

@@ -39,6 +39,15 @@ package struct PostgresURL {
         "requiressl", "fail", "timeout_ms",
     ]
 
+    /// Whether `text` could be a libpq parameter's name or a word value
+    /// (`closed`): 1 to 63 lower-case letters, digits and underscores.
+    /// Errors quote only such text from a query, which no password piece
+    /// holding a delimiter or an upper-case letter can pass for.
+    package static func isParameterSpelling(_ text: String) -> Bool {
+        !text.isEmpty && text.utf8.count <= 63
+            && text.utf8.allSatisfy { ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x5F }
+    }
+
     /// Whether `name` is a parameter of its own even right after a password.
     static func isParameterName(_ name: String) -> Bool { libpqParameters.contains(name) }
 

@@ -59,7 +59,7 @@ import Testing
             ("sslmode=require&sslcert=\(#filePath)", "sslcert is given without sslkey"),
             ("sslmode=require&sslkey=\(#filePath)", "sslkey is given without sslcert"),
             ("sslrootcert=\(#filePath)", "sslmode=disable): sslrootcert, sslcert and sslkey need a mode that uses TLS"),
-            ("sslmode=require&sslmode=disable", "sslmode is given twice"),
+            ("sslmode=require&sslmode=disable", "parameter 'sslmode' is given twice"),
         ])
     func badTLS(parameters: String, message: String) {
         do {
