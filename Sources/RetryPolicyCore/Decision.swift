@@ -114,6 +114,10 @@ public struct Decision: Hashable, Sendable {
     /// retry would report had it been the last attempt; `nil` for a
     /// success.
     public var errorKind: SDKError.Kind?
+    /// For a retry under a budget whose store may wait: the payment the
+    /// request state machine hands to its driver (``budgetCost`` is what
+    /// it will cost); `nil` once paid.
+    package var pendingPayment: BudgetPayment.Kind?
 
     public init(
         action: Action,
@@ -153,6 +157,7 @@ public struct Decision: Hashable, Sendable {
         self.refreshCredentials = false
         self.budgetCost = 0
         self.errorKind = nil
+        self.pendingPayment = nil
     }
 
     public var isRetry: Bool { if case .retry = action { true } else { false } }

@@ -27,19 +27,33 @@ extension RetryDecider {
     /// attempts are used up, the delay would end past the total deadline,
     /// the budget is empty or the caller cancelled.
     public func applying(_ override: DecisionOverride, to decision: Decision, input: DecisionInput) -> Decision {
+        applying(override, to: decision, input: input, defersWaitingPayment: false)
+    }
+
+    /// `defersWaitingPayment` as in `decide`: a retry the override makes
+    /// under a budget whose store may wait is left for the driver to pay.
+    package func applying(
+        _ override: DecisionOverride, to decision: Decision, input: DecisionInput, defersWaitingPayment: Bool
+    ) -> Decision {
         switch (override, decision.action) {
         case (.asPolicySays, _), (_, .success):
             return decision
         case (.stop, .stop):
             return decision
         case (.stop, .retry):
-            refundUnstartedHedge(decision.budgetCost)
+            switch decision.pendingPayment {
+            case nil: refundUnstartedHedge(decision.budgetCost)
+            case .withdraw: break
+            // The failure still counts under gRPC throttling.
+            case .drain: if let budget { _ = budget.drain(budget.configuration.retryCost) }
+            }
             var stopped = decision
             stopped.action = .stop(error(for: input.outcome, kind: decision.errorKind), .notRetryable)
             stopped.delayBounds = nil
             stopped.serverDirected = false
             stopped.refreshCredentials = false
             stopped.budgetCost = 0
+            stopped.pendingPayment = nil
             return stopped
         case (.retry(let delay), .retry):
             var retried = decision
@@ -62,18 +76,27 @@ extension RetryDecider {
                 return stop(.deadlineExceeded)
             }
             var cost = 0
+            var pending: BudgetPayment.Kind?
             if let budget {
                 cost = budget.configuration.retryCost
                 let paid: Bool
                 switch budget.configuration.style {
-                case .tokenBucket: paid = budget.withdraw(cost)
+                case .tokenBucket:
+                    if defersWaitingPayment && budget.paymentsWait {
+                        pending = .withdraw
+                        paid = true
+                    } else {
+                        paid = budget.withdraw(cost)
+                    }
                 case .grpc: paid = budget.available > budget.configuration.threshold
                 }
                 guard paid else { return stop(.budgetExhausted) }
             }
-            return Decision(
+            var retry = Decision(
                 action: .retry(after: delay), ruleIndex: decision.ruleIndex, ruleLocation: decision.ruleLocation,
                 delayBounds: delay...delay, budgetCost: cost, errorKind: error.kind)
+            retry.pendingPayment = pending
+            return retry
         }
     }
 

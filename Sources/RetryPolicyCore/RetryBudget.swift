@@ -161,18 +161,42 @@ public final class RetryBudget: Sendable {
     /// Tokens left now (with a store: as last seen by this process).
     public var available: Int { Int(truncatingIfNeeded: tokens.load(ordering: .relaxed)) }
 
-    /// Takes `cost` tokens if that many are left. Never goes negative.
+    /// Whether paying from this bucket may wait on its store (a
+    /// database): then the request state machine hands the payment to its
+    /// driver to await (`RequestStateMachine.Action.payBudget`).
+    public var paymentsWait: Bool { store?.paymentsWait ?? false }
+
+    /// Takes `cost` tokens if that many are left. Never goes negative and
+    /// never waits: with a store whose payments wait, decided on this
+    /// process's view (the store shares the spend later).
     public func withdraw(_ cost: Int) -> Bool {
         if cost <= 0 { return true }
-        if let store { return store.withdraw(cost, from: self) }
+        if let store { return store.withdrawWithoutWaiting(cost, from: self) }
+        return withdrawLocally(cost)
+    }
+
+    /// Takes `cost` tokens if that many are left, from the bucket the store
+    /// shares (atomic across its sharers); may wait on the store.
+    public func withdraw(_ cost: Int) async -> Bool {
+        if cost <= 0 { return true }
+        if let store { return await store.withdraw(cost, from: self) }
         return withdrawLocally(cost)
     }
 
     /// Takes `cost` tokens, or all that are left when fewer remain, and
     /// returns how many remain (gRPC throttling records a failure so).
+    /// Never waits, like the synchronous `withdraw(_:)`.
     public func drain(_ cost: Int) -> Int {
         if cost <= 0 { return available }
-        if let store { return store.drain(cost, from: self) }
+        if let store { return store.drainWithoutWaiting(cost, from: self) }
+        return drainLocally(cost)
+    }
+
+    /// `drain(_:)` from the bucket the store shares; may wait
+    /// on the store.
+    public func drain(_ cost: Int) async -> Int {
+        if cost <= 0 { return available }
+        if let store { return await store.drain(cost, from: self) }
         return drainLocally(cost)
     }
 

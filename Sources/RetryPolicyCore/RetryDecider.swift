@@ -142,6 +142,19 @@ public struct RetryDecider: Sendable {
         return decide(input, using: &generator)
     }
 
+    /// Decides with the system's random number generator, paying for a
+    /// retry from the budget's store and waiting for it when the store may
+    /// wait (a budget shared through a database): the form for async code
+    /// that drives requests itself. The synchronous form decides on this
+    /// process's view of such a budget instead.
+    public func decide(_ input: DecisionInput) async -> Decision {
+        var generator = SystemRandomNumberGenerator()
+        let decision = decide(input, using: &generator, backoff: true, defersWaitingPayment: true)
+        guard let kind = decision.pendingPayment, let budget else { return decision }
+        let granted = await BudgetPayment(kind: kind, cost: decision.budgetCost, budget: budget).settle()
+        return settled(decision, granted: granted, input: input)
+    }
+
     /// Decides what to do after an attempt.
     ///
     /// A retry is allowed only if the matching rule says `retry`, the attempt
@@ -157,17 +170,21 @@ public struct RetryDecider: Sendable {
     @_specialize(where G == SplitMix64)
     @_specialize(where G == SystemRandomNumberGenerator)
     public func decide<G: RandomNumberGenerator>(_ input: DecisionInput, using generator: inout G) -> Decision {
-        decide(input, using: &generator, backoff: true)
+        decide(input, using: &generator, backoff: true, defersWaitingPayment: false)
     }
 
     /// `backoff: false` decides for a hedged request: the next copy starts
     /// at once unless the server asks for a delay, so no backoff is drawn.
+    /// `defersWaitingPayment: true` leaves the payment of a retry to a
+    /// driver that awaits it when the budget's store may wait: the
+    /// decision is then a retry with a `pendingPayment`, which
+    /// ``settled(_:granted:input:)`` completes.
     ///
     /// Most outcomes are successes, which need only their resolution and
     /// the refund; everything else continues out of line.
     @inline(__always)
     func decide<G: RandomNumberGenerator>(
-        _ input: DecisionInput, using generator: inout G, backoff: Bool
+        _ input: DecisionInput, using generator: inout G, backoff: Bool, defersWaitingPayment: Bool
     ) -> Decision {
         let compiled = self.compiled
         let index = compiled.resolutionIndex(for: input.outcome, method: input.method)
@@ -180,33 +197,22 @@ public struct RetryDecider: Sendable {
             return Decision(
                 successBy: compiled.ruleIndex(resolutionIndex: index), at: compiled.resolutions[index].location)
         }
-        return decideFailure(input, resolutionIndex: index, using: &generator, backoff: backoff)
+        return decideFailure(
+            input, resolutionIndex: index, using: &generator, backoff: backoff, defersWaitingPayment: defersWaitingPayment)
     }
 
     /// The decision for an outcome whose resolution (at `index` in the
     /// compiled policy's resolutions) is `retry` or `stop`.
     @inline(never)
     private func decideFailure<G: RandomNumberGenerator>(
-        _ input: DecisionInput, resolutionIndex index: Int, using generator: inout G, backoff: Bool
+        _ input: DecisionInput, resolutionIndex index: Int, using generator: inout G, backoff: Bool,
+        defersWaitingPayment: Bool
     ) -> Decision {
         let compiled = self.compiled
         let action = compiled.resolutions[index].action
         let kind = compiled.resolutions[index].errorKind ?? .internalError
-
-        var error = SDKError(kind: kind)
-        var serverDelay: Duration?
-        switch input.outcome {
-        case .response(let status, let headers):
-            error.statusCode = status
-            if compiled.resolutions[index].honorsRetryAfter {
-                serverDelay = compiled.policy.retryAfter.serverDelay(in: headers, now: input.now)
-            }
-        case .transport(let transport):
-            error.transport = transport
-        case .condition(let condition):
-            error.condition = condition
-        }
-        error.retryAfter = serverDelay
+        let error = failureError(input, resolutionIndex: index)
+        let serverDelay = error.retryAfter
 
         // What the policy makes of the server's delay (see the table in
         // docs/policy-format.md): within the cap it is taken as it is;
@@ -229,21 +235,30 @@ public struct RetryDecider: Sendable {
         if case .transport(.cancelled) = input.outcome { return stop(error, .cancelled, resolutionIndex: index) }
         guard action == .retry else { return stop(error, .notRetryable, resolutionIndex: index) }
         // gRPC throttling counts every retryable failure, the last attempt
-        // included, before anything else decides (gRFC A6).
+        // included, before anything else decides (gRFC A6). A driver that
+        // awaits a waiting store drains when it pays for the retry; a
+        // failure that stops first drains without waiting.
         var throttled = false
+        var drainsLater = false
         if let budget = compiled.budget, budget.configuration.style == .grpc {
-            throttled = budget.drain(budget.configuration.retryCost) <= budget.configuration.threshold
+            if defersWaitingPayment && budget.paymentsWait {
+                drainsLater = true
+            } else {
+                throttled = budget.drain(budget.configuration.retryCost) <= budget.configuration.threshold
+            }
         }
-        guard input.attempt < compiled.attempts else { return stop(error, .attemptsExhausted, resolutionIndex: index) }
+        guard input.attempt < compiled.attempts else {
+            return stop(error, .attemptsExhausted, resolutionIndex: index, draining: drainsLater)
+        }
         let refreshCredentials = compiled.resolutions[index].refreshCredentials
         if refreshCredentials && input.credentialRefreshes >= 1 {
-            return stop(error, .notRetryable, resolutionIndex: index)
+            return stop(error, .notRetryable, resolutionIndex: index, draining: drainsLater)
         }
         guard !input.markedUnsafe, compiled.allowsRetry(method: input.method, markedIdempotent: input.markedIdempotent)
         else {
-            return stop(error, .notIdempotent, resolutionIndex: index)
+            return stop(error, .notIdempotent, resolutionIndex: index, draining: drainsLater)
         }
-        if tooLong { return stop(error, .retryAfterTooLong, resolutionIndex: index) }
+        if tooLong { return stop(error, .retryAfterTooLong, resolutionIndex: index, draining: drainsLater) }
 
         var delay = Duration.zero
         var backoffBounds = Duration.zero...Duration.zero
@@ -267,22 +282,28 @@ public struct RetryDecider: Sendable {
 
         let total = compiled.hasEndpointOverrides ? compiled.policy.timeouts(for: input.endpoint).total : compiled.defaultTotal
         if let total, input.elapsed + delay >= total {
-            return stop(error, .deadlineExceeded, resolutionIndex: index)
+            return stop(error, .deadlineExceeded, resolutionIndex: index, draining: drainsLater)
         }
 
         var cost = 0
+        var pending: BudgetPayment.Kind?
         if let budget = compiled.budget {
             switch budget.configuration.style {
             case .tokenBucket:
                 cost = budget.configuration.cost(for: kind, isTimeout: input.outcome == .transport(.timeout))
-                guard budget.withdraw(cost) else { return stop(error, .budgetExhausted, resolutionIndex: index) }
+                if defersWaitingPayment && cost > 0 && budget.paymentsWait {
+                    pending = .withdraw
+                } else if !budget.withdraw(cost) {
+                    return stop(error, .budgetExhausted, resolutionIndex: index)
+                }
             case .grpc:
                 if throttled { return stop(error, .budgetExhausted, resolutionIndex: index) }
                 cost = budget.configuration.retryCost
+                if drainsLater { pending = .drain }
             }
         }
 
-        return Decision(
+        var decision = Decision(
             action: .retry(after: delay),
             ruleIndex: compiled.ruleIndex(resolutionIndex: index),
             ruleLocation: compiled.resolutions[index].location,
@@ -292,15 +313,53 @@ public struct RetryDecider: Sendable {
             budgetCost: cost,
             errorKind: kind
         )
+        decision.pendingPayment = pending
+        return decision
+    }
+
+    /// The error an attempt's failure reports under the resolution at
+    /// `index`: its kind, the response's status or the transport failure
+    /// or condition, and the server's delay when the rule honours it.
+    private func failureError(_ input: DecisionInput, resolutionIndex index: Int) -> SDKError {
+        var error = SDKError(kind: compiled.resolutions[index].errorKind ?? .internalError)
+        switch input.outcome {
+        case .response(let status, let headers):
+            error.statusCode = status
+            if compiled.resolutions[index].honorsRetryAfter {
+                error.retryAfter = compiled.policy.retryAfter.serverDelay(in: headers, now: input.now)
+            }
+        case .transport(let transport):
+            error.transport = transport
+        case .condition(let condition):
+            error.condition = condition
+        }
+        return error
     }
 
     /// A stop with `error` for `reason`, decided by the resolution at
-    /// `index`.
+    /// `index`; `draining` records the failure under gRPC throttling first
+    /// when the decision left that to its payment.
     @inline(__always)
-    private func stop(_ error: SDKError, _ reason: StopReason, resolutionIndex index: Int) -> Decision {
-        Decision(
+    private func stop(
+        _ error: SDKError, _ reason: StopReason, resolutionIndex index: Int, draining: Bool = false
+    ) -> Decision {
+        if draining, let budget = compiled.budget { _ = budget.drain(budget.configuration.retryCost) }
+        return Decision(
             action: .stop(error, reason), ruleIndex: compiled.ruleIndex(resolutionIndex: index),
             ruleLocation: compiled.resolutions[index].location)
+    }
+
+    /// `decision` (a retry with a `pendingPayment`) once its payment was
+    /// answered: the retry when `granted`, otherwise the stop for an
+    /// exhausted budget.
+    package func settled(_ decision: Decision, granted: Bool, input: DecisionInput) -> Decision {
+        var settled = decision
+        settled.pendingPayment = nil
+        if granted { return settled }
+        let index = compiled.resolutionIndex(for: input.outcome, method: input.method)
+        var error = failureError(input, resolutionIndex: index)
+        if let kind = decision.errorKind { error.kind = kind }
+        return Decision(action: .stop(error, .budgetExhausted), ruleIndex: decision.ruleIndex, ruleLocation: decision.ruleLocation)
     }
 
     /// Pays for a hedge that starts because the hedging delay passed (no

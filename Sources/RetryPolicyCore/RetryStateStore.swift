@@ -12,24 +12,42 @@
 /// notifications), and what a store falls back to when the shared state
 /// cannot be reached.
 ///
-/// The methods are called on the decision path and are synchronous:
-/// ``deposit(_:to:)`` and ``cooldownRecorded(until:error:by:)`` must not
-/// wait on anything (a success never waits on shared state);
-/// ``withdraw(_:from:)`` runs only when a retry is about to be paid for and
-/// may wait, but only for a short, bounded time.
+/// A store answers a withdrawal in one of two ways. A store whose
+/// ``paymentsWait`` is `true` (a database) pays a retry through the
+/// asynchronous ``withdraw(_:from:)`` and ``drain(_:from:)``, which the
+/// executor awaits as the request state machine asks
+/// (`RequestStateMachine.Action.payBudget`), so no thread ever blocks on
+/// the shared state; callers that cannot wait (the synchronous
+/// `RetryDecider.decide`, a hedged copy starting on its timer) use
+/// ``withdrawWithoutWaiting(_:from:)``, which decides on this process's
+/// view and shares the spend afterwards. Deposits, cooldowns and the
+/// breaker's requirements never wait.
 public protocol RetryStateStore: AnyObject, Sendable {
+    /// Whether ``withdraw(_:from:)`` and ``drain(_:from:)`` may wait on
+    /// something outside this process. The default is `false`: the
+    /// asynchronous forms answer at once from the forms without waiting.
+    var paymentsWait: Bool { get }
+
     /// Takes `cost` (> 0) tokens from the bucket `budget` shares under
     /// `budget.key`; `true` if that many were there. Atomic across everyone
-    /// sharing the key.
-    func withdraw(_ cost: Int, from budget: RetryBudget) -> Bool
+    /// sharing the key. May wait, for a bounded time.
+    func withdraw(_ cost: Int, from budget: RetryBudget) async -> Bool
 
     /// Takes `cost` (> 0) tokens from the bucket `budget` shares, or all
     /// that are left when fewer remain, and returns how many remain. Atomic
     /// across everyone sharing the key. gRPC-style throttling
     /// (``RetryBudgetConfiguration/Style/grpc``) records every retryable
-    /// failure this way; it runs when a retry is considered and may wait,
-    /// but only for a short, bounded time.
-    func drain(_ cost: Int, from budget: RetryBudget) -> Int
+    /// failure this way. May wait, for a bounded time.
+    func drain(_ cost: Int, from budget: RetryBudget) async -> Int
+
+    /// ``withdraw(_:from:)`` for a caller that cannot wait: decided on
+    /// this process's view of the bucket; a store that shares the bucket
+    /// elsewhere shares the spend later. Must not wait.
+    func withdrawWithoutWaiting(_ cost: Int, from budget: RetryBudget) -> Bool
+
+    /// ``drain(_:from:)`` for a caller that cannot wait, in the same way.
+    /// Must not wait.
+    func drainWithoutWaiting(_ cost: Int, from budget: RetryBudget) -> Int
 
     /// Returns `amount` (> 0) tokens to the bucket `budget` shares, never
     /// beyond capacity. Must not wait; may be applied later in batches.
@@ -71,11 +89,11 @@ public final class InMemoryRetryStateStore: RetryStateStore {
 
     public init() {}
 
-    public func withdraw(_ cost: Int, from budget: RetryBudget) -> Bool {
+    public func withdrawWithoutWaiting(_ cost: Int, from budget: RetryBudget) -> Bool {
         budget.withdrawLocally(cost)
     }
 
-    public func drain(_ cost: Int, from budget: RetryBudget) -> Int {
+    public func drainWithoutWaiting(_ cost: Int, from budget: RetryBudget) -> Int {
         budget.drainLocally(cost)
     }
 
@@ -84,4 +102,16 @@ public final class InMemoryRetryStateStore: RetryStateStore {
     }
 
     public func cooldownRecorded(until: Timestamp, error: SDKError, by gate: CooldownGate) {}
+}
+
+extension RetryStateStore {
+    public var paymentsWait: Bool { false }
+
+    public func withdraw(_ cost: Int, from budget: RetryBudget) async -> Bool {
+        withdrawWithoutWaiting(cost, from: budget)
+    }
+
+    public func drain(_ cost: Int, from budget: RetryBudget) async -> Int {
+        drainWithoutWaiting(cost, from: budget)
+    }
 }

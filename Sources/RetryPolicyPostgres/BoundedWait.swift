@@ -5,8 +5,10 @@ import RetryPolicyCore
 
 /// Waits on the calling thread, at most `timeout`, for `future`.
 ///
-/// The retry decision is synchronous, so paying for a retry from the
-/// shared budget blocks the deciding thread for one round trip. The
+/// Only a half-open breaker's claim of a fleet-wide probe permit waits
+/// so (once per break and process, at most `withdrawTimeout`): admission
+/// is synchronous. Budget payments are awaited instead
+/// (`PostgresRetryStateStore+Payments.swift`). The
 /// future completes on a NIO event loop, never on the caller's thread or
 /// the Swift concurrency pool, so a caller on a pool thread cannot starve
 /// it; a caller on the future's own event loop gets `nil` at once instead
@@ -35,36 +37,6 @@ enum BoundedWait {
         case .failure(let error): return .failure(error)
         case nil: return .timedOut
         }
-    }
-}
-
-extension Duration {
-    var nanosecondsClamped: Int64 {
-        let (seconds, attoseconds) = components
-        let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
-        if overflow { return seconds < 0 ? .min : .max }
-        let (sum, overflow2) = scaled.addingReportingOverflow(attoseconds / 1_000_000_000)
-        return overflow2 ? .max : sum
-    }
-
-    var timeAmount: TimeAmount { .nanoseconds(nanosecondsClamped) }
-
-    var seconds: Double {
-        let (seconds, attoseconds) = components
-        return Double(seconds) + Double(attoseconds) / 1e18
-    }
-}
-
-/// A value behind a lock that closures can share.
-final class LockedBox<Value: Sendable>: Sendable {
-    private let mutex: LockedValue<Value>
-
-    init(_ value: Value) { mutex = LockedValue(value) }
-
-    var value: Value { mutex.withLock { $0 } }
-
-    func withLock<Result: Sendable>(_ body: (inout Value) -> Result) -> Result {
-        mutex.withLock { body(&$0) }
     }
 }
 #endif

@@ -28,6 +28,8 @@ import Testing
                 action = machine.waitFinished(at: time())
             case .refreshCredentials:
                 action = machine.credentialRefreshFinished(at: time())
+            case .payBudget(let payment):
+                action = machine.budgetPaid(payment.settleWithoutWaiting(), at: time())
             case .succeed:
                 return .success(attempts)
             case .fail(let failure):

@@ -26,6 +26,7 @@ import Testing
         case .startAttempt(let number, let limit): "start \(number) \(String(describing: limit))"
         case .wait(let delay, let reason): "wait \(delay) \(reason)"
         case .refreshCredentials: "refresh"
+        case .payBudget(let payment): "pay \(payment.cost)"
         case .succeed: "succeed"
         case .fail(let failure): "fail \(failure.reason) \(failure.error)"
         case .hedge: "hedge"
@@ -88,6 +89,8 @@ import Testing
                     action = machine.waitFinished(at: time())
                 case .refreshCredentials:
                     action = machine.credentialRefreshFinished(at: time())
+                case .payBudget(let payment):
+                    action = machine.budgetPaid(payment.settleWithoutWaiting(), at: time())
                 case .succeed, .fail, .hedge:
                     step = 40
                 }

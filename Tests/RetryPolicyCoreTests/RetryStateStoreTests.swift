@@ -20,7 +20,7 @@ final class RecordingStateStore: RetryStateStore {
 
     init(tokens: Int) { shared = LockedValue(tokens) }
 
-    func withdraw(_ cost: Int, from budget: RetryBudget) -> Bool {
+    func withdrawWithoutWaiting(_ cost: Int, from budget: RetryBudget) -> Bool {
         calls.withLock {
             $0.withdrawals.append(cost)
             $0.keys.insert(budget.key ?? "")
@@ -35,7 +35,7 @@ final class RecordingStateStore: RetryStateStore {
         return true
     }
 
-    func drain(_ cost: Int, from budget: RetryBudget) -> Int {
+    func drainWithoutWaiting(_ cost: Int, from budget: RetryBudget) -> Int {
         calls.withLock {
             $0.drains.append(cost)
             $0.keys.insert(budget.key ?? "")

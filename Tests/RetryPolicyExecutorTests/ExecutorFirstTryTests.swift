@@ -18,7 +18,7 @@ struct ExecutorFirstTryTests {
         var policy = TestPolicies.tmdb()
         policy.budget = RetryBudgetConfiguration(capacity: 100, retryCost: 5, successRefund: 1)
         let executor = self.executor(policy)
-        #expect(executor.decider.budget?.withdraw(10) == true)
+        #expect(await executor.decider.budget?.withdraw(10) == true)
         let operation = ScriptedOperation(statuses: [200])
         _ = try await executor.runConcurrently(operation: operation.callAsFunction)
         #expect(executor.decider.budget?.available == 91)

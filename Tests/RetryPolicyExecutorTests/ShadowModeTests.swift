@@ -186,6 +186,9 @@ struct ShadowModeTests {
                 action = machine.waitFinished(at: RequestTime(elapsed: now, wall: origin + now))
             case .refreshCredentials:
                 action = machine.credentialRefreshFinished(at: RequestTime(elapsed: now, wall: origin + now))
+            case .payBudget(let payment):
+                action = machine.budgetPaid(
+                    payment.settleWithoutWaiting(), at: RequestTime(elapsed: now, wall: origin + now))
             case .succeed, .hedge:
                 return (machine.history, nil)
             case .fail(let failure):

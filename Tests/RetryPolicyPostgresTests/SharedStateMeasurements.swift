@@ -86,8 +86,8 @@ struct SharedStateMeasurements {
             let now = wallNow()
             _ = decider.admit(now: now)
             if request % 20 == 0 {
-                _ = decider.decide(DecisionInput(outcome: .status(503), now: now))
-                _ = decider.decide(DecisionInput(outcome: .status(200), attempt: 2, now: now, lastRetryCost: 5))
+                _ = await decider.decide(DecisionInput(outcome: .status(503), now: now))
+                _ = await decider.decide(DecisionInput(outcome: .status(200), attempt: 2, now: now, lastRetryCost: 5))
             } else {
                 _ = decider.settlePlainSuccess(ofFirstAttempt: .status(200), method: .get)
             }
@@ -113,7 +113,7 @@ struct SharedStateMeasurements {
             let start = ContinuousClock.now
             // A later deadline every round, so each one extends the last.
             let now = wallNow()
-            _ = a.decide(DecisionInput(outcome: retryAfter(429, "30"), now: now))
+            _ = await a.decide(DecisionInput(outcome: retryAfter(429, "30"), now: now))
             while true {
                 if b.admit(now: now) == .wait(.seconds(30)) { break }
                 if ContinuousClock.now - start > .seconds(2) { break }

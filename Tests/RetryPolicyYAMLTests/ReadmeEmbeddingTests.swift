@@ -41,6 +41,8 @@ func fetch<C: Clock<Duration>>(
             } catch {
                 action = machine.credentialRefreshFinished(at: now(), failure: error)
             }
+        case .payBudget(let payment):           // a budget shared through a database: never blocks
+            action = machine.budgetPaid(await payment.settle(), at: now())
         case .succeed:
             return attempt
         case .fail(let failure):

@@ -94,7 +94,7 @@ extension RequestStateMachine {
         let mayStartMore = hedge.started < decider.policy.attempts && hedge.halted == nil && hedge.prepaid == nil
         var asked = input
         asked.attempt = mayStartMore ? hedge.started : decider.policy.attempts
-        var decision = decider.decide(asked, using: &generator, backoff: false)
+        var decision = decider.decide(asked, using: &generator, backoff: false, defersWaitingPayment: false)
         if !producedValue { Self.refuseSuccessWithoutValue(&decision, outcome) }
         if decision.refreshCredentials, case .retry = decision.action {
             // Copies in flight carry the old credentials: a hedged request

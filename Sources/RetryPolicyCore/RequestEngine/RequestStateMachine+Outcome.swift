@@ -72,10 +72,32 @@ extension RequestStateMachine {
         input.outcome = outcome
         input.elapsed = time.elapsed
         input.now = time.wall
-        var decision = decider.decide(input, using: &generator)
-        if override != .asPolicySays { decision = decider.applying(override, to: decision, input: input) }
+        var decision = decider.decide(input, using: &generator, backoff: true, defersWaitingPayment: true)
+        if override != .asPolicySays {
+            decision = decider.applying(override, to: decision, input: input, defersWaitingPayment: true)
+        }
         recordInBreaker(outcome, ticket: ticket, at: time)
         if !producedValue { Self.refuseSuccessWithoutValue(&decision, outcome) }
+        if let kind = decision.pendingPayment, let budget = decider.budget {
+            state = .paying(
+                PendingRetry(
+                    decision: decision, outcome: outcome, startedAt: startedAt, finishedAt: time,
+                    producedValue: producedValue, thrown: thrown))
+            return .payBudget(BudgetPayment(kind: kind, cost: decision.budgetCost, budget: budget))
+        }
+        return conclude(
+            decision, outcome, startedAt: startedAt, finishedAt: time, producedValue: producedValue, thrown: thrown,
+            at: time)
+    }
+
+    /// The tail of a sequential attempt's outcome once its decision is
+    /// final (paid for, when a retry's payment waited): the record, then
+    /// success, failure, or the retry's wait. `finishedAt` is when the
+    /// attempt finished, `time` the moment of this event.
+    mutating func conclude(
+        _ decision: consuming Decision, _ outcome: AttemptOutcome, startedAt: Duration, finishedAt: RequestTime,
+        producedValue: Bool, thrown: (any Error)?, at time: RequestTime
+    ) -> Action {
         // What the next step needs, read before the decision moves into
         // the history (a retry's action is a duration, copied for free).
         let action = decision.action
@@ -87,7 +109,7 @@ extension RequestStateMachine {
         } else {
             append(
                 Self.record(
-                    number: input.attempt, outcome, startedAt: startedAt, at: time, decision: decision,
+                    number: input.attempt, outcome, startedAt: startedAt, at: finishedAt, decision: decision,
                     producedValue: producedValue, thrown: thrown))
         }
 

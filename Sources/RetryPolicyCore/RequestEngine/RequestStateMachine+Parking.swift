@@ -48,7 +48,7 @@ extension RequestStateMachine {
         guard !hedges, recording != .all, !rejectedByCooldown, !rejectedByBreaker else { return false }
         switch state {
         case .attempting, .backingOff, .coolingDown: return true
-        case .idle, .refreshing, .hedging, .finished: return false
+        case .idle, .refreshing, .paying, .hedging, .finished: return false
         }
     }
 
@@ -64,7 +64,8 @@ extension RequestStateMachine {
             startedAt = started
             generation = ticket?.generation ?? 0
         case .backingOff(let refresh): phase = refresh ? .backingOffThenRefreshing : .backingOff
-        default: phase = .coolingDown
+        case .coolingDown: phase = .coolingDown
+        case .idle, .refreshing, .paying, .hedging, .finished: preconditionFailure("not parkable")
         }
         // The last record's decision was a retry (a stop ends the
         // request), so its error is the one its kind and outcome make.

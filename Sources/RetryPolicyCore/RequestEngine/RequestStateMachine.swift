@@ -27,6 +27,8 @@
 ///     case .refreshCredentials:
 ///         refresh()
 ///         action = machine.credentialRefreshFinished(at: now())
+///     case .payBudget(let payment):
+///         action = machine.budgetPaid(payment.settleWithoutWaiting(), at: now())
 ///     case .succeed: return
 ///     case .fail(let failure): throw failure
 ///     }
@@ -47,6 +49,11 @@ public struct RequestStateMachine: Sendable {
         case succeed
         /// The request is over without success.
         case fail(RetryFailure)
+        /// Only under a budget whose store may wait (a database): await
+        /// ``BudgetPayment/settle()``, then call ``budgetPaid(_:at:)``
+        /// with its answer. A driver that cannot wait may call
+        /// ``BudgetPayment/settleWithoutWaiting()`` instead.
+        case payBudget(BudgetPayment)
         /// Hedging only (a machine made with `concurrentAttempts: true`,
         /// for a request its policy hedges): send `start`, if any,
         /// alongside the attempts in flight and keep them all running;
@@ -82,6 +89,8 @@ public struct RequestStateMachine: Sendable {
         /// Waiting out a cooldown before an attempt.
         case coolingDown
         case refreshing
+        /// A retry's decision waits for its payment.
+        case paying(PendingRetry)
         /// A hedged request with its copies. Behind a reference, so that
         /// the machine of a request that is not hedged stays as small as it
         /// is (a driver keeps it in its async frame); copied on write.

@@ -120,6 +120,10 @@ extension RetryExecutor {
                                 return .failure(error)
                             }
                             continue
+                        case .payBudget(let payment):
+                            action = await executor.payBudget(
+                                payment, machine: &machine, now: &now, start: start, request: request)
+                            continue
                         case .refreshCredentials:
                             do throws(RetryFailure) {
                                 action = try await executor.refreshCredentials(

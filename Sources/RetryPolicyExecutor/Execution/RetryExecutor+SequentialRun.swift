@@ -80,6 +80,8 @@ extension RetryExecutor {
                 action = try await waitOut(delay, reason: reason, machine: &machine, now: &now, start: start, request: request)
             case .refreshCredentials:
                 action = try await refreshCredentials(machine: &machine, now: &now, start: start, request: request)
+            case .payBudget(let payment):
+                action = await payBudget(payment, machine: &machine, now: &now, start: start, request: request)
             case .succeed:
                 return try succeed(lastValue, machine: machine, request: request, start: start, now: now)
             case .fail(let failure):

@@ -99,13 +99,36 @@ extension RetryExecutor {
             action = machine.attemptFinished(number, .transport(.timeout), at: time, producedValue: false, using: &generator)
         }
         guard reportsRecord else { return action }
-        if !setup.isUnobserved, let record = machine.history.last {
-            observer?(.attemptFinished(record))
-            telemetry?.attemptFinished(record, policy: decider.policy.name, endpoint: request.endpoint)
-            telemetry?.budgetChanged(decider.budget, policy: decider.policy.name)
-            if setup.isTraced { traceRecords(machine.history[(machine.history.count - 1)...], start: start) }
-            if let transition = machine.breakerTransition { reportBreaker(transition, request: request) }
-        }
+        // A retry that waits for its payment is recorded once it is paid.
+        if case .payBudget = action { return action }
+        reportFinishedAttempt(machine, request: request, start: start)
+        return action
+    }
+
+    /// Reports the attempt the machine recorded last to the observer,
+    /// telemetry and tracing, with the breaker's change it caused.
+    @inlinable @inline(never)
+    func reportFinishedAttempt(_ machine: borrowing RequestStateMachine, request: RetryRequest, start: C.Instant) {
+        guard !setup.isUnobserved, let record = machine.history.last else { return }
+        observer?(.attemptFinished(record))
+        telemetry?.attemptFinished(record, policy: decider.policy.name, endpoint: request.endpoint)
+        telemetry?.budgetChanged(decider.budget, policy: decider.policy.name)
+        if setup.isTraced { traceRecords(machine.history[(machine.history.count - 1)...], start: start) }
+        if let transition = machine.breakerTransition { reportBreaker(transition, request: request) }
+    }
+
+    /// Pays for a retry from a budget whose store may wait: awaits the
+    /// store (never blocking a thread), then tells the machine the answer
+    /// and reports the attempt it then records.
+    @inlinable
+    func payBudget(
+        _ payment: BudgetPayment, machine: inout RequestStateMachine, now: inout C.Instant, start: C.Instant,
+        request: RetryRequest
+    ) async -> RequestStateMachine.Action {
+        let granted = await payment.settle()
+        now = clock.now
+        let action = machine.budgetPaid(granted, at: time(now, since: start))
+        reportFinishedAttempt(machine, request: request, start: start)
         return action
     }
 

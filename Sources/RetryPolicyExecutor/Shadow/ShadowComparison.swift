@@ -72,6 +72,8 @@ struct ShadowComparison {
                 case .refreshCredentials:
                     now = record.startedAt
                     action = machine.credentialRefreshFinished(at: time(now))
+                case .payBudget(let payment):
+                    action = machine.budgetPaid(payment.settleWithoutWaiting(), at: time(now))
                 case .fail(let failure):
                     // The live policy sent this attempt; the candidate
                     // would have been refused.
@@ -86,6 +88,10 @@ struct ShadowComparison {
             var producedValue = false
             if case .response = record.outcome { producedValue = true }
             action = machine.attemptFinished(record.outcome, at: time(now), producedValue: producedValue, using: &generator)
+            // A comparison after the fact never waits on shared state.
+            if case .payBudget(let payment) = action {
+                action = machine.budgetPaid(payment.settleWithoutWaiting(), at: time(now))
+            }
             guard let decided = machine.history.last?.decision else {
                 coverage = .notCompared
                 return
@@ -146,6 +152,8 @@ struct ShadowComparison {
                 action = machine.waitFinished(at: time(now))
             case .refreshCredentials:
                 action = machine.credentialRefreshFinished(at: time(now))
+            case .payBudget(let payment):
+                action = machine.budgetPaid(payment.settleWithoutWaiting(), at: time(now))
             case .fail(let failure):
                 if failure.reason != liveEnd {
                     diverge(

@@ -4,40 +4,35 @@ import PostgresNIO
 import RetryPolicyCore
 
 extension PostgresRetryStateStore {
-    public func withdraw(_ cost: Int, from budget: RetryBudget) -> Bool {
+    /// Withdrawals and drains go to the database, awaited: the executor
+    /// waits for them as the request state machine asks, never blocking
+    /// a thread.
+    public var paymentsWait: Bool { true }
+
+    public func withdraw(_ cost: Int, from budget: RetryBudget) async -> Bool {
         guard let key = budget.key else { return budget.withdrawLocally(cost) }
+        let capacity = Swift.max(budget.configuration.capacity, 0)
+        if cost > capacity { return false }
         guard let connection = liveConnection() else {
             return fallBack(from: budget, reason: "disconnected") ? budget.withdrawLocally(cost) : false
         }
-        let capacity = Swift.max(budget.configuration.capacity, 0)
-        if cost > capacity { return false }
-        let query: PostgresQuery = """
-            INSERT INTO retry_policy_budget AS b (key, capacity, tokens) VALUES (\(key), \(capacity), \(capacity - cost))
-            ON CONFLICT (key) DO UPDATE SET tokens = b.tokens - \(cost), updated_at = now()
-            WHERE b.tokens >= \(cost)
-            RETURNING b.tokens
-            """
-        // If the database grants the withdrawal after the wait, the tokens
-        // were taken but not used: give them back with the next refund.
-        switch run(query, on: connection, refundIfGrantedLate: (cost, key)) {
-        case .tokens(let tokens):
+        switch await pay(.withdraw, cost: cost, key: key, capacity: capacity, on: connection) {
+        case .paid(let tokens):
             counters.add(\.sharedWithdrawals)
             budget.synchronize(available: tokens)
             return true
-        case .noRow:
+        case .refused(let tokens):
             counters.add(\.sharedRefusals)
-            budget.synchronize(available: Swift.min(budget.available, cost - 1))
+            budget.synchronize(available: tokens)
             return false
         case .unreachable(let reason):
             return fallBack(from: budget, reason: reason) ? budget.withdrawLocally(cost) : false
         }
     }
 
-    /// One conditional statement, like a withdrawal: the row's tokens drop
-    /// by `cost` but never below zero, and the new count decides. gRPC-style
-    /// throttling counts tokens in thousandths, so the integer column holds
-    /// fractional refunds exactly.
-    public func drain(_ cost: Int, from budget: RetryBudget) -> Int {
+    /// gRPC-style throttling counts tokens in thousandths, so the integer
+    /// column holds fractional refunds exactly.
+    public func drain(_ cost: Int, from budget: RetryBudget) async -> Int {
         guard let key = budget.key else { return budget.drainLocally(cost) }
         // Failing open records the failure locally; failing closed
         // throttles (no tokens).
@@ -45,64 +40,35 @@ extension PostgresRetryStateStore {
             return fallBack(from: budget, reason: "disconnected") ? budget.drainLocally(cost) : 0
         }
         let capacity = Swift.max(budget.configuration.capacity, 0)
-        let query: PostgresQuery = """
-            INSERT INTO retry_policy_budget AS b (key, capacity, tokens) VALUES (\(key), \(capacity), GREATEST(\(capacity) - \(cost), 0))
-            ON CONFLICT (key) DO UPDATE SET tokens = GREATEST(b.tokens - \(cost), 0), updated_at = now()
-            RETURNING b.tokens
-            """
-        // The failure is recorded whether or not the statement lands late;
-        // nothing to give back.
-        switch run(query, on: connection, refundIfGrantedLate: nil) {
-        case .tokens(let tokens):
+        switch await pay(.drain, cost: cost, key: key, capacity: capacity, on: connection) {
+        case .paid(let tokens), .refused(let tokens):
             counters.add(\.sharedWithdrawals)
             budget.synchronize(available: tokens)
             return tokens
-        case .noRow:
-            return fallBack(from: budget, reason: "no row returned") ? budget.drainLocally(cost) : 0
         case .unreachable(let reason):
             return fallBack(from: budget, reason: reason) ? budget.drainLocally(cost) : 0
         }
+    }
+
+    /// Decided on this process's view; the spend reaches the shared row
+    /// with the next refund flush (a negative refund).
+    public func withdrawWithoutWaiting(_ cost: Int, from budget: RetryBudget) -> Bool {
+        guard budget.withdrawLocally(cost) else { return false }
+        if let key = budget.key { addRefund(-cost, key: key) }
+        return true
+    }
+
+    public func drainWithoutWaiting(_ cost: Int, from budget: RetryBudget) -> Int {
+        let before = budget.available
+        let left = budget.drainLocally(cost)
+        if let key = budget.key, before > left { addRefund(left - before, key: key) }
+        return left
     }
 
     public func deposit(_ amount: Int, to budget: RetryBudget) {
         budget.depositLocally(amount)
         guard let key = budget.key else { return }
         addRefund(amount, key: key)
-    }
-
-    /// What one budget statement answered within `withdrawTimeout`.
-    private enum BudgetReply {
-        /// The row's tokens after the statement.
-        case tokens(Int)
-        /// No row: the statement's condition refused it.
-        case noRow
-        /// An error, or no answer in time.
-        case unreachable(String)
-    }
-
-    /// Runs a budget statement that returns the row's tokens and waits for
-    /// it at most `withdrawTimeout`. If the statement returns a row after
-    /// the wait gave up, `refundIfGrantedLate` is added to the next refund.
-    private func run(
-        _ query: PostgresQuery, on connection: PostgresConnection, refundIfGrantedLate refund: (cost: Int, key: String)?
-    ) -> BudgetReply {
-        counters.add(\.roundTrips)
-        roundTripCounter.increment()
-        let future = connection.query(query, logger: logger)
-        switch BoundedWait.wait(for: future, timeout: configuration.withdrawTimeout) {
-        case .value(let result):
-            if let row = result.rows.first, let tokens = try? row.decode(Int.self) { return .tokens(tokens) }
-            return .noRow
-        case .failure(let error):
-            return .unreachable(DisplayText.escaped(String(reflecting: error)))
-        case .timedOut:
-            if let refund {
-                future.whenSuccess { [self] result in
-                    if !result.rows.isEmpty { addRefund(refund.cost, key: refund.key) }
-                }
-            }
-            return .unreachable("timed out after \(configuration.withdrawTimeout)")
-        }
     }
 
     /// Counts and logs a budget the database could not decide on; true when
@@ -120,10 +86,15 @@ extension PostgresRetryStateStore {
         }
     }
 
-    private func addRefund(_ amount: Int, key: String) {
+    /// Adds `amount` (negative: a spend decided without waiting) to what
+    /// the next flush writes for `key`, within the bucket's capacity
+    /// either way.
+    func addRefund(_ amount: Int, key: String) {
         state.withLock { state in
             let capacity = state.keys[key]?.capacity ?? Int.max
-            state.pendingRefunds[key] = Swift.min(capacity, state.pendingRefunds[key, default: 0] &+ amount)
+            let sum = state.pendingRefunds[key, default: 0].addingReportingOverflow(amount)
+            let total = sum.overflow ? (amount < 0 ? Int.min : Int.max) : sum.partialValue
+            state.pendingRefunds[key] = Swift.min(capacity, Swift.max(-capacity, total))
         }
     }
 
@@ -140,11 +111,12 @@ extension PostgresRetryStateStore {
             defer { state.pendingRefunds = [:] }
             return state.pendingRefunds
         }
-        for (key, amount) in pending where amount > 0 {
-            let capacity = state.withLock { $0.keys[key]?.capacity } ?? amount
+        for (key, amount) in pending where amount != 0 {
+            let capacity = state.withLock { $0.keys[key]?.capacity } ?? Swift.max(amount, 0)
+            let created = Swift.max(0, Swift.min(capacity, capacity + amount))
             let query: PostgresQuery = """
-                INSERT INTO retry_policy_budget AS b (key, capacity, tokens) VALUES (\(key), \(capacity), \(capacity))
-                ON CONFLICT (key) DO UPDATE SET tokens = LEAST(b.capacity, b.tokens + \(amount)), updated_at = now()
+                INSERT INTO retry_policy_budget AS b (key, capacity, tokens) VALUES (\(key), \(capacity), \(created))
+                ON CONFLICT (key) DO UPDATE SET tokens = GREATEST(LEAST(b.capacity, b.tokens + \(amount)), 0), updated_at = now()
                 RETURNING b.tokens
                 """
             counters.add(\.roundTrips)

@@ -12,10 +12,11 @@ import RetryPolicyCore
 /// one backend) spends one budget and respects one cooldown.
 ///
 /// - A retry withdraws from the shared budget with one conditional
-///   `INSERT ... ON CONFLICT DO UPDATE ... WHERE tokens >= cost RETURNING`:
-///   atomic, never read-modify-write, so the fleet never spends more than
-///   the capacity. It waits at most
-///   ``PostgresStateConfiguration/withdrawTimeout`` for the answer.
+///   `UPDATE` that locks the key's row: atomic, never read-modify-write,
+///   so the fleet never spends more than the capacity. The executor
+///   awaits the answer (no thread waits), at most
+///   ``PostgresStateConfiguration/withdrawTimeout``; withdrawals that
+///   arrive while one is in flight go together in the next statement.
 /// - Refunds from successes are summed per key and written every
 ///   ``PostgresStateConfiguration/refundInterval``; a success never waits
 ///   on the database.
@@ -86,6 +87,11 @@ public final class PostgresRetryStateStore: RetryStateStore {
         var keys: [String: KeyState] = [:]
         /// Refunds not yet written, per key.
         var pendingRefunds: [String: Int] = [:]
+        /// Budget payments waiting for their statement, per key and kind.
+        var paymentQueues: [PaymentQueueKey: PaymentQueue] = [:]
+        /// Those waiting for a payment's answer, by id.
+        var paymentWaiters: [Int: CheckedContinuation<PaymentReply, Never>] = [:]
+        var nextPaymentID = 0
         /// Cooldowns that could not be written yet, per key.
         var pendingCooldowns: [String: Pending<CooldownWrite>] = [:]
         /// Breaker openings that could not be written yet (the number of

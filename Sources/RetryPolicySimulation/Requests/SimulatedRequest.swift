@@ -141,6 +141,9 @@ struct SimulatedRequest: Sendable {
                 return nil
             case .refreshCredentials:
                 action = machine.credentialRefreshFinished(at: requestTime(now))
+            case .payBudget(let payment):
+                // Simulated time never waits on shared state.
+                action = machine.budgetPaid(payment.settleWithoutWaiting(), at: requestTime(now))
             case .succeed, .fail:
                 single = nil
                 copies.removeAll()
