@@ -74,7 +74,7 @@ struct CIOutputTests {
         #expect(absolute.stdout.hasPrefix("::error file=sub/dir/bad.yaml,line=6"), "\(absolute)")
         let dotted = try Self.run(["lint", "--format", "github", "../sub/dir/./bad.yaml"], in: workspace, at: "other")
         #expect(dotted.stdout.hasPrefix("::error file=sub/dir/bad.yaml,line=6"), "\(dotted)")
-        let rooted = try Self.run(["lint", "--format", "github", "--root", "..", "dir/bad.yaml"], in: workspace, at: "sub")
+        let rooted = try Self.run(["lint", "--format", "github", "--root", ".", "dir/bad.yaml"], in: workspace, at: "sub")
         #expect(rooted.stdout.hasPrefix("::error file=dir/bad.yaml,line=6"), "\(rooted)")
     }
 
