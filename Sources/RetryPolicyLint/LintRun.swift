@@ -149,17 +149,7 @@ public struct LintRun: Sendable {
     /// Where a walked file lies, its directory resolved but not the file
     /// itself, so that a symbolic link is selected by its own name.
     func walkedPath(_ path: String) -> String? {
-        let directory: String
-        let name: Substring
-        if let slash = path.lastIndex(of: "/") {
-            directory = slash == path.startIndex ? "/" : String(path[..<slash])
-            name = path[path.index(after: slash)...]
-        } else {
-            directory = "."
-            name = Substring(path)
-        }
-        guard case .success(let located) = root.locate(directory), located.kind == .directory else { return nil }
-        return (located.canonicalPath == "/" ? "" : located.canonicalPath) + "/" + name
+        RootRelativePaths(root: root).canonicalDirectoryPath(path)
     }
 
     /// Lints one file: loads it, loads what it refers to, runs the rules
@@ -188,6 +178,7 @@ public struct LintRun: Sendable {
         let source = String(decoding: bytes, as: UTF8.self)
         let loader = PolicyLoader(root: root, cache: cache.loads)
         var findings: [LintFinding] = []
+        var checked: Policy?
         do {
             let document: PolicyDocument
             if let located {
@@ -197,6 +188,7 @@ public struct LintRun: Sendable {
             }
             switch document {
             case .policy(let policy):
+                checked = policy
                 var parity: [String: Policy] = [:]
                 var comparisons: [String: PolicyComparison] = [:]
                 let parityLocation = policy.keyLocations["parity"]
@@ -237,7 +229,20 @@ public struct LintRun: Sendable {
         } catch {
             findings += error.diagnostics.map(LintFinding.init)
         }
-        return linter.finalize(findings, source: source, file: file)
+        return Self.attachingFixes(to: linter.finalize(findings, source: source, file: file), bytes: bytes, file: file, policy: checked)
+    }
+
+    /// `findings` with the fixes of those that have a mechanical one
+    /// (`LintFixes`), made from the bytes that were linted.
+    static func attachingFixes(to findings: [LintFinding], bytes: [UInt8], file: String, policy: Policy?) -> [LintFinding] {
+        var source: FixSource?
+        return findings.map { finding in
+            guard finding.location.file == file else { return finding }
+            if source == nil { source = FixSource(file: file, bytes: bytes) }
+            var fixed = finding
+            fixed.fix = LintFixes.fix(for: finding, in: source!, policy: policy)
+            return fixed
+        }
     }
 
     /// Why a referenced policy cannot be used, said without quoting it:
@@ -326,15 +331,38 @@ public struct LintRun: Sendable {
     /// The report in `format`. Human output quotes source lines only of
     /// files the loader may read inside the root.
     public func render(_ report: LintReport, format: LintFormat, colour: Bool = false, strict: Bool = false) -> String {
+        render(report, format: format, colour: colour, failLevel: strict ? .warning : .error)
+    }
+
+    /// The report in `format`, failing (JUnit) at `failLevel`; `quiet`
+    /// leaves the summary line out of the human and GitHub forms.
+    ///
+    /// Paths are printed as the report names them. `pathsFromRoot` says
+    /// they are relative to the root (``rootRelative(_:)``): SARIF then
+    /// gives them the base `%SRCROOT%`. The human form reads the lines it
+    /// quotes from the root.
+    public func render(
+        _ report: LintReport, format: LintFormat, colour: Bool = false, failLevel: LintSeverity, quiet: Bool = false,
+        pathsFromRoot: Bool = false
+    ) -> String {
+        let paths = RootRelativePaths(root: root)
         switch format {
         case .human:
             let root = self.root
-            return HumanFormatter(colour: colour) { root.quotableText(of: $0) }.render(report)
+            return HumanFormatter(colour: colour) { root.quotableText(of: paths.readablePath($0)) ?? root.quotableText(of: $0) }
+                .render(report, quiet: quiet)
         case .json: return JSONFormatter.render(report)
-        case .sarif: return SARIFFormatter.render(report)
-        case .github: return GitHubFormatter.render(report)
-        case .junit: return JUnitFormatter(strict: strict).render(report)
+        case .sarif: return SARIFFormatter.render(report, rooted: pathsFromRoot)
+        case .github: return GitHubFormatter.render(report, quiet: quiet)
+        case .junit: return JUnitFormatter(failLevel: failLevel).render(report)
         }
+    }
+
+    /// `report` with every path named from the root (`sub/dir/bad.yaml`,
+    /// whatever the working directory), as CI annotations and SARIF need.
+    public func rootRelative(_ report: LintReport) -> LintReport {
+        let paths = RootRelativePaths(root: root)
+        return report.mappingPaths(paths.relative)
     }
 }
 

@@ -47,7 +47,19 @@ struct LintCommand: ParsableCommand {
             never opened, so linting an untrusted pull request cannot print a file of the machine. \
             Symbolic links to directories are not followed.
 
-            Exit status: 0 clean, 1 errors found (or warnings, with --strict), 2 usage or I/O error or no policy file found.
+            Paths in every format are named from the root (sub/dir/bad.yaml, whatever the working \
+            directory), so that GitHub annotations and SARIF results attach to the repository's files; \
+            SARIF names the root %SRCROOT%.
+
+            --fix applies the fixes of findings whose resolution is mechanical (a misspelt key or \
+            value with a did-you-mean, jitter: none, max below initial, an unused suppression), \
+            editing only the text each one replaces, then lints again and reports what remains. \
+            --diff prints those edits as a unified diff and writes nothing. The JSON and SARIF \
+            reports carry the same edits (fix, fixes).
+
+            Exit status: 0 clean, 1 a finding at or above the fail level (default error; --strict or \
+            --fail-level warning: warnings too), 2 usage or I/O error or no policy file found. With \
+            --diff: 0 nothing to fix, 1 a diff was printed.
             """)
 
     @Argument(help: "Policy files or directories to check (default: the current directory); - reads one policy from standard input.")
@@ -56,8 +68,20 @@ struct LintCommand: ParsableCommand {
     @Option(help: "Output format (default: github when GITHUB_ACTIONS is set, else human).")
     var format: LintFormat?
 
-    @Flag(help: "Fail (exit 1) on warnings too, not only on errors.")
+    @Flag(help: "Fail (exit 1) on warnings too, not only on errors (--fail-level warning).")
     var strict = false
+
+    @Option(help: ArgumentHelp("The least severity that fails the run (exit 1): error (default), warning or note.", valueName: "LEVEL"))
+    var failLevel: LintSeverity?
+
+    @Flag(help: "Print only the findings: no summary line (human and github formats).")
+    var quiet = false
+
+    @Flag(help: "Apply the fixes of mechanically fixable findings to the files, then report what remains.")
+    var fix = false
+
+    @Flag(help: "Print the fixes as a unified diff instead of the report; write nothing.")
+    var diff = false
 
     @Option(help: ArgumentHelp("Print the explanation of one rule and exit.", valueName: "RULE-ID"))
     var explain: String?
@@ -82,10 +106,46 @@ struct LintCommand: ParsableCommand {
             StandardOutput.write(RuleExplanation.listing())
             return
         }
+        if fix && diff { throw CommandFailure("--fix and --diff cannot be used together: --diff shows what --fix would write") }
+        let searched = paths.isEmpty ? ["."] : paths
+        if (fix || diff) && searched.contains("-") {
+            throw CommandFailure("--\(fix ? "fix" : "diff") edits files and cannot take standard input (-); name the file")
+        }
         let root = try rootOptions.policyRoot()
         let configuration = try LintSettingsFile.load(explicitPath: config, root: root)
         let run = LintRun(root: root, configuration: configuration)
-        let searched = paths.isEmpty ? ["."] : paths
+        var report = try lint(searched, run: run)
+        let failLevel = min(self.failLevel ?? .error, strict ? .warning : .error)
+        if diff {
+            let plan = FixPlan(findings: report.findings) { Self.currentBytes(of: $0, root: root) }
+            let paths = RootRelativePaths(root: root)
+            StandardOutput.write(plan.changes.map { $0.diff(named: paths.relative($0.file)) }.joined())
+            reportSkipped(plan, paths: paths)
+            if !plan.changes.isEmpty { throw ExitCodeError(status: ExitStatus.findings) }
+            return
+        }
+        if fix {
+            let plan = FixPlan(findings: report.findings) { Self.currentBytes(of: $0, root: root) }
+            // Every file is checked before the first is written.
+            for change in plan.changes { try OutputFiles.check(change.file, root: root, force: true) }
+            for change in plan.changes {
+                try OutputFiles.write(String(decoding: change.fixed, as: UTF8.self), to: change.file, root: root, force: true)
+            }
+            let paths = RootRelativePaths(root: root)
+            if !quiet {
+                StandardError.write("fixed \(plural(plan.fixCount, "problem")) in \(plural(plan.changes.count, "file"))\n")
+            }
+            reportSkipped(plan, paths: paths)
+            if !plan.changes.isEmpty { report = try lint(searched, run: run) }
+        }
+        let chosen = format ?? (ProcessInfo.processInfo.environment["GITHUB_ACTIONS"].map { !$0.isEmpty && $0 != "false" } == true ? .github : .human)
+        let colour = StandardOutput.isTerminal && !noColor && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
+        StandardOutput.write(run.render(run.rootRelative(report), format: chosen, colour: colour, failLevel: failLevel, quiet: quiet, pathsFromRoot: true))
+        if report.fails(at: failLevel) { throw ExitCodeError(status: ExitStatus.findings) }
+    }
+
+    /// Lints `searched`; finding no policy at all is a usage error.
+    private func lint(_ searched: [String], run: LintRun) throws -> LintReport {
         let report: LintReport
         do {
             report = try run.lint(paths: searched, standardInput: { StandardInput.bytes() })
@@ -94,10 +154,22 @@ struct LintCommand: ParsableCommand {
         }
         // A CI job pointed at the wrong folder must not pass for ever.
         if report.files.isEmpty { throw CommandFailure(Self.nothingFound(in: searched, report: report)) }
-        let chosen = format ?? (ProcessInfo.processInfo.environment["GITHUB_ACTIONS"].map { !$0.isEmpty && $0 != "false" } == true ? .github : .human)
-        let colour = StandardOutput.isTerminal && !noColor && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
-        StandardOutput.write(run.render(report, format: chosen, colour: colour, strict: strict))
-        if report.fails(strict: strict) { throw ExitCodeError(status: ExitStatus.findings) }
+        return report
+    }
+
+    /// A file's bytes as they are now, read as lint reads it.
+    static func currentBytes(of path: String, root: PolicyRoot) -> [UInt8]? {
+        guard case .success(let bytes) = root.readFile(path) else { return nil }
+        return bytes
+    }
+
+    /// One line on standard error per fix left out, and why.
+    private func reportSkipped(_ plan: FixPlan, paths: RootRelativePaths) {
+        for (finding, reason) in plan.skipped {
+            var location = finding.location
+            location.file = paths.relative(location.file)
+            StandardError.write("\(DisplayText.escaped(location.description)): \(finding.id): fix not applied: \(reason)\n")
+        }
     }
 
     /// The message when no policy was found: where, and what was seen instead.
@@ -110,6 +182,8 @@ struct LintCommand: ParsableCommand {
 }
 
 extension LintFormat: ExpressibleByArgument {}
+
+extension LintSeverity: ExpressibleByArgument {}
 
 /// `--explain` and `--list-rules`.
 enum RuleExplanation {

@@ -18,9 +18,12 @@ struct TestCommand: ParsableCommand {
 
             PATH may be a test file, a policy file (its tests are run), or a directory (searched \
             recursively for *.tests.yaml). Failing cases are reported as file:line:col with the \
-            expected and actual values.
+            expected and actual values; with --format github as annotations on the case, with \
+            --format sarif as results, with --format junit as failed test cases. Paths are named \
+            from the root, as lint names them.
 
-            Exit status: 0 all passed, 1 a case failed or a test file is invalid, 2 usage or I/O error.
+            Exit status: 0 all passed (or no test file found, with a warning), 1 a case failed or a \
+            test file is invalid, 2 usage or I/O error.
             """)
 
     @Argument(help: "Test files, policy files or directories (default: the current directory); - reads one test file from standard input.")
@@ -29,18 +32,28 @@ struct TestCommand: ParsableCommand {
     @Option(help: "Output format.")
     var format: TestFormat = .human
 
+    @Flag(help: "Print only failures and invalid files: no passing files, no summary line (human and github formats).")
+    var quiet = false
+
     @OptionGroup var rootOptions: RootOptions
 
     func run() throws {
         let root = try rootOptions.policyRoot()
         let found = try PolicyFiles.testFiles(in: paths.isEmpty ? ["."] : paths, root: root)
         let files = found.map(\.path)
+        let names = RootRelativePaths(root: root)
+        /// A loader diagnostic, its file named from the root.
+        func problem(_ diagnostic: Diagnostic) -> Diagnostic {
+            var diagnostic = diagnostic
+            diagnostic.location.file = names.relative(diagnostic.location.file)
+            return diagnostic
+        }
         var results: [PolicyTestResult] = []
         var invalid: [PolicyTestReport.InvalidFile] = []
         for entry in found {
             let file = entry.path == "-" ? LintRun.standardInputName : entry.path
-            if let problem = entry.problem {
-                invalid.append(.init(file: file, problems: [problem.description]))
+            if let unusable = entry.problem {
+                invalid.append(.init(file: file, problems: [problem(unusable).description], location: unusable.location))
                 continue
             }
             let text: String
@@ -54,31 +67,43 @@ struct TestCommand: ParsableCommand {
             do {
                 suite = try PolicyTestSuite(yaml: text, path: file)
             } catch {
-                invalid.append(.init(file: file, problems: error.diagnostics.map(\.description)))
+                invalid.append(.init(
+                    file: file, problems: error.diagnostics.map { problem($0).description }, location: error.diagnostics.first?.location))
                 continue
             }
             let policyPath = LintRun.resolve(suite.policyReference, relativeTo: file)
             let bytes: [UInt8]
-            switch root.readReferencedFile(policyPath, reportedAt: suite.policyLocation ?? SourceLocation(file: file, line: 1, column: 1)) {
+            let reference = suite.policyLocation ?? SourceLocation(file: file, line: 1, column: 1)
+            switch root.readReferencedFile(policyPath, reportedAt: reference) {
             case .success(let read): bytes = read
             case .failure(let error):
-                invalid.append(.init(file: file, problems: error.diagnostics.map {
-                    "\(DisplayText.escaped($0.location.description)): error: the policy under test: \(DisplayText.escaped($0.message)) [\($0.id)]"
-                }))
+                invalid.append(.init(
+                    file: file,
+                    problems: error.diagnostics.map {
+                        let shown = problem($0)
+                        return "\(DisplayText.escaped(shown.location.description)): error: the policy under test: \(DisplayText.escaped(shown.message)) [\(shown.id)]"
+                    },
+                    location: reference))
                 continue
             }
             do {
                 let policy = try PolicyLoader(root: root).loadPolicy(bytes: bytes, path: policyPath)
                 results.append(PolicyTestRunner.run(suite, policy: policy))
             } catch {
-                invalid.append(.init(file: file, problems: ["\(DisplayText.escaped(file)): the policy under test cannot be loaded:"] + error.diagnostics.map(\.description)))
+                invalid.append(.init(
+                    file: file,
+                    problems: ["\(DisplayText.escaped(names.relative(file))): the policy under test cannot be loaded:"]
+                        + error.diagnostics.map { problem($0).description },
+                    location: reference))
             }
         }
-        let report = PolicyTestReport(fileCount: files.count, results: results, invalid: invalid)
+        let report = PolicyTestReport(fileCount: files.count, results: results, invalid: invalid).mappingPaths(names.relative)
         switch format {
-        case .human: StandardOutput.write(report.text)
+        case .human: StandardOutput.write(report.text(quiet: quiet))
         case .json: StandardOutput.write(report.json.rendered() + "\n")
         case .junit: StandardOutput.write(report.junit)
+        case .github: StandardOutput.write(PolicyTestCIFormats.github(report, quiet: quiet))
+        case .sarif: StandardOutput.write(PolicyTestCIFormats.sarif(report))
         }
         if files.isEmpty { StandardError.write("warning: no policy test files found\n") }
         if report.failed > 0 || !invalid.isEmpty { throw ExitCodeError(status: ExitStatus.findings) }
@@ -86,7 +111,7 @@ struct TestCommand: ParsableCommand {
 }
 
 enum TestFormat: String, ExpressibleByArgument, CaseIterable {
-    case human, json, junit
+    case human, json, junit, github, sarif
 }
 
 /// `--format human|json` for commands that print a result.

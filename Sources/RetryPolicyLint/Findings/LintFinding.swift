@@ -1,7 +1,8 @@
 import RetryPolicyCore
 
-/// How much a finding matters; `error` fails CI, `warning` fails it under
-/// `--strict`, `note` only informs.
+/// How much a finding matters. By default `error` fails CI; `--strict`
+/// (`--fail-level warning`) fails it on warnings too, `--fail-level note`
+/// on anything.
 public enum LintSeverity: String, Hashable, Sendable, CaseIterable, Comparable, CustomStringConvertible {
     case error
     case warning
@@ -32,13 +33,20 @@ public struct LintFinding: Hashable, Sendable, CustomStringConvertible {
     public var message: String
     /// What to write instead, when there is an obvious fix.
     public var suggestion: String?
+    /// The edit that resolves the finding, when resolving it is mechanical
+    /// (`lint --fix` applies it).
+    public var fix: LintFix?
 
-    public init(id: String, severity: LintSeverity, location: SourceLocation, message: String, suggestion: String? = nil) {
+    public init(
+        id: String, severity: LintSeverity, location: SourceLocation, message: String, suggestion: String? = nil,
+        fix: LintFix? = nil
+    ) {
         self.id = id
         self.severity = severity
         self.location = location
         self.message = message
         self.suggestion = suggestion
+        self.fix = fix
     }
 
     /// `file:line:col: warning: message [RP101]`, the form editors and

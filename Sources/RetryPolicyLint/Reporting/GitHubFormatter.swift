@@ -10,22 +10,30 @@ import RetryPolicyCore
 /// breaks `::` and `##[`, the second is what the runner needs to read the
 /// command's properties and message back.
 public enum GitHubFormatter {
-    public static func render(_ report: LintReport) -> String {
+    /// One annotation per finding, then the summary line unless `quiet`.
+    public static func render(_ report: LintReport, quiet: Bool = false) -> String {
         var output = ""
         for finding in report.findings {
-            let command: String
-            switch finding.severity {
-            case .error: command = "error"
-            case .warning: command = "warning"
-            case .note: command = "notice"
-            }
-            var message = DisplayText.escaped(finding.message)
-            if let suggestion = finding.suggestion { message += " (\(DisplayText.escaped(suggestion)))" }
-            output += "::\(command) file=\(property(DisplayText.escaped(finding.location.file))),line=\(finding.location.line),"
-                + "col=\(finding.location.column),title=\(property(finding.id))::\(data(message))\n"
+            var message = finding.message
+            if let suggestion = finding.suggestion { message += " (\(suggestion))" }
+            output += annotation(finding.severity, at: finding.location, title: finding.id, message: message)
         }
-        output += report.summary + "\n"
+        if !quiet { output += report.summary + "\n" }
         return output
+    }
+
+    /// One workflow command: `::warning file=...,line=...,col=...,title=...::message`.
+    /// `message` and `title` are made safe here (`DisplayText`, then the
+    /// runner's escaping), so callers pass the text as found.
+    public static func annotation(_ severity: LintSeverity, at location: SourceLocation, title: String, message: String) -> String {
+        let command: String
+        switch severity {
+        case .error: command = "error"
+        case .warning: command = "warning"
+        case .note: command = "notice"
+        }
+        return "::\(command) file=\(property(DisplayText.escaped(location.file))),line=\(location.line),"
+            + "col=\(location.column),title=\(property(DisplayText.escaped(title)))::\(data(DisplayText.escaped(message)))\n"
     }
 
     /// Escaping of a command's message (the runner's `escapeData`).

@@ -26,7 +26,8 @@ public struct HumanFormatter: Sendable {
         self.source = source
     }
 
-    public func render(_ report: LintReport) -> String {
+    /// The findings, then the summary line unless `quiet`.
+    public func render(_ report: LintReport, quiet: Bool = false) -> String {
         var output = ""
         var cache: [String: [Substring]] = [:]
         for finding in report.findings {
@@ -48,7 +49,7 @@ public struct HumanFormatter: Sendable {
                 output += "    " + styled("suggestion:", colourCode: "36") + " " + DisplayText.escaped(suggestion) + "\n"
             }
         }
-        output += report.summary + "\n"
+        if !quiet { output += report.summary + "\n" }
         return output
     }
 

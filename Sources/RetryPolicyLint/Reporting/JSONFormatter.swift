@@ -19,6 +19,7 @@ public enum JSONFormatter {
                 ("column", .int(finding.location.column)),
                 ("message", .string(finding.message)),
                 ("suggestion", .optional(finding.suggestion)),
+                ("fix", finding.fix.map(json) ?? .null),
             ])
         }
         let document: JSONValue = .object([
@@ -34,5 +35,25 @@ public enum JSONFormatter {
             ])),
         ])
         return document.rendered() + "\n"
+    }
+
+    /// A fix as `{description, edits: [{file, start, end, replacement}]}`,
+    /// each position with its 1-based line and column (Unicode scalars)
+    /// and its byte offset: what an editor or a patching tool needs.
+    static func json(_ fix: LintFix) -> JSONValue {
+        func position(_ position: TextPosition) -> JSONValue {
+            .object([("line", .int(position.line)), ("column", .int(position.column)), ("offset", .int(position.byteOffset))])
+        }
+        return .object([
+            ("description", .string(fix.description)),
+            ("edits", .array(fix.edits.map { edit in
+                .object([
+                    ("file", .string(edit.file)),
+                    ("start", position(edit.start)),
+                    ("end", position(edit.end)),
+                    ("replacement", .string(edit.replacement)),
+                ])
+            })),
+        ])
     }
 }

@@ -1,7 +1,8 @@
 import RetryPolicyCore
 
-/// `--format junit`: one test case per file, failed by its errors (and, with
-/// `--strict`, warnings), for CI systems that only understand test reports.
+/// `--format junit`: one test case per file, failed by its findings at or
+/// above the fail level (errors; with `--strict` or `--fail-level warning`,
+/// warnings too), for CI systems that only understand test reports.
 ///
 /// Text from the file (its path, findings' messages) goes through
 /// `DisplayText` before XML escaping: XML 1.0 cannot hold most control
@@ -10,9 +11,12 @@ import RetryPolicyCore
 /// cannot reorder or split what a CI dashboard shows. The line feeds
 /// between findings in a failure's body are the report's own.
 public struct JUnitFormatter: Sendable {
-    public var strict: Bool
+    /// The least severity that fails a file's test case.
+    public var failLevel: LintSeverity
 
-    public init(strict: Bool) { self.strict = strict }
+    public init(failLevel: LintSeverity) { self.failLevel = failLevel }
+
+    public init(strict: Bool) { self.failLevel = strict ? .warning : .error }
 
     public func render(_ report: LintReport) -> String {
         let byFile = Dictionary(grouping: report.findings, by: \.location.file)
@@ -22,7 +26,7 @@ public struct JUnitFormatter: Sendable {
         var failureCount = 0
         for file in files {
             let findings = byFile[file] ?? []
-            let failing = findings.filter { $0.severity == .error || (strict && $0.severity == .warning) }
+            let failing = findings.filter { $0.severity >= failLevel }
             let informational = findings.filter { !failing.contains($0) }
             cases += "    <testcase classname=\"retry-policy.lint\" name=\"\(Self.escape(DisplayText.escaped(file)))\">\n"
             if !failing.isEmpty {

@@ -28,7 +28,33 @@ public struct LintReport: Sendable {
 
     /// Whether the run fails: any error, or any warning when `strict`.
     public func fails(strict: Bool) -> Bool {
-        findings.contains { $0.severity == .error || (strict && $0.severity == .warning) }
+        fails(at: strict ? .warning : .error)
+    }
+
+    /// Whether the run fails at `level`: any finding that severe or more.
+    public func fails(at level: LintSeverity) -> Bool {
+        findings.contains { $0.severity >= level }
+    }
+
+    /// The report with every file name passed through `transform`: the
+    /// files, the findings' locations and their fixes' edits.
+    public func mappingPaths(_ transform: (String) -> String) -> LintReport {
+        var mapped = self
+        mapped.files = files.map(transform)
+        mapped.findings = findings.map { finding in
+            var finding = finding
+            finding.location.file = transform(finding.location.file)
+            if var fix = finding.fix {
+                fix.edits = fix.edits.map { edit in
+                    var edit = edit
+                    edit.file = transform(edit.file)
+                    return edit
+                }
+                finding.fix = fix
+            }
+            return finding
+        }
+        return mapped
     }
 
     /// `2 errors, 1 warning, 0 notes in 3 files`.

@@ -26,40 +26,97 @@ public enum SARIFFormatter {
         return documentationBaseURI + page + "#" + rule.id.lowercased()
     }
 
-    public static func render(_ report: LintReport) -> String {
-        let rules = report.referencedRules
-        let ruleIndex = Dictionary(uniqueKeysWithValues: rules.enumerated().map { ($0.element.id, $0.offset) })
+    /// The base that relative artifact URIs resolve against: the root
+    /// (`%SRCROOT%`, the name GitHub code scanning and most SARIF tools
+    /// use for the checkout).
+    public static let rootBaseID = "%SRCROOT%"
+
+    /// How the log describes `%SRCROOT%`. Its absolute URI is left out on
+    /// purpose: the same checkout gives the same log on every machine, and
+    /// consumers (code scanning) resolve it as the repository's top.
+    public static let rootDescription =
+        "The root the files were read in: the enclosing git work tree, or --root. Every relative uri resolves against it."
+
+    /// One result of a run, in the shape both `lint` and `test` report.
+    public struct Result: Sendable {
+        public var ruleID: String
+        public var level: LintSeverity
+        public var message: String
+        public var location: SourceLocation
+        public var fix: LintFix?
+
+        public init(ruleID: String, level: LintSeverity, message: String, location: SourceLocation, fix: LintFix? = nil) {
+            self.ruleID = ruleID
+            self.level = level
+            self.message = message
+            self.location = location
+            self.fix = fix
+        }
+    }
+
+    /// The lint report as a SARIF log. With `rooted`, the report's
+    /// relative paths are relative to the root: each carries the base
+    /// `%SRCROOT%`, which `originalUriBaseIds` declares.
+    public static func render(_ report: LintReport, rooted: Bool = false) -> String {
+        let results = report.findings.map { finding in
+            var message = finding.message
+            if let suggestion = finding.suggestion { message += " (\(suggestion))" }
+            return Result(ruleID: finding.id, level: finding.severity, message: message, location: finding.location, fix: finding.fix)
+        }
+        var properties: [(String, JSONValue)] = []
+        // What a directory walk left alone, in the run's property bag.
+        if report.skippedNotPolicies + report.skippedTestsFiles + report.excluded > 0 {
+            properties = [
+                ("skippedNotPolicies", .int(report.skippedNotPolicies)),
+                ("skippedTestsFiles", .int(report.skippedTestsFiles)),
+                ("excludedBySettings", .int(report.excluded)),
+            ]
+        }
+        return render(
+            rules: report.referencedRules, results: results, helpURI: { helpURI(for: $0) }, rooted: rooted, properties: properties)
+    }
+
+    /// A SARIF log of one run of `retry-policy`: `rules` are the
+    /// reporting descriptors the results refer to by id.
+    public static func render(
+        rules: [LintRule], results: [Result], helpURI: (LintRule) -> String?, rooted: Bool,
+        properties: [(String, JSONValue)] = []
+    ) -> String {
+        let ruleIndex = Dictionary(rules.enumerated().map { ($0.element.id, $0.offset) }, uniquingKeysWith: { first, _ in first })
         let ruleObjects: [JSONValue] = rules.map { rule in
-            .object([
+            var members: [(String, JSONValue)] = [
                 ("id", .string(rule.id)),
                 ("name", .string(rule.name)),
                 ("shortDescription", .object([("text", .string(rule.summary))])),
                 ("fullDescription", .object([("text", .string(rule.explanation))])),
-                ("helpUri", .string(helpURI(for: rule))),
+            ]
+            if let uri = helpURI(rule) { members.append(("helpUri", .string(uri))) }
+            members += [
                 ("help", .object([("text", .string(rule.explanation))])),
                 ("defaultConfiguration", .object([("level", .string(level(rule.defaultSeverity)))])),
-            ])
+            ]
+            return .object(members)
         }
-        let results: [JSONValue] = report.findings.map { finding in
-            var message = finding.message
-            if let suggestion = finding.suggestion { message += " (\(suggestion))" }
-            return .object([
-                ("ruleId", .string(finding.id)),
-                ("ruleIndex", .int(ruleIndex[finding.id] ?? 0)),
-                ("level", .string(level(finding.severity))),
-                ("message", .object([("text", .string(message))])),
+        let resultObjects: [JSONValue] = results.map { result in
+            var members: [(String, JSONValue)] = [
+                ("ruleId", .string(result.ruleID)),
+                ("ruleIndex", .int(ruleIndex[result.ruleID] ?? 0)),
+                ("level", .string(level(result.level))),
+                ("message", .object([("text", .string(result.message))])),
                 ("locations", .array([
                     .object([
                         ("physicalLocation", .object([
-                            ("artifactLocation", .object([("uri", .string(uri(finding.location.file)))])),
+                            ("artifactLocation", artifactLocation(result.location.file, rooted: rooted)),
                             ("region", .object([
-                                ("startLine", .int(max(finding.location.line, 1))),
-                                ("startColumn", .int(max(finding.location.column, 1))),
+                                ("startLine", .int(max(result.location.line, 1))),
+                                ("startColumn", .int(max(result.location.column, 1))),
                             ])),
                         ]))
                     ])
                 ])),
-            ])
+            ]
+            if let fix = result.fix { members.append(("fixes", .array([sarifFix(fix, rooted: rooted)]))) }
+            return .object(members)
         }
         var run: [(String, JSONValue)] = [
             ("tool", .object([
@@ -69,22 +126,57 @@ public enum SARIFFormatter {
                     ("rules", .array(ruleObjects)),
                 ]))
             ])),
-            ("results", .array(results)),
         ]
-        // What a directory walk left alone, in the run's property bag.
-        if report.skippedNotPolicies + report.skippedTestsFiles + report.excluded > 0 {
-            run.append(("properties", .object([
-                ("skippedNotPolicies", .int(report.skippedNotPolicies)),
-                ("skippedTestsFiles", .int(report.skippedTestsFiles)),
-                ("excludedBySettings", .int(report.excluded)),
+        if rooted {
+            run.append(("originalUriBaseIds", .object([
+                (rootBaseID, .object([("description", .object([("text", .string(rootDescription))]))]))
             ])))
         }
+        run += [
+            ("results", .array(resultObjects)),
+            // Columns count Unicode scalars, as the loader's locations do.
+            ("columnKind", "unicodeCodePoints"),
+        ]
+        if !properties.isEmpty { run.append(("properties", .object(properties))) }
         let document: JSONValue = .object([
             ("$schema", .string(schemaURI)),
             ("version", "2.1.0"),
             ("runs", .array([.object(run)])),
         ])
         return document.rendered() + "\n"
+    }
+
+    /// `{uri, uriBaseId}`: a relative path resolves against `%SRCROOT%`
+    /// when the log names the root; an absolute one is a `file://` URI
+    /// of its own, and standard input has no base.
+    static func artifactLocation(_ file: String, rooted: Bool) -> JSONValue {
+        let encoded = uri(file)
+        guard rooted, !file.hasPrefix("/"), !file.hasPrefix("<") else { return .object([("uri", .string(encoded))]) }
+        return .object([("uri", .string(encoded)), ("uriBaseId", .string(rootBaseID))])
+    }
+
+    /// A fix as SARIF's `fix`: one `artifactChange` per file, each edit a
+    /// `replacement` of a line-and-column region.
+    static func sarifFix(_ fix: LintFix, rooted: Bool) -> JSONValue {
+        var files: [String] = []
+        for edit in fix.edits where !files.contains(edit.file) { files.append(edit.file) }
+        let changes: [JSONValue] = files.map { file in
+            .object([
+                ("artifactLocation", artifactLocation(file, rooted: rooted)),
+                ("replacements", .array(fix.edits.filter { $0.file == file }.map { edit in
+                    .object([
+                        ("deletedRegion", .object([
+                            ("startLine", .int(edit.start.line)),
+                            ("startColumn", .int(edit.start.column)),
+                            ("endLine", .int(edit.end.line)),
+                            ("endColumn", .int(edit.end.column)),
+                        ])),
+                        ("insertedContent", .object([("text", .string(edit.replacement))])),
+                    ])
+                })),
+            ])
+        }
+        return .object([("description", .object([("text", .string(fix.description))])), ("artifactChanges", .array(changes))])
     }
 
     static func level(_ severity: LintSeverity) -> String {

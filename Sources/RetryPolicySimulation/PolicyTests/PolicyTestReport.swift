@@ -19,10 +19,14 @@ public struct PolicyTestReport: Sendable {
     public struct InvalidFile: Sendable {
         public var file: String
         public var problems: [String]
+        /// Where the first problem is, for CI annotations; `nil`: the file
+        /// as a whole.
+        public var location: SourceLocation?
 
-        public init(file: String, problems: [String]) {
+        public init(file: String, problems: [String], location: SourceLocation? = nil) {
             self.file = file
             self.problems = problems
+            self.location = location
         }
     }
 
@@ -42,11 +46,16 @@ public struct PolicyTestReport: Sendable {
 
     /// `PASS`/`FAIL` per file with every mismatch, `ERROR` per invalid file,
     /// and a summary line.
-    public var text: String {
+    public var text: String { text(quiet: false) }
+
+    /// ``text``; with `quiet`, only the failing files and invalid ones,
+    /// without `PASS` lines or the summary.
+    public func text(quiet: Bool) -> String {
         let shown = { (text: String) in DisplayText.escaped(text) }
         var output = ""
         for result in results {
             if result.failures.isEmpty {
+                if quiet { continue }
                 output += "PASS \(shown(result.suite.path)): \(plural(result.passed, "case")) passed\n"
             } else {
                 output += "FAIL \(shown(result.suite.path)): \(result.failures.count) of \(plural(result.total, "case")) failed\n"
@@ -62,11 +71,45 @@ public struct PolicyTestReport: Sendable {
         for entry in invalid {
             output += "ERROR \(shown(entry.file)):\n" + entry.problems.map { "  " + shown($0) + "\n" }.joined()
         }
+        if quiet { return output }
+        return output + summary + "\n"
+    }
+
+    /// The report with every file name passed through `transform` (the
+    /// files, the cases' locations); problems' texts are left as written.
+    public func mappingPaths(_ transform: (String) -> String) -> PolicyTestReport {
+        var mapped = self
+        mapped.results = results.map { result in
+            var result = result
+            result.suite.path = transform(result.suite.path)
+            result.failures = result.failures.map { failure in
+                var failure = failure
+                failure.location.file = transform(failure.location.file)
+                return failure
+            }
+            result.outcomes = result.outcomes.map { outcome in
+                var outcome = outcome
+                if let file = outcome.failure?.location.file { outcome.failure?.location.file = transform(file) }
+                outcome.location.file = transform(outcome.location.file)
+                return outcome
+            }
+            return result
+        }
+        mapped.invalid = invalid.map { entry in
+            var entry = entry
+            entry.file = transform(entry.file)
+            if let file = entry.location?.file { entry.location?.file = transform(file) }
+            return entry
+        }
+        return mapped
+    }
+
+    /// The summary line: `2 test files, 5 cases: 4 passed, 1 failed`.
+    public var summary: String {
         let passed = passed
         let failed = failed
-        output += "\(plural(fileCount, "test file")), \(plural(passed + failed, "case")): \(passed) passed, \(failed) failed"
-        output += invalid.isEmpty ? "\n" : ", \(invalid.count) invalid\n"
-        return output
+        return "\(plural(fileCount, "test file")), \(plural(passed + failed, "case")): \(passed) passed, \(failed) failed"
+            + (invalid.isEmpty ? "" : ", \(invalid.count) invalid")
     }
 
     public var json: JSONValue {
