@@ -7,7 +7,9 @@ import RetryPolicyCore
 /// Budget payments in batches: the connection runs one statement at a
 /// time, so the payments that arrive while one key's statement is in
 /// flight go together in the next, one round trip for all of them. Each
-/// waits at most `withdrawTimeout`, counted from when it was asked.
+/// waits at most `withdrawTimeout`, counted from when it was asked; a
+/// statement that answers later still decides, and what it granted to a
+/// payment that gave up is given back with the next refund.
 extension PostgresRetryStateStore {
     /// What a payment asks of a key's row.
     enum PaymentKind: Hashable, Sendable {
@@ -45,14 +47,16 @@ extension PostgresRetryStateStore {
     static let paymentBatchLimit = 1024
 
     /// Asks the row for `cost` and waits for the answer (at most
-    /// `withdrawTimeout`).
+    /// `withdrawTimeout`). The statements run on the connection's event
+    /// loop, one batch after another, so a busy cooperative pool never
+    /// delays them.
     func pay(
         _ kind: PaymentKind, cost: Int, key: String, capacity: Int, on connection: PostgresConnection
     ) async -> PaymentReply {
         let queueKey = PaymentQueueKey(key: key, kind: kind)
         let timeout = configuration.withdrawTimeout
         return await withCheckedContinuation { continuation in
-            let (id, startsSender) = state.withLock { state -> (Int, Bool) in
+            let (id, startsSending) = state.withLock { state -> (Int, Bool) in
                 let id = state.nextPaymentID
                 state.nextPaymentID &+= 1
                 state.paymentWaiters[id] = continuation
@@ -67,9 +71,7 @@ extension PostgresRetryStateStore {
             connection.eventLoop.scheduleTask(in: timeout.timeAmount) { [self] in
                 answer(id, .unreachable("timed out after \(timeout)"))
             }
-            if startsSender {
-                Task { await sendPayments(queueKey, on: connection) }
-            }
+            if startsSending { sendNextBatch(queueKey, on: connection) }
         }
     }
 
@@ -82,84 +84,88 @@ extension PostgresRetryStateStore {
         return true
     }
 
-    /// Sends the queue's payments, a batch at a time, until none wait.
-    private func sendPayments(_ queueKey: PaymentQueueKey, on connection: PostgresConnection) async {
-        while true {
-            let batch = state.withLock { state -> (payments: [(id: Int, cost: Int)], capacity: Int)? in
-                guard var queue = state.paymentQueues[queueKey] else { return nil }
-                // Those that gave up already need no statement.
-                queue.waiting.removeAll { state.paymentWaiters[$0.id] == nil }
-                if queue.waiting.isEmpty {
-                    state.paymentQueues[queueKey] = nil
-                    return nil
-                }
-                let taken = Array(queue.waiting.prefix(Self.paymentBatchLimit))
-                queue.waiting.removeFirst(taken.count)
-                state.paymentQueues[queueKey] = queue
-                return (taken, queue.capacity)
+    /// Sends the payments waiting in the queue as one statement, then the
+    /// ones that arrived meanwhile, until none wait.
+    private func sendNextBatch(_ queueKey: PaymentQueueKey, on connection: PostgresConnection) {
+        let batch = state.withLock { state -> (payments: [(id: Int, cost: Int)], capacity: Int)? in
+            guard var queue = state.paymentQueues[queueKey] else { return nil }
+            // Those that gave up already need no statement.
+            queue.waiting.removeAll { state.paymentWaiters[$0.id] == nil }
+            if queue.waiting.isEmpty {
+                state.paymentQueues[queueKey] = nil
+                return nil
             }
-            guard let batch else { return }
-            await send(batch.payments, kind: queueKey.kind, key: queueKey.key, capacity: batch.capacity, on: connection)
+            let taken = Array(queue.waiting.prefix(Self.paymentBatchLimit))
+            queue.waiting.removeFirst(taken.count)
+            state.paymentQueues[queueKey] = queue
+            return (taken, queue.capacity)
         }
-    }
-
-    /// One statement for `payments`, in order: the row's tokens before it
-    /// decide each payment, in the same way as the statement does.
-    private func send(
-        _ payments: [(id: Int, cost: Int)], kind: PaymentKind, key: String, capacity: Int,
-        on connection: PostgresConnection
-    ) async {
+        guard let batch else { return }
         counters.add(\.roundTrips)
         roundTripCounter.increment()
-        let costs = payments.map(\.cost)
-        do {
-            var before = try await tokensBefore(kind, costs: costs, key: key, on: connection)
-            if before == nil {
+        let key = queueKey.key, kind = queueKey.kind
+        let costs = batch.payments.map(\.cost)
+        tokensBefore(kind, costs: costs, key: key, on: connection)
+            .flatMap { [self] before -> EventLoopFuture<Int?> in
+                if let before { return connection.eventLoop.makeSucceededFuture(before) }
                 // No row yet: create it at full capacity, then pay.
-                try await Self.run(
+                let create: EventLoopFuture<PostgresQueryResult> = connection.query(
                     """
-                    INSERT INTO retry_policy_budget (key, capacity, tokens) VALUES (\(key), \(capacity), \(capacity))
+                    INSERT INTO retry_policy_budget (key, capacity, tokens) VALUES (\(key), \(batch.capacity), \(batch.capacity))
                     ON CONFLICT (key) DO NOTHING
-                    """, on: connection, logger: logger, timeout: configuration.withdrawTimeout)
-                before = try await tokensBefore(kind, costs: costs, key: key, on: connection)
+                    """, logger: logger)
+                return create.flatMap { _ in self.tokensBefore(kind, costs: costs, key: key, on: connection) }
             }
-            guard let before else {
-                for payment in payments { answer(payment.id, .unreachable("no row returned")) }
-                return
+            .whenComplete { [self] result in
+                settle(batch.payments, kind: kind, key: key, tokensBefore: result)
+                sendNextBatch(queueKey, on: connection)
             }
-            var tokens = before
-            var refused = false
-            for payment in payments {
-                switch kind {
-                case .withdraw:
-                    // The statement grants the longest run of payments
-                    // that fits, in order.
-                    if !refused && payment.cost <= tokens {
-                        tokens -= payment.cost
-                        // Granted to one that gave up: give it back.
-                        if !answer(payment.id, .paid(tokens)) { addRefund(payment.cost, key: key) }
-                    } else {
-                        refused = true
-                        answer(payment.id, .refused(tokens))
-                    }
-                case .drain:
-                    tokens = Swift.max(tokens - payment.cost, 0)
-                    answer(payment.id, .paid(tokens))
-                }
-            }
-        } catch {
+    }
+
+    /// Answers each payment of a batch as the statement decided it: in
+    /// order, from the row's tokens before it. A withdrawal granted to a
+    /// payment that gave up meanwhile is given back.
+    private func settle(
+        _ payments: [(id: Int, cost: Int)], kind: PaymentKind, key: String, tokensBefore result: Result<Int?, any Error>
+    ) {
+        let before: Int
+        switch result {
+        case .success(let tokens?):
+            before = tokens
+        case .success(nil):
+            for payment in payments { answer(payment.id, .unreachable("no row returned")) }
+            return
+        case .failure(let error):
             let reason = DisplayText.escaped(String(reflecting: error))
             for payment in payments { answer(payment.id, .unreachable(reason)) }
+            return
+        }
+        var tokens = before
+        var refused = false
+        for payment in payments {
+            switch kind {
+            case .withdraw:
+                // The statement grants the longest run of payments that
+                // fits, in order.
+                if !refused && payment.cost <= tokens {
+                    tokens -= payment.cost
+                    if !answer(payment.id, .paid(tokens)) { addRefund(payment.cost, key: key) }
+                } else {
+                    refused = true
+                    answer(payment.id, .refused(tokens))
+                }
+            case .drain:
+                tokens = Swift.max(tokens - payment.cost, 0)
+                answer(payment.id, .paid(tokens))
+            }
         }
     }
 
-    /// Runs the payments' statement and returns the row's tokens before
-    /// it, or `nil` when the key has no row. A statement that answers
-    /// after the timeout still took what it granted; the refund gives it
-    /// back then.
+    /// The payments' statement: the row's tokens before it, or `nil` when
+    /// the key has no row.
     private func tokensBefore(
         _ kind: PaymentKind, costs: [Int], key: String, on connection: PostgresConnection
-    ) async throws -> Int? {
+    ) -> EventLoopFuture<Int?> {
         let query: PostgresQuery
         switch kind {
         case .withdraw:
@@ -188,25 +194,9 @@ extension PostgresRetryStateStore {
                 """
         }
         let future: EventLoopFuture<PostgresQueryResult> = connection.query(query, logger: logger)
-        do {
-            let rows = try await Self.value(of: future, timeout: configuration.withdrawTimeout).rows
-            guard let row = rows.first else { return nil }
+        return future.flatMapThrowing { result in
+            guard let row = result.rows.first else { return nil }
             return try row.decode(Int.self)
-        } catch is TimedOut {
-            if kind == .withdraw {
-                // Whatever the late statement granted went to payments that
-                // were answered as unreachable: give it back.
-                future.whenSuccess { [self] result in
-                    guard let before = try? result.rows.first?.decode(Int.self) else { return }
-                    var taken = 0
-                    for cost in costs {
-                        guard taken + cost <= before else { break }
-                        taken += cost
-                    }
-                    if taken > 0 { addRefund(taken, key: key) }
-                }
-            }
-            throw TimedOut()
         }
     }
 }
