@@ -155,10 +155,12 @@ struct YAMLSyntaxHintTests {
         #expect(diagnostic.message.contains("first at line 2, column 1") && diagnostic.suggestion != nil)
     }
 
-    @Test("a byte order mark before a document of a stream is YAML's own and accepted")
+    @Test("a byte order mark before a later document of a stream is refused at it, as libyaml refuses it")
     func byteOrderMarkBeforeADocument() throws {
-        let documents = try YAMLParser.parseDocuments(bytes: Array("a: 1\n...\n\u{FEFF}---\nb: 2\n".utf8), path: "s.yaml")
-        #expect(documents.count == 2)
+        let error = try #require(throws: PolicyLoadError.self) {
+            try YAMLParser.parseDocuments(bytes: Array("a: 1\n...\n\u{FEFF}---\nb: 2\n".utf8), path: "s.yaml")
+        }
+        #expect(error.diagnostics.first?.id == "RP002" && error.diagnostics.first?.location.line == 3, "\(error)")
     }
 
     @Test("an error libyaml reports at line 1 of a long file's mapping costs time linear in the file")
@@ -170,7 +172,7 @@ struct YAMLSyntaxHintTests {
         text += "  section:\n    inner: 1\n   stray: 2\n"
         var thrown: PolicyLoadError?
         let elapsed = ContinuousClock().measure {
-            do { _ = try YAMLParser.parse(text, path: "long.yaml") } catch { thrown = error }
+            do throws(PolicyLoadError) { _ = try YAMLParser.parse(text, path: "long.yaml") } catch { thrown = error }
         }
         let diagnostic = try #require(thrown?.diagnostics.first)
         #expect(diagnostic.location.line == 40_004 && diagnostic.location.column == 4, "\(diagnostic)")

@@ -36,13 +36,11 @@ enum TextValidation {
                     .encoding, at: SourceLocation(file: path, line: line, column: column),
                     "expected UTF-8 text, found the invalid byte 0x\(hex.count == 1 ? "0" + hex : hex)")
             }
-            if length == 3, column == 1, byte == 0xEF, bytes[index + 1] == 0xBB, bytes[index + 2] == 0xBF,
-                !startsDocument(bytes, at: index + 3)
-            {
+            if length == 3, column == 1, byte == 0xEF, bytes[index + 1] == 0xBB, bytes[index + 2] == 0xBF {
                 // A byte order mark inside the file (files joined together):
                 // libyaml reads it as part of the key after it, which then
-                // matches no key while looking like one. YAML allows one
-                // only before a document (`---` or a directive).
+                // matches no key while looking like one (and refuses one
+                // before a later document, which YAML would allow).
                 return Diagnostic(
                     .encoding, at: SourceLocation(file: path, line: line, column: column),
                     "expected text, found a byte order mark (U+FEFF) at the start of a line inside the file",
@@ -60,11 +58,6 @@ enum TextValidation {
             index += length
         }
         return nil
-    }
-
-    private static func startsDocument(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int) -> Bool {
-        if index < bytes.count, bytes[index] == UInt8(ascii: "%") { return true }
-        return index + 2 < bytes.count && bytes[index] == UInt8(ascii: "-") && bytes[index + 1] == UInt8(ascii: "-") && bytes[index + 2] == UInt8(ascii: "-")
     }
 
     /// The length of the well-formed UTF-8 sequence at `index` (RFC 3629:
