@@ -66,7 +66,7 @@ struct ConsumerReadingTests {
 
     @Test("nested settings (s3 = and indented lines) stay out of the profile; ':' separates as '=' does; keys ignore case")
     func nestedAndColon() throws {
-        let text = "[profile batch]\ns3 =\n  max_attempts = 9\n  retry_mode = nonsense\nMax_Attempts : 4\nretry_mode=standard\n"
+        let text = "[profile batch]\nMax_Attempts : 4\nretry_mode=standard\ns3 =\n  max_attempts = 9\n  retry_mode = nonsense\n"
         let imported = try Importer.importPolicy(Self.file(text, "config"), from: .awsConfig, selection: "batch")
         #expect(imported.attempts == 4, "\(imported.yaml)")
     }

@@ -176,6 +176,7 @@ struct YAMLSyntaxHintTests {
         }
         let diagnostic = try #require(thrown?.diagnostics.first)
         #expect(diagnostic.location.line == 40_004 && diagnostic.location.column == 4, "\(diagnostic)")
+        #expect(diagnostic.message.contains("or at column 5 with 'inner' on line 40003"), "\(diagnostic)")
         #expect(elapsed < .seconds(10), "\(elapsed)")
     }
 }
