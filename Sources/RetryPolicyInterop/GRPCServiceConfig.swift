@@ -117,7 +117,7 @@ struct GRPCServiceConfig {
         let items = ForeignReader.items(node)
         if items.isEmpty {
             reader.error(
-                .invalidValue, at: node.location, "loadBalancingConfig: No known policies in list: (an empty list; gRPC rejects the service config)",
+                .invalidValue, at: node.location, "loadBalancingConfig: expected at least one policy, found an empty list (gRPC: \"No known policies in list\"; it rejects the whole service config)",
                 suggestion: "name a policy, such as [{\"round_robin\": {}}], or remove loadBalancingConfig for gRPC's default pick_first")
         }
         for (index, item) in items.enumerated() where reader.grpcObject(item, "loadBalancingConfig[\(index)]") {
