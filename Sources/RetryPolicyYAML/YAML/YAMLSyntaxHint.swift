@@ -42,7 +42,7 @@ struct YAMLSyntaxHint {
         return Diagnostic(.yamlSyntax, at: location(problemMark), message)
     }
 
-    private func explanation() -> Diagnostic? {
+    func explanation() -> Diagnostic? {
         if let odd = oddCharacter() { return odd }
         switch problem {
         case "found character that cannot start any token", "found a tab character that violates indentation",
@@ -75,7 +75,7 @@ struct YAMLSyntaxHint {
     /// A no-break space, a zero-width space or a byte order mark on the
     /// error's line or the content line above: invisible in an editor, and
     /// not a space to YAML (`key:<NBSP>value` is no key).
-    private func oddCharacter() -> Diagnostic? {
+    func oddCharacter() -> Diagnostic? {
         var lines = [problemMark.line]
         if let above = source.previousContentLine(before: problemMark.line) { lines.insert(above, at: 0) }
         if let contextMark, !lines.contains(contextMark.line) { lines.insert(contextMark.line, at: 0) }
@@ -112,7 +112,7 @@ struct YAMLSyntaxHint {
 
     /// A tab in indentation, or a character YAML reserves (`@`, `` ` ``)
     /// at the start of a plain value.
-    private func unexpectedCharacter() -> Diagnostic? {
+    func unexpectedCharacter() -> Diagnostic? {
         guard let found = source.character(line: problemMark.line, column: problemMark.column) else { return nil }
         if found == "\t" || problem.contains("tab") {
             let column = tabColumn(on: problemMark.line) ?? problemMark.column
@@ -133,7 +133,7 @@ struct YAMLSyntaxHint {
     }
 
     /// The first tab of a line's indentation.
-    private func tabColumn(on line: Int) -> Int? {
+    func tabColumn(on line: Int) -> Int? {
         for (offset, scalar) in source.line(line).enumerated() {
             if scalar == "\t" { return offset + 1 }
             if scalar != " " { return nil }
@@ -143,7 +143,7 @@ struct YAMLSyntaxHint {
 
     /// A key whose `:` is missing: libyaml notices on the next line; the
     /// colon belongs after the key's first word.
-    private func missingColon(keyAt mark: Mark?) -> Diagnostic? {
+    func missingColon(keyAt mark: Mark?) -> Diagnostic? {
         guard let mark else { return nil }
         let key = source.word(line: mark.line, from: mark.column)
         guard Self.isPlainKey(key) else { return nil }
@@ -169,7 +169,7 @@ struct YAMLSyntaxHint {
     /// inside a plain value, a key indented under a plain value, or the key
     /// of the line above missing its colon (the two lines then read as one
     /// plain value).
-    private func colonInValue() -> Diagnostic? {
+    func colonInValue() -> Diagnostic? {
         let line = problemMark.line
         if let first = source.mappingColon(line: line), first < problemMark.column {
             let keyColumn = source.indentColumn(line) + (source.character(line: line, column: source.indentColumn(line)) == "-" ? 2 : 0)
@@ -199,53 +199,9 @@ struct YAMLSyntaxHint {
         return nil
     }
 
-    /// libyaml's "did not find expected key" in a block mapping.
-    private func unexpectedInMapping() -> Diagnostic? {
-        let line = problemMark.line
-        let indent = source.indentColumn(line)
-        guard let found = source.character(line: line, column: problemMark.column) else { return nil }
-        if problemMark.column > indent {
-            return textAfterValue(found: found)
-        }
-        if let contextMark, contextMark.line < line,
-            source.character(line: contextMark.line, column: contextMark.column) == "-",
-            let next = source.character(line: contextMark.line, column: contextMark.column + 1), next != " "
-        {
-            // `-status: [503]` is a key named -status, not a list item.
-            return missingDashSpace(line: contextMark.line, column: contextMark.column)
-        }
-        if found == "-" {
-            if let list = dashLine(before: line), source.indentColumn(list) != indent {
-                let column = source.indentColumn(list)
-                return Diagnostic(
-                    .yamlSyntax, at: location(problemMark),
-                    "expected the list item at column \(column), aligned with the '-' on line \(list), found column \(indent)",
-                    suggestion: "indent it to column \(column)")
-            }
-            return Diagnostic(
-                .yamlSyntax, at: location(problemMark),
-                "expected a key at column \(contextMark?.column ?? 1), found a list item",
-                suggestion: "a list is the value of a key: indent it under the key it belongs to (key:, then '  - item')")
-        }
-        guard let contextMark, indent != contextMark.column else { return nil }
-        let key = source.word(line: line, from: indent)
-        guard Self.isPlainKey(key) else { return nil }
-        var message = "expected '\(Self.abbreviated(key))' at column \(contextMark.column), aligned with the keys of the mapping on line \(contextMark.line)"
-        var suggestion = "indent it to column \(contextMark.column)"
-        if let above = source.previousContentLine(before: line, floor: max(contextMark.line, line - Self.maximumLookBack)),
-            source.indentColumn(above) > indent
-        {
-            let aboveIndent = source.indentColumn(above)
-            let aboveKey = source.word(line: above, from: aboveIndent + (source.character(line: above, column: aboveIndent) == "-" ? 2 : 0))
-            message += ", or at column \(aboveIndent) with '\(Self.abbreviated(aboveKey))' on line \(above)"
-            suggestion = "indent it to column \(aboveIndent) to keep it in the section above, or to column \(contextMark.column)"
-        }
-        return Diagnostic(.yamlSyntax, at: location(line: line, column: indent), message + ", found column \(indent)", suggestion: suggestion)
-    }
-
     /// Text after a complete value on its line: a quote closed too early
     /// (or opened lines above), a stray `]` or `}`.
-    private func textAfterValue(found: Unicode.Scalar) -> Diagnostic? {
+    func textAfterValue(found: Unicode.Scalar) -> Diagnostic? {
         let line = problemMark.line
         var before = problemMark.column - 1
         while before > 1, source.character(line: line, column: before) == " " { before -= 1 }
@@ -279,32 +235,9 @@ struct YAMLSyntaxHint {
             suggestion: inside)
     }
 
-    /// Where a line's content starts: after its indentation and, for a
-    /// list item, after `- `.
-    private func contentColumn(_ line: Int) -> Int {
-        var column = source.indentColumn(line)
-        while source.character(line: line, column: column) == "-", source.character(line: line, column: column + 1) == " " {
-            column += 1
-            while source.character(line: line, column: column) == " " { column += 1 }
-        }
-        return column
-    }
-
-    /// The nearest line above that starts with a list item's dash.
-    private func dashLine(before line: Int) -> Int? {
-        var candidate = line - 1
-        while candidate >= max(1, line - Self.maximumLookBack) {
-            if !source.isBlankOrComment(candidate), source.character(line: candidate, column: source.indentColumn(candidate)) == "-" {
-                return candidate
-            }
-            candidate -= 1
-        }
-        return nil
-    }
-
     /// The unmatched quote of the nearest line above with an odd number
     /// of them.
-    private func openingQuote(_ quote: Unicode.Scalar, before line: Int) -> Mark? {
+    func openingQuote(_ quote: Unicode.Scalar, before line: Int) -> Mark? {
         var candidate = line - 1
         let floor = max(1, line - Self.maximumLookBack, contextMark?.line ?? 1)
         while candidate >= floor {
@@ -316,75 +249,10 @@ struct YAMLSyntaxHint {
         return nil
     }
 
-    private func missingDashSpace(line: Int, column: Int) -> Diagnostic {
-        let item = source.text(line: line, from: column + 1, to: source.contentEndColumn(line))
-        return Diagnostic(
-            .yamlSyntax, at: location(line: line, column: column + 1),
-            "expected '- ' (a dash and a space) to start a list item, found '-\(Self.abbreviated(source.word(line: line, from: column + 1)))'",
-            suggestion: "write '- \(Self.abbreviated(item))'")
-    }
-
-    /// libyaml's "did not find expected '-' indicator" in a block list: a
-    /// dash without its space, an item out of line with the others, or a
-    /// key of an item at the wrong column.
-    private func unexpectedInList() -> Diagnostic? {
-        guard let contextMark else { return nil }
-        let line = problemMark.line
-        let indent = source.indentColumn(line)
-        guard let found = source.character(line: line, column: indent) else { return nil }
-        if found == "-" {
-            if let next = source.character(line: line, column: indent + 1), next != " " {
-                return missingDashSpace(line: line, column: indent)
-            }
-            return Diagnostic(
-                .yamlSyntax, at: location(line: line, column: indent),
-                "expected the list item at column \(contextMark.column), aligned with the '-' on line \(contextMark.line), found column \(indent)",
-                suggestion: "indent it to column \(contextMark.column)")
-        }
-        let key = source.word(line: line, from: indent)
-        guard let item = itemContentColumn(before: line, dashColumn: contextMark.column, floor: contextMark.line) else {
-            return Diagnostic(
-                .yamlSyntax, at: location(line: line, column: indent),
-                "expected a list item ('- ') at column \(contextMark.column), found '\(Self.abbreviated(key))'",
-                suggestion: "start the item with '- ', aligned with the '-' on line \(contextMark.line)")
-        }
-        let itemKey = source.word(line: item.line, from: item.column)
-        var message = "expected '\(Self.abbreviated(key))' at column \(item.column), aligned with '\(Self.abbreviated(itemKey))' of the list item on line \(item.line)"
-        var suggestion = "indent it to column \(item.column) to keep it in that item, or write '- \(Self.abbreviated(key)): ...' at column \(contextMark.column) for a new item"
-        if let parent = source.previousContentLine(before: contextMark.line, floor: contextMark.line - Self.maximumLookBack),
-            source.indentColumn(parent) < contextMark.column, source.indentColumn(parent) < indent
-        {
-            // After the list, at the level of the key that holds it.
-            let column = source.indentColumn(parent)
-            let parentKey = source.word(line: parent, from: column)
-            message += ", or at column \(column) with '\(Self.abbreviated(parentKey))' on line \(parent) (after the list)"
-            suggestion += ", or to column \(column) if it follows the list"
-        }
-        return Diagnostic(.yamlSyntax, at: location(line: line, column: indent), message + ", found column \(indent)", suggestion: suggestion)
-    }
-
-    /// Where the content of the last item of a list (its dash at
-    /// `dashColumn`) starts: the column after `- `.
-    private func itemContentColumn(before line: Int, dashColumn: Int, floor: Int) -> Mark? {
-        var candidate = line - 1
-        while candidate >= max(floor, line - Self.maximumLookBack, 1) {
-            if !source.isBlankOrComment(candidate), source.indentColumn(candidate) == dashColumn,
-                source.character(line: candidate, column: dashColumn) == "-"
-            {
-                var column = dashColumn + 1
-                while source.character(line: candidate, column: column) == " " { column += 1 }
-                guard source.character(line: candidate, column: column) != nil else { return nil }
-                return Mark(line: candidate, column: column)
-            }
-            candidate -= 1
-        }
-        return nil
-    }
-
     /// A `[` or `{` not closed: libyaml notices at the next line's key. The
     /// closer belongs at the end of the last line that holds content; on
     /// the same line, a missing comma is likelier.
-    private func unclosedFlow(closer: String) -> Diagnostic? {
+    func unclosedFlow(closer: String) -> Diagnostic? {
         guard let contextMark else { return nil }
         let opener = closer == "]" ? "[" : "{"
         let kind = closer == "]" ? "list" : "mapping"
@@ -411,7 +279,7 @@ struct YAMLSyntaxHint {
             suggestion: "add ',' between items, or '\(closer)' to close the \(kind)")
     }
 
-    private func unclosedQuote() -> Diagnostic? {
+    func unclosedQuote() -> Diagnostic? {
         guard let contextMark, let quote = source.character(line: contextMark.line, column: contextMark.column) else { return nil }
         return Diagnostic(
             .yamlSyntax, at: location(contextMark),
@@ -423,7 +291,7 @@ struct YAMLSyntaxHint {
 
     /// The key on the error's line before its column, if the line is
     /// `key: value`.
-    private func keyBefore(_ mark: Mark) -> String? {
+    func keyBefore(_ mark: Mark) -> String? {
         guard let colon = source.mappingColon(line: mark.line), colon < mark.column else { return nil }
         let indent = source.indentColumn(mark.line)
         let start = indent + (source.character(line: mark.line, column: indent) == "-" ? 2 : 0)
@@ -455,11 +323,11 @@ struct YAMLSyntaxHint {
         return "\"" + escaped + "\""
     }
 
-    private func location(_ mark: Mark) -> SourceLocation {
+    func location(_ mark: Mark) -> SourceLocation {
         location(line: mark.line, column: mark.column)
     }
 
-    private func location(line: Int, column: Int) -> SourceLocation {
+    func location(line: Int, column: Int) -> SourceLocation {
         SourceLocation(file: path, line: max(line, 1), column: max(column, 1))
     }
 }
