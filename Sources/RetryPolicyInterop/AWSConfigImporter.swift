@@ -16,21 +16,55 @@ enum AWSConfigImporter {
     }
 
     /// The file's sections (`[default]`, `[profile NAME]`, `[NAME]`), in
-    /// file order, as the SDKs read the INI syntax.
+    /// file order, read as botocore reads the INI syntax (Python's
+    /// `configparser`, then `raw_config_parse`):
+    ///
+    /// - a line indented deeper than the option line above continues that
+    ///   option's value (`s3 =` then indented `key = value` lines is a
+    ///   nested setting; `retry_mode = standard` then an indented line is
+    ///   one two-line value);
+    /// - any other line, indented or not, is a section header or an
+    ///   option: keys indented under a section header are read;
+    /// - `=` or `:` separates a key from its value, and keys are
+    ///   lower-cased;
+    /// - comment lines (`#`, `;`) and blank lines do not end a value.
     static func parse(bytes: [UInt8], path: String) throws(InteropError) -> [(name: String, section: Section)] {
         let text = String(decoding: bytes, as: UTF8.self)
         var sections: [String: (location: SourceLocation, entries: [String: Entry])] = [:]
         var order: [String] = []
         var current: String?
+        /// The option whose value indented lines continue, and the
+        /// indentation of its line.
+        var option: (key: String, lines: [Substring])?
+        var optionIndent = 0
         var diagnostics: [Diagnostic] = []
+        func finishOption() {
+            guard let finished = option, let section = current else { return }
+            var lines = finished.lines
+            while lines.count > 1, lines.last?.isEmpty == true { lines.removeLast() }
+            sections[section]?.entries[finished.key]?.value = lines.joined(separator: "\n")
+            option = nil
+        }
         for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let line = rawLine.hasSuffix("\r") ? rawLine.dropLast() : rawLine
             let trimmed = line.trimmingSpaces
-            let location = SourceLocation(file: path, line: index + 1, column: 1)
-            if trimmed.isEmpty || trimmed.hasPrefix("#") || trimmed.hasPrefix(";") { continue }
+            let indent = line.prefix { $0 == " " || $0 == "\t" }.count
+            let location = SourceLocation(file: path, line: index + 1, column: indent + 1)
+            if trimmed.hasPrefix("#") || trimmed.hasPrefix(";") { continue }
+            if trimmed.isEmpty {
+                option?.lines.append("")
+                continue
+            }
+            if option != nil && indent > optionIndent {
+                option?.lines.append(trimmed)
+                continue
+            }
+            finishOption()
+            optionIndent = indent
             if trimmed.hasPrefix("[") {
                 guard trimmed.hasSuffix("]") else {
                     diagnostics.append(Diagnostic(.invalidValue, at: location, "expected a section header such as [profile name], found \(trimmed.prefix(40))"))
+                    current = nil
                     continue
                 }
                 var name = String(trimmed.dropFirst().dropLast().trimmingSpaces)
@@ -39,24 +73,29 @@ enum AWSConfigImporter {
                 if sections[name] == nil { sections[name] = (location, [:]); order.append(name) }
                 continue
             }
-            guard let equals = trimmed.firstIndex(of: "=") else {
-                // Continuation lines of nested settings (s3 =\n  key = value) start with spaces.
-                if line.first == " " || line.first == "\t" { continue }
+            guard let separator = trimmed.firstIndex(where: { $0 == "=" || $0 == ":" }) else {
                 diagnostics.append(Diagnostic(.invalidValue, at: location, "expected key = value, found \(trimmed.prefix(40))"))
                 continue
             }
-            if line.first == " " || line.first == "\t" { continue }  // a nested setting
-            let key = String(trimmed[..<equals].trimmingSpaces)
-            let value = String(trimmed[trimmed.index(after: equals)...].trimmingSpaces)
+            let key = String(trimmed[..<separator].trimmingSpaces).lowercased()
+            let value = trimmed[trimmed.index(after: separator)...].trimmingSpaces
             guard let section = current else {
                 diagnostics.append(Diagnostic(.invalidValue, at: location, "expected a [section] before \(key)", suggestion: "put [default] (or [profile NAME]) above it"))
                 continue
             }
-            let column = line.distance(from: line.startIndex, to: line.firstIndex { $0 != " " && $0 != "\t" } ?? line.startIndex) + 1
-            sections[section]?.entries[key] = Entry(value: value, location: SourceLocation(file: path, line: index + 1, column: column))
+            sections[section]?.entries[key] = Entry(value: String(value), location: location)
+            option = (key, [value])
         }
+        finishOption()
         if !diagnostics.isEmpty { throw InteropError(diagnostics) }
         return order.map { ($0, Section(location: sections[$0]!.location, entries: sections[$0]!.entries)) }
+    }
+
+    /// The suggestion for a value that runs over several lines: botocore
+    /// reads an indented line as part of the option above it.
+    static func continuationHint(_ entry: Entry) -> String? {
+        guard entry.value.contains("\n") else { return nil }
+        return "a line indented under an option continues its value (as botocore reads it): indent it no deeper than the option's line"
     }
 
     /// One profile's retry settings.
@@ -65,7 +104,9 @@ enum AWSConfigImporter {
         var mode = "legacy"
         if let entry = section.entries["retry_mode"] {
             guard ["legacy", "standard", "adaptive"].contains(entry.value) else {
-                throw InteropError([Diagnostic(.invalidValue, at: entry.location, "retry_mode: expected legacy, standard or adaptive, found \(entry.value.prefix(40))")])
+                throw InteropError([Diagnostic(
+                    .invalidValue, at: entry.location, "retry_mode: expected legacy, standard or adaptive, found \(InteropValue.quoted(String(entry.value.prefix(40))))",
+                    suggestion: continuationHint(entry))])
             }
             mode = entry.value
         } else {
@@ -76,7 +117,9 @@ enum AWSConfigImporter {
         var attempts = mode == "legacy" ? 5 : 3
         if let entry = section.entries["max_attempts"] {
             guard let value = Int(entry.value), value >= 1 else {
-                throw InteropError([Diagnostic(.invalidValue, at: entry.location, "max_attempts: expected an integer of at least 1, found \(entry.value.prefix(40))")])
+                throw InteropError([Diagnostic(
+                    .invalidValue, at: entry.location, "max_attempts: expected an integer of at least 1, found \(InteropValue.quoted(String(entry.value.prefix(40))))",
+                    suggestion: continuationHint(entry))])
             }
             if value > 100 { imported.warn("max_attempts", at: entry.location, "the policy format allows 100 attempts; \(value) imported as 100") }
             attempts = min(value, 100)

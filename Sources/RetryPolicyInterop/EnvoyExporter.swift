@@ -42,8 +42,15 @@ public enum EnvoyExporter {
         {
             warnings.append(warning)
         }
-        // No total in the policy: no deadline, which Envoy spells 0s (its default is 15s).
+        // No total in the policy: no deadline, which Envoy spells 0s. That
+        // turns off Envoy's default 15s route timeout, which the reader of
+        // the route may not expect: said where the export's losses are.
         let total = policy.timeouts.total ?? .zero
+        if policy.timeouts.total == nil {
+            warnings.append(InteropWarning(
+                feature: "timeouts.total", location: behaviour.location("timeouts"),
+                message: "the policy sets no total timeout, exported as timeout: 0s, which disables Envoy's default 15s route timeout; set timeouts.total to keep a deadline"))
+        }
         let document: InteropValue = .object([
             .init("timeout", .string(ForeignDuration.protoText(total))),
             .init("retry_policy", .object(retryPolicy)),

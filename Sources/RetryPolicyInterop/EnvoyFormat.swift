@@ -42,6 +42,15 @@ struct EnvoyFormat: InteropFormatHandler {
                 .noRetrySettings, at: root.location,
                 "expected a retry_policy on a route or virtual host, found none: \(plural(search.virtualHosts, "virtual host")) and \(plural(search.routes, "route")), which Envoy does not retry")
         }
+        if search.places.count == 1, let bare = search.places.first, bare.kind == .bare,
+            ForeignReader.field(bare.retryPolicy, "retry_on") == nil
+        {
+            // A RetryPolicy without retry_on retries on no condition.
+            throw InteropError(
+                .noRetrySettings, at: root.location,
+                "expected retry_on in this RetryPolicy, found none: without retry conditions Envoy makes no retries",
+                suggestion: "add retry_on (such as 5xx or connect-failure,refused-stream) for Envoy to retry")
+        }
         var used: Set<String> = []
         return search.places.map { place in
             let name = ImportCandidate.unique(place.name, among: &used)

@@ -36,9 +36,7 @@ struct EnvoyRouteSearch {
 
     init(_ root: YAMLNode) {
         if case .mapping = root {
-            if ForeignReader.field(root, "retry_policy") == nil,
-                ForeignReader.field(root, "retry_on") != nil || ForeignReader.field(root, "num_retries") != nil
-            {
+            if ForeignReader.field(root, "retry_policy") == nil, Self.isBareRetryPolicy(root) {
                 places.append(EnvoyRetryPlace(kind: .bare, retryPolicy: root, holder: root, name: "retry_policy", isNamed: false))
                 return
             }
@@ -55,6 +53,16 @@ struct EnvoyRouteSearch {
             }
         }
         walk(root, depth: 0)
+    }
+
+    /// A document that is a config.route.v3.RetryPolicy itself: it sets
+    /// `retry_on` or `num_retries`, or every key is a RetryPolicy field
+    /// (Envoy's own examples show one with only `retry_host_predicate`
+    /// and `host_selection_retry_max_attempts`, say).
+    static func isBareRetryPolicy(_ node: YAMLNode) -> Bool {
+        if ForeignReader.field(node, "retry_on") != nil || ForeignReader.field(node, "num_retries") != nil { return true }
+        let keys = ForeignReader.protoKeys(node)
+        return !keys.isEmpty && keys.allSatisfy { EnvoyImporter.retryPolicyFields.contains($0.name) }
     }
 
     static func name(of node: YAMLNode) -> String? {

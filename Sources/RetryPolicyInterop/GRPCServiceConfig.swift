@@ -98,10 +98,8 @@ struct GRPCServiceConfig {
         if let node = ForeignReader.value(serviceConfig, "loadBalancingPolicy") {
             _ = reader.grpcString(node, "loadBalancingPolicy")
         }
-        if let node = ForeignReader.value(serviceConfig, "loadBalancingConfig"), reader.grpcArray(node, "loadBalancingConfig") {
-            for (index, item) in ForeignReader.items(node).enumerated() {
-                _ = reader.grpcObject(item, "loadBalancingConfig[\(index)]")
-            }
+        if let node = ForeignReader.value(serviceConfig, "loadBalancingConfig") {
+            readLoadBalancingConfig(node, reader: &reader)
         }
         if let node = ForeignReader.value(serviceConfig, "healthCheckConfig"), reader.grpcObject(node, "healthCheckConfig"),
             let name = ForeignReader.value(node, "serviceName")
@@ -109,6 +107,26 @@ struct GRPCServiceConfig {
             _ = reader.grpcString(name, "healthCheckConfig.serviceName")
         }
         return config
+    }
+
+    /// `loadBalancingConfig` as gRPC's C core checks it: a list of
+    /// entries, each naming exactly one policy; an empty list names no
+    /// policy gRPC knows, and the whole service config is rejected.
+    static func readLoadBalancingConfig(_ node: YAMLNode, reader: inout ForeignReader) {
+        guard reader.grpcArray(node, "loadBalancingConfig") else { return }
+        let items = ForeignReader.items(node)
+        if items.isEmpty {
+            reader.error(
+                .invalidValue, at: node.location, "loadBalancingConfig: expected at least one policy, found an empty list (gRPC: \"No known policies in list\"; it rejects the whole service config)",
+                suggestion: "name a policy, such as [{\"round_robin\": {}}], or remove loadBalancingConfig for gRPC's default pick_first")
+        }
+        for (index, item) in items.enumerated() where reader.grpcObject(item, "loadBalancingConfig[\(index)]") {
+            switch ForeignReader.entries(item).count {
+            case 0: reader.error(.invalidValue, item, "loadBalancingConfig[\(index)]: no policy found in child entry")
+            case 1: break
+            default: reader.error(.invalidValue, item, "loadBalancingConfig[\(index)]: oneOf violation (an entry names exactly one policy)")
+            }
+        }
     }
 
     /// The DNS TXT record form (gRFC A2): a list of choices, or one

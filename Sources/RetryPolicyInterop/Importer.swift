@@ -81,6 +81,39 @@ public enum Importer {
         return InteropRegistry.handlers.first { $0.recognizes(file) }?.format
     }
 
+    /// The format to read `file` in, for a command's `--from`: `given`,
+    /// unless the content says the file is of another format (an Envoy
+    /// route given as a gRPC service config, say: that format is named);
+    /// without `given`, the format ``detectFormat(_:)`` finds, as
+    /// `diff --against` and stack layers detect it.
+    public static func format(of file: ForeignFile, given: InteropFormat?) throws(InteropError) -> InteropFormat {
+        let detected = detectFormat(file)
+        guard let given else {
+            guard let detected else {
+                let detectable = InteropRegistry.handlers.filter(\.detectsByContent).map(\.format.title)
+                let undetectable = InteropRegistry.handlers.filter { !$0.detectsByContent }.map { "--from \($0.format)" }
+                throw InteropError(
+                    .notThisFormat, at: file.start,
+                    "expected a file whose content names its format (\(detectable.joined(separator: ", "))), found none of them",
+                    suggestion: "name its format with --from" + (undetectable.isEmpty ? "" : " (\(undetectable.joined(separator: ", ")) is never detected)"))
+            }
+            return detected
+        }
+        if let detected, detected != given, !given.handler.recognizes(file) {
+            throw InteropError(
+                .notThisFormat, at: file.start,
+                "expected \(withArticle(given)) (--from \(given)), found \(withArticle(detected))",
+                suggestion: "this looks like \(withArticle(detected)); use --from \(detected)")
+        }
+        return given
+    }
+
+    /// "an Envoy route configuration", "a gRPC service config".
+    static func withArticle(_ format: InteropFormat) -> String {
+        let vowel = format.title.first.map { "AEIOUaeiou".contains($0) } ?? false
+        return (vowel ? "an " : "a ") + format.title
+    }
+
     /// The candidate `selection` names, or the only one.
     static func choose(
         _ selection: String?, among candidates: [ImportCandidate], handler: any InteropFormatHandler, file: ForeignFile
@@ -93,9 +126,12 @@ public enum Importer {
                 "expected the name of a \(noun) to import, found \"\(selection)\", which names none; the file has \(listing(candidates))")
         }
         if let only = handler.defaultCandidate(among: candidates) { return only }
+        // At the first candidate, naming the second: the place where a
+        // second one makes the choice ambiguous.
+        let second = candidates.count > 1 ? " (the second at \(candidates[1].location))" : ""
         throw InteropError(
-            .selection, at: candidates.count > 1 ? candidates[1].location : file.start,
-            "expected one \(noun) to import, found \(candidates.count): \(listing(candidates))",
+            .selection, at: candidates.first?.location ?? file.start,
+            "expected one \(noun) to import, found \(candidates.count)\(second): \(listing(candidates))",
             suggestion: "choose one by name: import --select NAME (or --output DIR for every one), select: NAME in a stack layer")
     }
 

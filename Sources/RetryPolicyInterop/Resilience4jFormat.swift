@@ -70,6 +70,41 @@ struct Resilience4jFormat: InteropFormatHandler {
         return nil
     }
 
+    /// Every candidate imported on its own; an error in a base config,
+    /// which every instance inheriting it meets again, is reported once,
+    /// at the base config, naming the instances that inherit it.
+    func importCandidates(_ candidates: [ImportCandidate], from file: ForeignFile) -> [Result<ImportedPolicy, InteropError>] {
+        var results = candidates.map { candidate in
+            Result { () throws(InteropError) in try importCandidate(candidate, from: file) }
+        }
+        // Who met each error, in candidate order.
+        var metBy: [Diagnostic: [Int]] = [:]
+        for (index, result) in results.enumerated() {
+            guard case .failure(let error) = result else { continue }
+            for diagnostic in Set(error.diagnostics) { metBy[diagnostic, default: []].append(index) }
+        }
+        for (index, result) in results.enumerated() {
+            guard case .failure(let error) = result else { continue }
+            var kept: [Diagnostic] = []
+            for diagnostic in error.diagnostics {
+                guard let indices = metBy[diagnostic], indices.count > 1 else {
+                    kept.append(diagnostic)
+                    continue
+                }
+                // Reported by the config that holds it (else the first that met it).
+                let owner = indices.first { !candidates[$0].summary.hasPrefix("instance") } ?? indices[0]
+                guard owner == index else { continue }
+                var shared = diagnostic
+                let heirs = indices.filter { $0 != owner }.map { candidates[$0].name }
+                let shown = heirs.prefix(10).joined(separator: ", ") + (heirs.count > 10 ? ", and \(heirs.count - 10) more" : "")
+                shared.message += " (inherited by \(shown), which do not import either)"
+                kept.append(shared)
+            }
+            results[index] = .failure(InteropError(kept))
+        }
+        return results
+    }
+
     func importCandidate(_ candidate: ImportCandidate, from file: ForeignFile) throws(InteropError) -> ImportedPolicy {
         let retry = try retryBlock(file)
         guard let node = candidate.node else {

@@ -12,7 +12,10 @@ struct RoundTripPropertyTests {
             do {
                 let policy = try expressiblePolicy(seed: seed, format: format)
                 let (export, imported, reloaded) = try roundTrip(policy, through: format)
-                #expect(export.warnings.isEmpty, "seed \(seed): \(export.warnings)")
+                // Envoy's 0s for "no total timeout" keeps the behaviour but
+                // turns off Envoy's 15s default, which export always says.
+                let lost = export.warnings.filter { !(format == .envoy && policy.timeouts.total == nil && $0.feature == "timeouts.total") }
+                #expect(lost.isEmpty, "seed \(seed): \(export.warnings)")
                 #expect(imported.warnings.isEmpty, "seed \(seed): \(imported.warnings)")
                 let comparison = PolicyDiff.compare(policy, reloaded)
                 #expect(comparison.isIdentical, "seed \(seed) \(format): \(comparison.differences.prefix(3))\n\(export.text)")

@@ -152,7 +152,7 @@ struct LoaderErrorCase: CustomTestStringConvertible, Sendable {
             "invalid/wrong-type.yaml:8:3: error: rules: expected a list of rules, found a mapping [RP011]",
         ]),
         LoaderErrorCase("invalid/yaml-syntax.yaml", [
-            "invalid/yaml-syntax.yaml:5:11: error: expected valid YAML, found a syntax error: did not find expected ',' or ']' (while parsing a flow sequence at line 4, column 13) [RP001]",
+            "invalid/yaml-syntax.yaml:4:22: error: expected ']' to close the list opened at line 4, column 13, found the end of the line [RP001] (add ']' at the end of line 4 (the '[' on line 4 is still open))",
         ]),        LoaderErrorCase("invalid/empty-lists.yaml", [
             "invalid/empty-lists.yaml:3:10: error: extends: expected a policy file path, found the quoted string \"\" [RP013]",
             "invalid/empty-lists.yaml:6:14: error: rules[0].methods: expected a list of HTTP methods with at least one item, found an empty list [RP019]",

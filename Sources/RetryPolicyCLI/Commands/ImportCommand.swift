@@ -41,8 +41,8 @@ struct ImportCommand: ParsableCommand {
     @Argument(help: "The configuration file (- reads it from standard input).")
     var file: String
 
-    @Option(help: "The source format: \(InteropFormat.names(InteropFormat.allCases)).")
-    var from: InteropFormat
+    @Option(help: "The source format: \(InteropFormat.names(InteropFormat.allCases)) (default: detected from its content, as diff --against does).")
+    var from: InteropFormat?
 
     @Option(help: ArgumentHelp(
         "Which retry configuration to import: a gRPC SERVICE or SERVICE/METHOD, an Envoy route or virtual host, an Istio HTTP route or VirtualService, a resilience4j instance, an AWS profile.",
@@ -79,6 +79,7 @@ struct ImportCommand: ParsableCommand {
         let imports: [ImportedPolicy]
         var failures: [Diagnostic] = []
         do {
+            let from = try Importer.format(of: foreign, given: from)
             if list {
                 for candidate in try Importer.candidates(foreign, from: from) {
                     let aliases = candidate.aliases.isEmpty ? "" : " (also \(candidate.aliases.joined(separator: ", ")))"

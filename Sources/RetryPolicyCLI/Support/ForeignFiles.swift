@@ -18,11 +18,10 @@ enum ForeignFiles {
         case .success(let read): bytes = read
         case .failure(let error): throw CommandFailure(error.diagnostics.map(\.description).joined(separator: "\n"))
         }
-        guard let format = format ?? Importer.detectFormat(bytes: bytes, path: path) else {
-            throw CommandFailure("\(DisplayText.escaped(path)): not a recognised \(InteropRegistry.handlers.filter(\.detectsByContent).map(\.format.title).joined(separator: ", ")); name its format with --from")
-        }
+        let file = ForeignFile(bytes: bytes, path: path)
         do {
-            let imported = try Importer.importPolicy(bytes: bytes, path: path, from: format, selection: selection)
+            let format = try Importer.format(of: file, given: format)
+            let imported = try Importer.importPolicy(file, from: format, selection: selection)
             // A warning quotes the foreign file (keys, values, names).
             for warning in imported.warnings { StandardError.write(DisplayText.escaped(warning.description) + "\n") }
             return imported.policy

@@ -1,7 +1,8 @@
 import RetryPolicyCore
 
 /// Checks that bytes are a policy file's kind of text before libyaml sees
-/// them: within the size limit, valid UTF-8, and free of NUL characters.
+/// them: within the size limit, valid UTF-8, free of NUL characters and
+/// of byte order marks starting a line inside the file.
 ///
 /// libyaml also rejects invalid UTF-8, but reports a byte offset; doing it
 /// here gives a line and column like every other message.
@@ -34,6 +35,16 @@ enum TextValidation {
                 return Diagnostic(
                     .encoding, at: SourceLocation(file: path, line: line, column: column),
                     "expected UTF-8 text, found the invalid byte 0x\(hex.count == 1 ? "0" + hex : hex)")
+            }
+            if length == 3, column == 1, byte == 0xEF, bytes[index + 1] == 0xBB, bytes[index + 2] == 0xBF {
+                // A byte order mark inside the file (files joined together):
+                // libyaml reads it as part of the key after it, which then
+                // matches no key while looking like one (and refuses one
+                // before a later document, which YAML would allow).
+                return Diagnostic(
+                    .encoding, at: SourceLocation(file: path, line: line, column: column),
+                    "expected text, found a byte order mark (U+FEFF) at the start of a line inside the file",
+                    suggestion: "delete it; only a file's very first character may be a byte order mark")
             }
             if byte == UInt8(ascii: "\n") || (byte == UInt8(ascii: "\r") && (index + 1 == count || bytes[index + 1] != UInt8(ascii: "\n"))) {
                 // LF, and a CR not followed by LF: line breaks as YAML counts them.

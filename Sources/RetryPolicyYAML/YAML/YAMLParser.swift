@@ -352,20 +352,31 @@ private struct TreeBuilder {
         SourceLocation(file: path, line: line, column: column)
     }
 
+    /// libyaml's error as a diagnostic at the mistake (see `YAMLSyntaxHint`).
     private func syntaxError(_ parser: yaml_parser_t, _ buffer: UnsafeBufferPointer<UInt8>) -> Diagnostic {
         let problem = parser.problem.map { String(cString: $0) } ?? "unknown error"
-        var message = "expected valid YAML, found a syntax error: \(problem)"
-        if let context = parser.context.map({ String(cString: $0) }) {
-            let mark = parser.context_mark
-            message += " (\(context) at line \(mark.line + 1), column \(mark.column + 1))"
-        }
-        let at: SourceLocation
         if parser.error == YAML_READER_ERROR {
-            at = location(offset: parser.problem_offset, in: buffer)
-        } else {
-            at = location(parser.problem_mark)
+            let at = location(offset: parser.problem_offset, in: buffer)
+            if problem == "control characters are not allowed", parser.problem_value >= 0 {
+                let hex = String(parser.problem_value, radix: 16, uppercase: true)
+                return Diagnostic(
+                    .yamlSyntax, at: at,
+                    "expected printable text, found the control character U+\(String(repeating: "0", count: Swift.max(0, 4 - hex.count)) + hex)",
+                    suggestion: "delete it, or write it as an escape in a double-quoted string")
+            }
+            return Diagnostic(.yamlSyntax, at: at, "expected valid YAML, found a syntax error: \(problem)")
         }
-        return Diagnostic(.yamlSyntax, at: at, message)
+        let context = parser.context.map { String(cString: $0) }
+        let hint = YAMLSyntaxHint(
+            problem: problem, context: context,
+            problemMark: mark(parser.problem_mark),
+            contextMark: context == nil ? nil : mark(parser.context_mark),
+            source: SyntaxErrorSource(buffer), path: path)
+        return hint.diagnostic()
+    }
+
+    private func mark(_ mark: yaml_mark_t) -> YAMLSyntaxHint.Mark {
+        YAMLSyntaxHint.Mark(line: Int(mark.line) + 1, column: Int(mark.column) + 1)
     }
 
     /// Line and column of a byte offset (reader errors carry only that).
