@@ -153,9 +153,11 @@ struct TestFileReader {
         if case .scalar(let scalar) = node, case .string(let text) = scalar.resolved, let reference = RuleReference(parsing: text) {
             return reference
         }
+        var rule = LoaderRule.wrongType
+        if case .scalar = node { rule = .invalidValue }
         reader.expected(
             "a line from 1 to \(RuleReference.maximum) (39) or a location as decide prints it (policies/tmdb.yaml:39)", for: keyPath,
-            found: node, rule: { if case .scalar = node { return .invalidValue } else { return .wrongType } }())
+            found: node, rule: rule)
         return nil
     }
 

@@ -104,8 +104,8 @@ public struct ReplayReport: Sendable {
         let names = honouring.map(\.name).joined(separator: " and ")
         return inputs.filter { !$0.carriesServerDelays }.map { input in
             let what = switch input.format {
-            case .envoy: "an Envoy access log in the default format, which has no response header field"
-            case .nginx: "an nginx access log whose log_format logs no $sent_http_ or $upstream_http_ header the policy reads"
+            case .envoy?: "an Envoy access log in the default format, which has no response header field"
+            case .nginx?: "an nginx access log whose log_format logs no $sent_http_ or $upstream_http_ header the policy reads"
             default: "a recording that holds no response headers"
             }
             return "\(input.path) is \(what), but \(names) \(honouring.count == 1 ? "honours" : "honour") \(header): every recorded response replays without a server delay (log the header, e.g. $sent_http_retry_after with --nginx-log-format, or record HAR or JSONL)"
