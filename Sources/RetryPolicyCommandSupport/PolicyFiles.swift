@@ -24,7 +24,7 @@ package enum PolicyFiles {
     /// is wrong) or 2 (it does not exist, or may not be read).
     package static func loadPolicy(_ path: String, root: PolicyRoot) throws -> Policy {
         if path != "-", case .failure(let denial) = root.locate(path), denial.kind == .notFound {
-            throw CommandFailure("\(DisplayText.escaped(path)): no such file")
+            throw CommandFailure(DisplayText.escaped(root.noSuchFileMessage(path, what: "no such file")))
         }
         let bytes: [UInt8]
         switch self.bytes(path, root: root) {

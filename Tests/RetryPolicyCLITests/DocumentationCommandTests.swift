@@ -16,6 +16,7 @@ import Testing
 struct DocumentationCommandTests {
     static let documents = [
         "README.md", "docs/cli.md", "docs/executor.md", "docs/policy-files.md", "docs/interop.md", "docs/replay.md",
+        "docs/tour.md", "docs/embedding.md", "docs/installation.md", "docs/fleet.md",
     ]
 
     struct Example: CustomTestStringConvertible, Sendable {

@@ -1,7 +1,7 @@
 import RetryPolicyCore
 import Testing
 
-/// The README's "embed the decider" example, kept compiling and correct.
+/// The "Embedding the decider" example of docs/embedding.md, kept compiling and correct.
 @Suite struct EmbeddingExampleTests {
     /// A hand-driven request over any transport: the state machine says
     /// what to do, the caller does it.

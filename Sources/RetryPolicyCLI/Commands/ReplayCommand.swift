@@ -13,7 +13,10 @@ struct ReplayCommand: ParsableCommand {
             What would this policy have done in last Tuesday's outage? Each recorded request is \
             replayed as a client under the policy, on simulated time, through the engine simulate \
             uses; its retries draw, seeded, from what the upstream answered at that time in the \
-            recording. One budget, breaker and cooldown act across all requests.
+            recording. One budget, breaker and cooldown act across all requests, as for a fleet that \
+            shares them; every report says so. A recording whose format cannot hold the Retry-After \
+            header a policy honours (Envoy's default access log, an nginx log_format without \
+            $sent_http_retry_after) is warned about in the report.
               retry-policy replay --policy new.yaml --baseline old.yaml access.log
               retry-policy replay --policy new.yaml --fail-if 'amplification>2' --fail-if 'success-rate-drop>1' session.har
 
@@ -137,7 +140,9 @@ struct ReplayCommand: ParsableCommand {
             }
         }
         let inputs = records.streams.map { stream in
-            ReplayReport.Input(path: stream.path, format: stream.format, requests: stream.recordCount, warnings: stream.warningCount)
+            ReplayReport.Input(
+                path: stream.path, format: stream.format, requests: stream.recordCount, warnings: stream.warningCount,
+                carriesServerDelays: stream.format?.carries(anyOf: options.keptHeaders, nginxFormat: options.nginxFormat) ?? true)
         }
         return (run, inputs)
     }

@@ -31,7 +31,7 @@ enum TrafficFiles {
         switch root.openForStreaming(path) {
         case .success(let opened): file = opened
         case .failure(let refusal):
-            if refusal.denial?.kind == .notFound { throw CommandFailure("\(DisplayText.escaped(path)): no such file") }
+            if refusal.denial?.kind == .notFound { throw CommandFailure(DisplayText.escaped(root.noSuchFileMessage(path, what: "no such file"))) }
             if refusal.denial?.kind == .outsideRoot {
                 throw CommandFailure(DisplayText.escaped(refusal.description) + "\n    suggestion: move the recording inside the root, or set the root with --root")
             }

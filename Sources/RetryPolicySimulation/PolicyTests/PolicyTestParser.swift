@@ -136,12 +136,29 @@ struct TestFileReader {
                 expect.delayMax = exact
             }
         }
-        if let value = fields["rule"] { expect.ruleLine = reader.integer(value, at: fields.path("rule"), in: 1...1_000_000) }
-        if expect.action == nil && expect.error == nil && expect.reason == nil && expect.delayMin == nil && expect.delayMax == nil && expect.ruleLine == nil {
+        if let value = fields["rule"] { expect.rule = ruleReference(value, at: fields.path("rule")) }
+        if expect.action == nil && expect.error == nil && expect.reason == nil && expect.delayMin == nil && expect.delayMax == nil && expect.rule == nil {
             reader.report(.missingKey, at: node.location, "the expectation checks nothing; give at least one of action, error, reason, delay, rule")
             return nil
         }
         return expect
+    }
+
+    /// `rule: 39`, or a location as `decide` prints it:
+    /// `rule: policies/tmdb.yaml:39` (`:5`, a column, may follow).
+    mutating func ruleReference(_ node: YAMLNode, at keyPath: String) -> RuleReference? {
+        if case .scalar(let scalar) = node, case .integer = scalar.resolved {
+            return reader.integer(node, at: keyPath, in: 1...RuleReference.maximum).map { RuleReference(line: $0) }
+        }
+        if case .scalar(let scalar) = node, case .string(let text) = scalar.resolved, let reference = RuleReference(parsing: text) {
+            return reference
+        }
+        var rule = LoaderRule.wrongType
+        if case .scalar = node { rule = .invalidValue }
+        reader.expected(
+            "a line from 1 to \(RuleReference.maximum) (39) or a location as decide prints it (policies/tmdb.yaml:39)", for: keyPath,
+            found: node, rule: rule)
+        return nil
     }
 
     static let sequenceKeys = ["name", "responses", "method", "idempotent", "endpoint", "latency", "seed", "expect"]

@@ -144,8 +144,9 @@ public enum PolicyTestRunner {
                 mismatches.append(.init(field: "delay", expected: expectedText, actual: actual))
             }
         }
-        if let line = expect.ruleLine, line != outline.rule?.line {
-            mismatches.append(.init(field: "rule", expected: "line \(line)", actual: outline.rule.map { "line \($0.line)" } ?? "no rule"))
+        if let rule = expect.rule, !rule.matches(outline.rule) {
+            let actual = outline.rule.map { rule.file == nil ? "line \($0.line)" : "\($0.file):\($0.line)" + (rule.column == nil ? "" : ":\($0.column)") }
+            mismatches.append(.init(field: "rule", expected: rule.description, actual: actual ?? "no rule"))
         }
         return mismatches
     }

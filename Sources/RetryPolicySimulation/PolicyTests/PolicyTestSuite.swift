@@ -50,17 +50,23 @@ public struct DecisionExpectation: Sendable {
     public var reason: StopReason?
     public var delayMin: Duration?
     public var delayMax: Duration?
+    /// The rule that must decide.
+    public var rule: RuleReference?
+
     /// The line of the rule that must decide.
-    public var ruleLine: Int?
+    public var ruleLine: Int? {
+        get { rule?.line }
+        set { rule = newValue.map { RuleReference(line: $0) } }
+    }
 
     public init(action: DecisionOutline.Action? = nil, error: String? = nil, reason: StopReason? = nil,
-                delayMin: Duration? = nil, delayMax: Duration? = nil, ruleLine: Int? = nil) {
+                delayMin: Duration? = nil, delayMax: Duration? = nil, ruleLine: Int? = nil, rule: RuleReference? = nil) {
         self.action = action
         self.error = error
         self.reason = reason
         self.delayMin = delayMin
         self.delayMax = delayMax
-        self.ruleLine = ruleLine
+        self.rule = rule ?? ruleLine.map { RuleReference(line: $0) }
     }
 }
 

@@ -38,7 +38,7 @@ extension PolicyRoot {
             switch locate(path) {
             case .success(let success): located = success
             case .failure(let denial) where denial.kind == .notFound:
-                throw ArgumentError(description: "\(path): no such file or directory")
+                throw ArgumentError(description: noSuchFileMessage(path))
             case .failure(let denial): throw ArgumentError(description: "\(path): \(denial.reason)")
             }
             if located.kind == .directory {

@@ -11,12 +11,16 @@ public struct ReplayReport: Sendable {
         public var format: TrafficFormat?
         public var requests: Int
         public var warnings: Int
+        /// Whether the recording's format can hold the server-delay
+        /// headers the policies read (`TrafficFormat.carries(anyOf:nginxFormat:)`).
+        public var carriesServerDelays: Bool
 
-        public init(path: String, format: TrafficFormat?, requests: Int, warnings: Int) {
+        public init(path: String, format: TrafficFormat?, requests: Int, warnings: Int, carriesServerDelays: Bool = true) {
             self.path = path
             self.format = format
             self.requests = requests
             self.warnings = warnings
+            self.carriesServerDelays = carriesServerDelays
         }
     }
 
@@ -85,6 +89,29 @@ public struct ReplayReport: Sendable {
         ]
     }
 
+    /// What every replay assumes about state, said in every form: the
+    /// driver keeps one budget, breaker and cooldown for all the clients.
+    public static let sharedStateAssumption =
+        "assumes one retry budget, circuit breaker and cooldown shared by every client of the recording (as a fleet sharing them through PostgreSQL); clients that each keep their own are held back less"
+
+    /// Warnings about what the replay cannot show: a policy that believes
+    /// server delays replayed from a recording that cannot hold them. The
+    /// paths and names are as given: each form escapes them its own way.
+    public var notes: [String] {
+        let honouring = ([run.policy] + (baseline.map { [$0.policy] } ?? [])).filter(\.honoursServerDelays)
+        guard let policy = honouring.first else { return [] }
+        let header = policy.retryAfter.headers.first?.name ?? "Retry-After"
+        let names = honouring.map(\.name).joined(separator: " and ")
+        return inputs.filter { !$0.carriesServerDelays }.map { input in
+            let what = switch input.format {
+            case .envoy?: "an Envoy access log in the default format, which has no response header field"
+            case .nginx?: "an nginx access log whose log_format logs no $sent_http_ or $upstream_http_ header the policy reads"
+            default: "a recording that holds no response headers"
+            }
+            return "\(input.path) is \(what), but \(names) \(honouring.count == 1 ? "honours" : "honour") \(header): every recorded response replays without a server delay (log the header, e.g. $sent_http_retry_after with --nginx-log-format, or record HAR or JSONL)"
+        }
+    }
+
     /// The recording's time range, as text.
     var rangeText: String {
         guard let first = run.firstStart, let last = run.lastStart else { return "no requests" }
@@ -116,6 +143,8 @@ public struct ReplayReport: Sendable {
             }
             output += cells.joined(separator: "  ") + "\n"
         }
+        output += Self.sharedStateAssumption + "\n"
+        for note in notes { output += "warning: " + DisplayText.escaped(note) + "\n" }
         output += conditionsText
         return output
     }
@@ -147,6 +176,8 @@ public struct ReplayReport: Sendable {
             if baseline != nil { output += " \(MarkdownCell.text(row.baseline ?? "-")) |" }
             output += " \(MarkdownCell.text(row.recorded)) |\n"
         }
+        output += "\n" + MarkdownCell.text(Self.sharedStateAssumption.prefix(1).uppercased() + Self.sharedStateAssumption.dropFirst()) + ".\n"
+        for note in notes { output += "\n> :warning: " + MarkdownCell.text(note) + "\n" }
         if !conditions.isEmpty {
             output += "\n"
             for condition in conditions {
@@ -211,11 +242,14 @@ public struct ReplayReport: Sendable {
                     ("format", .optional(input.format?.rawValue)),
                     ("requests", .int(input.requests)),
                     ("warnings", .int(input.warnings)),
+                    ("carries_server_delays", .bool(input.carriesServerDelays)),
                 ])
             })),
         ])
         return .object([
             ("seed", .int(Int(truncatingIfNeeded: seed))),
+            ("assumptions", .array([.string(Self.sharedStateAssumption)])),
+            ("warnings", .array(notes.map(JSONValue.string))),
             ("recorded", recorded),
             ("policy", runJSON(run)),
             ("baseline", baseline.map(runJSON) ?? .null),

@@ -1,4 +1,4 @@
-// README begin: the code block of README.md's "Embedding the decider", compiled here.
+// docs/embedding.md begin: the code block of docs/embedding.md's "Embedding the decider", compiled here.
 import RetryPolicyCore
 import RetryPolicyYAML
 
@@ -52,30 +52,30 @@ func fetch<C: Clock<Duration>>(
         }
     }
 }
-// README end
+// docs/embedding.md end
 
 import Foundation
 import RetryPolicyTestSupport
 import Testing
 
-@Suite struct ReadmeEmbeddingTests {
+@Suite struct EmbeddingDocumentTests {
     static let repository = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     static let tmdb = repository.appendingPathComponent("policies/tmdb.yaml").path
     static let wall = Timestamp(secondsSince1970: 1_795_435_200)
 
-    @Test func readmeShowsExactlyTheCompiledCode() throws {
-        let readme = try String(contentsOf: Self.repository.appendingPathComponent("README.md"), encoding: .utf8)
-        let section = try #require(readme.range(of: "## Embedding the decider"))
-        let rest = readme[section.upperBound...]
+    @Test func documentShowsExactlyTheCompiledCode() throws {
+        let document = try String(contentsOf: Self.repository.appendingPathComponent("docs/embedding.md"), encoding: .utf8)
+        let section = try #require(document.range(of: "## Embedding the decider"))
+        let rest = document[section.upperBound...]
         let open = try #require(rest.range(of: "```swift\n"))
         let close = try #require(rest[open.upperBound...].range(of: "```\n"))
         let shown = String(rest[open.upperBound..<close.lowerBound])
 
         let source = try String(contentsOf: URL(fileURLWithPath: #filePath), encoding: .utf8)
         let lines = source.split(separator: "\n", omittingEmptySubsequences: false)
-        let begin = try #require(lines.firstIndex { $0.hasPrefix("// README begin") })
-        let end = try #require(lines.firstIndex { $0 == "// README end" })
+        let begin = try #require(lines.firstIndex { $0.hasPrefix("// docs/embedding.md begin") })
+        let end = try #require(lines.firstIndex { $0 == "// docs/embedding.md end" })
         let compiled = lines[(begin + 1)..<end].joined(separator: "\n") + "\n"
         #expect(shown == compiled)
     }
