@@ -247,6 +247,16 @@ struct LintCommandTests {
         #expect(unknown.stderr.hasPrefix("error: unknown rule 'RP999'; known rules: RP001"))
     }
 
+    @Test("--explain takes back the rule names lint prints, and suggests the closest one")
+    func explainByName() throws {
+        let named = try CLI.run(["lint", "--explain", "retry-without-jitter"])
+        #expect(named.status == 0)
+        #expect(named.stdout.hasPrefix("RP107 retry-without-jitter (default severity: warning)"))
+        let typo = try CLI.run(["lint", "--explain", "retry-without-jiter"])
+        #expect(typo.status == 2)
+        #expect(typo.stderr.hasPrefix("error: unknown rule 'retry-without-jiter'; did you mean 'retry-without-jitter'?"))
+    }
+
     @Test("--list-rules lists every rule id")
     func listRules() throws {
         let result = try CLI.run(["lint", "--list-rules"])

@@ -83,7 +83,7 @@ struct LintCommand: ParsableCommand {
     @Flag(help: "Print the fixes as a unified diff instead of the report; write nothing.")
     var diff = false
 
-    @Option(help: ArgumentHelp("Print the explanation of one rule and exit.", valueName: "RULE-ID"))
+    @Option(help: ArgumentHelp("Print the explanation of one rule (its id or name) and exit.", valueName: "RULE"))
     var explain: String?
 
     @Flag(help: "List every rule with its id, default severity and summary, and exit.")
@@ -187,13 +187,21 @@ extension LintSeverity: ExpressibleByArgument {}
 
 /// `--explain` and `--list-rules`.
 enum RuleExplanation {
+    /// `id` is a rule's id (`RP107`) or its name as lint prints it
+    /// (`retry-without-jitter`), in any case.
     static func text(for id: String) throws(CommandFailure) -> String {
-        let wanted = id.uppercased()
+        var wanted = id.uppercased()
+        if let named = LintCatalog.rules.first(where: { $0.name.lowercased() == id.lowercased() }) { wanted = named.id }
         if let rule = LintCatalog.rule(id: wanted) {
             return "\(rule.id) \(rule.name) (default severity: \(rule.defaultSeverity))\n\n\(rule.summary)\n\n\(rule.explanation)\n"
         }
         if let loaderRule = LoaderRule(rawValue: wanted) {
             return "\(loaderRule.id) \(loaderRule.title) (severity: error, reported by the loader)\n\n\(loaderRule.explanation)\n"
+        }
+        let names = LintCatalog.rules.map(\.name) + LintCatalog.rules.map(\.id) + LoaderRule.allCases.map(\.id)
+        if let close = Suggestion.closest(to: id, among: names) {
+            throw CommandFailure(
+                "unknown rule '\(DisplayText.escaped(id))'; did you mean '\(close)'? (`--list-rules` lists every rule)")
         }
         let known = (LoaderRule.allCases.map(\.id) + LintCatalog.rules.map(\.id)).joined(separator: ", ")
         throw CommandFailure("unknown rule '\(DisplayText.escaped(id))'; known rules: \(known)")
