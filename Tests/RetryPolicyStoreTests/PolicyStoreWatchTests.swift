@@ -207,7 +207,7 @@ struct PolicyStoreWatchTests {
         let watch = try await startWatching(store, log: log, debounce: .seconds(1), clock: clock)
 
         for attempts in 1...20 { try writeInPlace("p.yaml", "name: p\nattempts: \(attempts + 1)\n") }
-        try await log.wait("the events arrived; the quiet period runs") { _ in clock.sleeperCount >= 1 }
+        try await sleepers(1, on: clock, "the events to arrive and the quiet period to run")
         #expect(log.reloads(.fileEvent).isEmpty, "no reload before the quiet period ends")
         #expect(store.decider(named: "p")?.policy.attempts == 1)
 
@@ -218,9 +218,7 @@ struct PolicyStoreWatchTests {
             rounds += 1
             try #require(rounds <= 20, "the quiet period never ended")
             clock.advance(by: .seconds(1))
-            try await log.wait("a reload or a new quiet period") { _ in
-                !log.reloads(.fileEvent).isEmpty || clock.sleeperCount > 0
-            }
+            _ = try await log.wait("a reload or a new quiet period", orSleeperOn: clock) { !log.reloads(.fileEvent).isEmpty }
         }
         #expect(log.reloads(.fileEvent).count == 1)
         #expect(log.reloads(.fileEvent).first?.changed == ["p"])
@@ -243,17 +241,21 @@ struct PolicyStoreWatchTests {
         let clock = ManualClock()
         let watch = try await startWatching(store, log: log, rescanEvery: .seconds(30), clock: clock)
         #expect(store.watchMode == .events(rescanEvery: .seconds(30)))
-        try await log.wait("the re-scan timer") { _ in clock.sleeperCount >= 1 }
+        try await sleepers(1, on: clock, "the re-scan timer")
 
         let fd = open(elsewhere + "/p.yaml", O_WRONLY | O_TRUNC)
         let text = Array("name: p\nattempts: 7\n".utf8)
         #expect(fd >= 0 && write(fd, text, text.count) == text.count)
+        // A re-scan does not read a file changed less than a quiet period
+        // ago (a writer may be half-way through it): this write is dated a
+        // minute back, done long ago.
+        var times = [timespec(), timespec()]
+        clock_gettime(CLOCK_REALTIME, &times[0])
+        times[0].tv_sec -= 60
+        times[1] = times[0]
+        #expect(futimens(fd, times) == 0)
         close(fd)
         #expect(store.decider(named: "p")?.policy.attempts == 1)
-        // A re-scan does not read a file changed less than a quiet period
-        // ago (a writer may be half-way through it): this one is done, and
-        // a sleep lasts at least as long as asked.
-        try await Task.sleep(for: .milliseconds(60))
         clock.advance(by: .seconds(30))
         try await log.wait("the re-scan") { _ in !log.reloads(.rescan).isEmpty }
         #expect(log.reloads(.rescan).first?.changed == ["p"])
@@ -274,7 +276,7 @@ struct PolicyStoreWatchTests {
         let log = StoreEventLog.recording(store)
         let clock = ManualClock()
         let watch = try await startWatching(store, log: log, rescanEvery: .seconds(30), clock: clock)
-        try await log.wait("the re-scan timer") { _ in clock.sleeperCount >= 1 }
+        try await sleepers(1, on: clock, "the re-scan timer")
 
         try fm.createSymbolicLink(atPath: directory + "/next", withDestinationPath: "b")
         #expect(rename(directory + "/next", directory + "/current") == 0)
@@ -289,8 +291,8 @@ struct PolicyStoreWatchTests {
         // either side of a clock step and restart the quiet period: step
         // until the reload, not once.
         try writeInPlace("b/p.yaml", "name: p\nattempts: 3\n")
-        try await log.wait("the quiet period started") { _ in clock.sleeperCount >= 2 }
-        try await advanceUntil("an edit in the new directory", clock, log, step: .milliseconds(20)) {
+        try await sleepers(2, on: clock, "the quiet period to start")
+        try await advanceUntil("an edit in the new directory", clock, log, step: .milliseconds(20), sleepers: 2) {
             log.reloads(.fileEvent).contains { $0.changed == ["p"] }
         }
         #expect(store.decider(named: "p")?.policy.attempts == 3)
@@ -495,19 +497,47 @@ struct PolicyStoreWatchTests {
     // MARK: Helpers
 
     /// Advances `clock` a quiet period at a time until `condition` holds.
+    /// Before each step the watch has either got there or is waiting on
+    /// the clock (a quiet period after the events it has seen, or a timer):
+    /// `sleepers` tasks sleep on it, counting timers that a step does not
+    /// wake (a re-scan timer), so no step is taken while the watch is busy.
     func advanceUntil(
-        _ what: String, _ clock: ManualClock, _ log: StoreEventLog, step: Duration = .seconds(1),
-        sourceLocation: Testing.SourceLocation = #_sourceLocation, until condition: () -> Bool
+        _ what: String, _ clock: ManualClock, _ log: StoreEventLog, step: Duration = .seconds(1), sleepers: Int = 1,
+        sourceLocation: Testing.SourceLocation = #_sourceLocation, until condition: @escaping @Sendable () -> Bool
     ) async throws {
         for _ in 0..<50 {
-            if condition() { return }
-            // Let the events arrive and the watch go to sleep again.
-            try await Task.sleep(for: .milliseconds(20))
-            if condition() { return }
+            if try await log.wait(what, orSleeperOn: clock, sleepers: sleepers, sourceLocation: sourceLocation, until: condition) {
+                return
+            }
             clock.advance(by: step)
         }
         Issue.record("advanced the clock 50 times waiting for \(what); events: \(log.events)", sourceLocation: sourceLocation)
         throw StoreEventLog.Timeout()
+    }
+
+    /// Returns once `count` tasks sleep on `clock`; fails the test after
+    /// `limit`.
+    func sleepers(
+        _ count: Int, on clock: ManualClock, _ what: String, limit: Duration = .seconds(60),
+        sourceLocation: Testing.SourceLocation = #_sourceLocation
+    ) async throws {
+        let arrived = await withTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                await clock.sleepers(atLeast: count)
+                return !Task.isCancelled
+            }
+            group.addTask {
+                try? await Task.sleep(for: limit)
+                return false
+            }
+            let first = await group.next() ?? false
+            group.cancelAll()
+            return first
+        }
+        guard arrived else {
+            Issue.record("waited \(limit) for \(what)", sourceLocation: sourceLocation)
+            throw StoreEventLog.Timeout()
+        }
     }
 
     /// Truncates and writes, as `>` and `cp` do.
@@ -598,51 +628,6 @@ struct PolicyStoreWatchTests {
             ends[descriptor.target, default: []].append(flags & Int(O_NONBLOCK) != 0)
         }
         return Set(ends.filter { $0.value.count >= 2 && $0.value.allSatisfy { $0 } }.keys)
-    }
-}
-
-/// Everything a store reports, for tests to wait on.
-final class StoreEventLog: Sendable {
-    private let recorded = LockedValue<[PolicyStore.Event]>([])
-
-    /// Subscribes before returning, so no event after this call is missed.
-    static func recording(_ store: PolicyStore) -> StoreEventLog {
-        let log = StoreEventLog()
-        let stream = store.events()
-        Task { for await event in stream { log.recorded.withLock { $0.append(event) } } }
-        return log
-    }
-
-    var events: [PolicyStore.Event] { recorded.withLock { $0 } }
-
-    func reloads(_ cause: PolicyStore.ReloadCause) -> [PolicyStore.ReloadReport] {
-        events.compactMap { event in
-            if case .reloaded(let report) = event, report.cause == cause { return report }
-            return nil
-        }
-    }
-
-    struct Timeout: Error {}
-
-    /// Returns once `condition` holds, checking every few milliseconds;
-    /// fails the test after `limit`. The default is generous on purpose:
-    /// the whole test suite shares a few threads with the store's watch, so
-    /// on a loaded machine a reload can wait many seconds for its turn. How
-    /// fast reloads come is measured in PolicyStoreLatencyTests, not bounded
-    /// here.
-    func wait(
-        _ what: String, limit: Duration = .seconds(60), sourceLocation: Testing.SourceLocation = #_sourceLocation,
-        until condition: ([PolicyStore.Event]) -> Bool
-    ) async throws {
-        let clock = ContinuousClock()
-        let deadline = clock.now + limit
-        while !condition(events) {
-            guard clock.now < deadline else {
-                Issue.record("waited \(limit) for \(what); events: \(events)", sourceLocation: sourceLocation)
-                throw Timeout()
-            }
-            try await Task.sleep(for: .milliseconds(2))
-        }
     }
 }
 #endif
