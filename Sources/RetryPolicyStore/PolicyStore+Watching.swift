@@ -2,50 +2,6 @@ import Logging
 import RetryPolicyCore
 
 extension PolicyStore {
-    /// How the store notices that files changed.
-    public enum WatchMode: Hashable, Sendable, CustomStringConvertible {
-        /// No watch is running; the store reloads only on ``PolicyStore/reload(force:)``.
-        case notWatching
-        /// File-system events (inotify), plus a safety re-scan every
-        /// `rescanEvery` if set.
-        case events(rescanEvery: Duration?)
-        /// Re-reading every file every `every`. `reason` says why events are
-        /// not used; `nil` when polling was asked for.
-        case polling(every: Duration, reason: String?)
-
-        public var description: String {
-            switch self {
-            case .notWatching: "not watching"
-            case .events(let rescan?): "file-system events, re-scanning every \(rescan)"
-            case .events(nil): "file-system events"
-            case .polling(let every, nil): "polling every \(every)"
-            case .polling(let every, let reason?): "polling every \(every) because \(reason)"
-            }
-        }
-    }
-
-    /// How the running watch notices changes now (it can change while it
-    /// runs: a deleted directory turns events into polling until it is back).
-    public var watchMode: WatchMode { currentWatchMode.withLock { $0 } }
-
-    func setWatchMode(_ mode: WatchMode) {
-        let changed = currentWatchMode.withLock { current in
-            defer { current = mode }
-            return current != mode
-        }
-        guard changed else { return }
-        recordWatchModeGauge(mode)
-        publish(.watchModeChanged(mode))
-        switch mode {
-        case .polling(_, let reason?):
-            logger.warning("watching the policy directory by polling", metadata: ["path": .shown(directory), "mode": .shown("\(mode)"), "reason": .shown(reason)])
-        default:
-            logger.info("watching the policy directory", metadata: ["path": .shown(directory), "mode": .shown("\(mode)")])
-        }
-    }
-
-    // MARK: Events
-
     /// Reloads whenever files change, until the calling task is cancelled.
     ///
     /// On Linux the store watches the directory with inotify: a burst of
@@ -292,69 +248,5 @@ extension PolicyStore {
             sincePoll += retry
         }
         return nil
-    }
-
-    // MARK: Polling
-
-    /// Polls the directory every `interval` on `clock` and reloads on
-    /// change, until the calling task is cancelled. Polling works on every
-    /// platform and file system, at the cost of reading every file every
-    /// interval; ``watch(debounce:rescanEvery:pollingFallback:clock:)``
-    /// uses it where file-system events are not available.
-    public func watch<C: Clock>(every interval: Duration, clock: C) async where C.Duration == Duration {
-        await poll(every: interval, clock: clock, reason: nil)
-    }
-
-    /// ``watch(every:clock:)`` on the continuous clock.
-    public func watch(every interval: Duration) async {
-        await watch(every: interval, clock: ContinuousClock())
-    }
-
-    /// A file found absent at one poll is removed at the next poll that
-    /// still finds it absent (one interval later).
-    private func poll<C: Clock>(every interval: Duration, clock: C, reason: String?) async where C.Duration == Duration {
-        setWatchMode(.polling(every: interval, reason: reason))
-        defer { setWatchMode(.notWatching) }
-        var lastPoll: Int?
-        while !Task.isCancelled {
-            do { try await clock.sleep(for: interval) } catch { return }
-            lastPoll = reload(cause: .poll, removals: .deferred(confirmingUpTo: lastPoll)).sequence
-        }
-    }
-}
-
-/// The one pending removal check of a watch: a task that signals the watch
-/// a quiet period after a reload left files absent but in service.
-final class RemovalConfirmations: Sendable {
-    private let scheduled = LockedValue<Task<Void, Never>?>(nil)
-    private let start: @Sendable (Int) -> Task<Void, Never>
-
-    init<C: Clock>(
-        signal: AsyncStream<PolicyStore.WatchSignal>.Continuation, after delay: Duration, clock: C
-    ) where C.Duration == Duration {
-        start = { marked in
-            Task {
-                do { try await clock.sleep(for: delay) } catch { return }
-                signal.yield(.confirmRemovals(marked: marked))
-            }
-        }
-    }
-
-    /// Schedules a check for files marked at reload `marked`, unless one is
-    /// scheduled already (it re-schedules itself if files stay pending).
-    func schedule(marked: Int) {
-        scheduled.withLock { task in
-            if task == nil { task = start(marked) }
-        }
-    }
-
-    /// The scheduled check is being handled.
-    func fired() { scheduled.withLock { $0 = nil } }
-
-    func cancel() {
-        scheduled.withLock { task in
-            task?.cancel()
-            task = nil
-        }
     }
 }

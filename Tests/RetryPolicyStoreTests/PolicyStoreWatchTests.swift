@@ -14,7 +14,7 @@ import Testing
 /// Serialized: the tests share timing-sensitive file-system events, and
 /// one at a time keeps each test's events its own.
 @Suite("PolicyStore.watch: reloads on file-system events", .serialized, .timeLimit(.minutes(3)))
-struct PolicyStoreWatchTests {
+struct PolicyStoreWatchTests: WatchedDirectorySuite {
     let directory: String
 
     init() throws {
@@ -207,7 +207,7 @@ struct PolicyStoreWatchTests {
         let watch = try await startWatching(store, log: log, debounce: .seconds(1), clock: clock)
 
         for attempts in 1...20 { try writeInPlace("p.yaml", "name: p\nattempts: \(attempts + 1)\n") }
-        try await log.wait("the events arrived; the quiet period runs") { _ in clock.sleeperCount >= 1 }
+        try await sleepers(1, on: clock, "the events to arrive and the quiet period to run")
         #expect(log.reloads(.fileEvent).isEmpty, "no reload before the quiet period ends")
         #expect(store.decider(named: "p")?.policy.attempts == 1)
 
@@ -218,9 +218,7 @@ struct PolicyStoreWatchTests {
             rounds += 1
             try #require(rounds <= 20, "the quiet period never ended")
             clock.advance(by: .seconds(1))
-            try await log.wait("a reload or a new quiet period") { _ in
-                !log.reloads(.fileEvent).isEmpty || clock.sleeperCount > 0
-            }
+            _ = try await log.wait("a reload or a new quiet period", orSleeperOn: clock) { !log.reloads(.fileEvent).isEmpty }
         }
         #expect(log.reloads(.fileEvent).count == 1)
         #expect(log.reloads(.fileEvent).first?.changed == ["p"])
@@ -243,17 +241,21 @@ struct PolicyStoreWatchTests {
         let clock = ManualClock()
         let watch = try await startWatching(store, log: log, rescanEvery: .seconds(30), clock: clock)
         #expect(store.watchMode == .events(rescanEvery: .seconds(30)))
-        try await log.wait("the re-scan timer") { _ in clock.sleeperCount >= 1 }
+        try await sleepers(1, on: clock, "the re-scan timer")
 
         let fd = open(elsewhere + "/p.yaml", O_WRONLY | O_TRUNC)
         let text = Array("name: p\nattempts: 7\n".utf8)
         #expect(fd >= 0 && write(fd, text, text.count) == text.count)
+        // A re-scan does not read a file changed less than a quiet period
+        // ago (a writer may be half-way through it): this write is dated a
+        // minute back, done long ago.
+        var times = [timespec(), timespec()]
+        clock_gettime(CLOCK_REALTIME, &times[0])
+        times[0].tv_sec -= 60
+        times[1] = times[0]
+        #expect(futimens(fd, times) == 0)
         close(fd)
         #expect(store.decider(named: "p")?.policy.attempts == 1)
-        // A re-scan does not read a file changed less than a quiet period
-        // ago (a writer may be half-way through it): this one is done, and
-        // a sleep lasts at least as long as asked.
-        try await Task.sleep(for: .milliseconds(60))
         clock.advance(by: .seconds(30))
         try await log.wait("the re-scan") { _ in !log.reloads(.rescan).isEmpty }
         #expect(log.reloads(.rescan).first?.changed == ["p"])
@@ -274,7 +276,7 @@ struct PolicyStoreWatchTests {
         let log = StoreEventLog.recording(store)
         let clock = ManualClock()
         let watch = try await startWatching(store, log: log, rescanEvery: .seconds(30), clock: clock)
-        try await log.wait("the re-scan timer") { _ in clock.sleeperCount >= 1 }
+        try await sleepers(1, on: clock, "the re-scan timer")
 
         try fm.createSymbolicLink(atPath: directory + "/next", withDestinationPath: "b")
         #expect(rename(directory + "/next", directory + "/current") == 0)
@@ -289,360 +291,12 @@ struct PolicyStoreWatchTests {
         // either side of a clock step and restart the quiet period: step
         // until the reload, not once.
         try writeInPlace("b/p.yaml", "name: p\nattempts: 3\n")
-        try await log.wait("the quiet period started") { _ in clock.sleeperCount >= 2 }
-        try await advanceUntil("an edit in the new directory", clock, log, step: .milliseconds(20)) {
+        try await sleepers(2, on: clock, "the quiet period to start")
+        try await advanceUntil("an edit in the new directory", clock, log, step: .milliseconds(20), sleepers: 2) {
             log.reloads(.fileEvent).contains { $0.changed == ["p"] }
         }
         #expect(store.decider(named: "p")?.policy.attempts == 3)
         await stop(watch, store)
-    }
-
-    // MARK: Kubernetes config maps
-
-    @Test("a config map's atomic `..data` swap serves the new content")
-    func configMapSwap() async throws {
-        // The layout the kubelet writes: files are symlinks through
-        // `..data`, itself a symlink to a timestamped directory.
-        let fm = FileManager.default
-        try fm.createDirectory(atPath: directory + "/..2026_11_22_08_00_00.1", withIntermediateDirectories: false)
-        try writeInPlace("..2026_11_22_08_00_00.1/p.yaml", "name: p\nattempts: 1\n")
-        try fm.createSymbolicLink(atPath: directory + "/..data", withDestinationPath: "..2026_11_22_08_00_00.1")
-        try fm.createSymbolicLink(atPath: directory + "/p.yaml", withDestinationPath: "..data/p.yaml")
-        let store = PolicyStore(directory: directory, loader: lineLoader)
-        #expect(store.decider(named: "p")?.policy.attempts == 1)
-        let log = StoreEventLog.recording(store)
-        let watch = try await startWatching(store, log: log)
-
-        // The update: a new timestamped directory, a `..data_tmp` symlink
-        // to it renamed over `..data`, the old directory removed.
-        try fm.createDirectory(atPath: directory + "/..2026_11_22_08_05_00.2", withIntermediateDirectories: false)
-        try writeInPlace("..2026_11_22_08_05_00.2/p.yaml", "name: p\nattempts: 8\n")
-        try fm.createSymbolicLink(atPath: directory + "/..data_tmp", withDestinationPath: "..2026_11_22_08_05_00.2")
-        #expect(rename(directory + "/..data_tmp", directory + "/..data") == 0)
-        try fm.removeItem(atPath: directory + "/..2026_11_22_08_00_00.1")
-
-        try await log.wait("the swap's reload") { _ in log.reloads(.fileEvent).contains { $0.changed == ["p"] } }
-        #expect(store.decider(named: "p")?.policy.attempts == 8)
-        #expect(store.snapshot.policyNames == ["p"])
-        #expect(store.snapshot.problems.isEmpty)
-        await stop(watch, store)
-    }
-
-    // MARK: The directory itself
-
-    @Test("a deleted directory keeps the policies and polls; recreated, it is watched again")
-    func directoryDeletedAndRecreated() async throws {
-        try writeInPlace("p.yaml", "name: p\nattempts: 1\n")
-        let store = PolicyStore(directory: directory, loader: lineLoader)
-        let log = StoreEventLog.recording(store)
-        // `rm -rf` unlinks the files before the directory: a quiet period
-        // longer than that keeps the store from reloading in between.
-        let watch = try await startWatching(store, log: log, debounce: .milliseconds(500), pollingFallback: .milliseconds(50))
-
-        try FileManager.default.removeItem(atPath: directory)
-        try await log.wait("polling while the directory is gone") { _ in
-            if case .polling(_, let reason?) = store.watchMode { return reason.contains("does not exist") }
-            return false
-        }
-        try await log.wait("the missing directory to be reported") { _ in store.snapshot.problems[directory] != nil }
-        #expect(store.decider(named: "p")?.policy.attempts == 1, "the last good policy stays in service")
-
-        try replaceDirectory(with: ["p.yaml": "name: p\nattempts: 2\n"])
-        try await log.wait("events again, with the new content") { _ in
-            store.watchMode == .events(rescanEvery: nil) && store.decider(named: "p")?.policy.attempts == 2
-        }
-        #expect(store.snapshot.problems.isEmpty)
-
-        // The new directory's events arrive: the watch is on it.
-        try writeInPlace("p.yaml", "name: p\nattempts: 3\n")
-        try await log.wait("an edit in the new directory") { _ in log.reloads(.fileEvent).contains { $0.changed == ["p"] } }
-        #expect(store.decider(named: "p")?.policy.attempts == 3)
-        await stop(watch, store)
-    }
-
-    @Test("a directory moved away and replaced is watched at its path, not at the old inode")
-    func directoryMovedAndReplaced() async throws {
-        try writeInPlace("p.yaml", "name: p\nattempts: 1\n")
-        let store = PolicyStore(directory: directory, loader: lineLoader)
-        let log = StoreEventLog.recording(store)
-        let watch = try await startWatching(store, log: log, pollingFallback: .milliseconds(50))
-        let moved = directory + ".old"
-        defer { try? FileManager.default.removeItem(atPath: moved) }
-
-        #expect(rename(directory, moved) == 0)
-        try await log.wait("polling while the path is empty") { _ in
-            if case .polling = store.watchMode { return true }
-            return false
-        }
-        try replaceDirectory(with: ["p.yaml": "name: p\nattempts: 2\n"])
-        try await log.wait("events again, with the new content") { _ in
-            store.watchMode == .events(rescanEvery: nil) && store.decider(named: "p")?.policy.attempts == 2
-        }
-        try writeInPlace("p.yaml", "name: p\nattempts: 3\n")
-        try await log.wait("an edit in the new directory") { _ in store.decider(named: "p")?.policy.attempts == 3 }
-        await stop(watch, store)
-    }
-
-    @Test("a directory missing at start is polled for, then watched with events")
-    func directoryMissingAtStart() async throws {
-        try FileManager.default.removeItem(atPath: directory)
-        let store = PolicyStore(directory: directory, loader: lineLoader)
-        #expect(store.snapshot.problems[directory] != nil)
-        let log = StoreEventLog.recording(store)
-        let watch = Task { await store.watch(debounce: .milliseconds(20), rescanEvery: nil, pollingFallback: .milliseconds(50)) }
-        try await log.wait("polling") { _ in
-            if case .polling(.milliseconds(50), _?) = store.watchMode { return true }
-            return false
-        }
-        try replaceDirectory(with: ["p.yaml": "name: p\n"])
-        try await log.wait("p served through events") { _ in
-            store.watchMode == .events(rescanEvery: nil) && store.decider(named: "p") != nil
-        }
-        #expect(store.snapshot.problems.isEmpty)
-        await stop(watch, store)
-    }
-
-    // MARK: Resources and readers
-
-    @Test("cancelling the watch stops the watcher promptly and closes its descriptors")
-    func cancellationClosesDescriptors() async throws {
-        try writeInPlace("p.yaml", "name: p\n")
-        let store = PolicyStore(directory: directory, loader: lineLoader)
-        let log = StoreEventLog.recording(store)
-        // Other suites watch their own directories at the same time, so the
-        // watch's descriptors are told apart from theirs: its inotify
-        // descriptor by the directory inode it watches, its wake-up pipe as
-        // a pipe that appeared with it, both ends non-blocking.
-        #expect(Self.inotifyDescriptors(watching: directory) == 0)
-        let pipesBefore = Self.wakeUpPipes()
-
-        // On a manual clock that never moves no timer of the watch fires
-        // (debounce, polling, re-scan), so the watch can only return because
-        // cancelling woke it: a watch that missed the cancellation would
-        // hang until the test's time limit.
-        let watch = try await startWatching(store, log: log, clock: ManualClock())
-        #expect(Self.inotifyDescriptors(watching: directory) == 1, "the watch holds one inotify descriptor")
-        let newPipes = Self.wakeUpPipes().subtracting(pipesBefore)
-        #expect(!newPipes.isEmpty, "and a wake-up pipe")
-
-        watch.cancel()
-        await watch.value
-        #expect(Self.inotifyDescriptors(watching: directory) == 0)
-        // A pipe of a watch that another suite started meanwhile may still
-        // be open; the watch's own must not.
-        #expect(
-            newPipes.intersection(Self.wakeUpPipes()).count < newPipes.count,
-            "the wake-up pipe is closed")
-        #expect(store.watchMode == .notWatching)
-        try await log.wait("the mode change") { $0.last == .watchModeChanged(.notWatching) }
-        try? FileManager.default.removeItem(atPath: directory)
-    }
-
-    @Test("concurrent readers always see a whole, valid generation during event-driven reloads")
-    func concurrentReadersDuringEventReloads() async throws {
-        try writeInPlace("p.yaml", "name: p\nattempts: 1\n")
-        try writeInPlace("q.yaml", "name: q\nattempts: 1\n")
-        let store = PolicyStore(directory: directory, loader: lineLoader)
-        let log = StoreEventLog.recording(store)
-        let watch = try await startWatching(store, log: log, debounce: .milliseconds(5))
-        let flags = ReaderFlags()
-        let rounds = 30
-
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for _ in 0..<4 {
-                group.addTask {
-                    var lastGeneration = 0
-                    while !flags.stop.withLock({ $0 }) {
-                        let snapshot = store.snapshot
-                        guard let p = snapshot.deciders["p"], let q = snapshot.deciders["q"],
-                            (1...rounds).contains(p.policy.attempts), (1...rounds).contains(q.policy.attempts),
-                            snapshot.paths.keys.sorted() == snapshot.policyNames,
-                            snapshot.generation >= lastGeneration
-                        else {
-                            flags.anomalies.add(1, ordering: .relaxed)
-                            await Task.yield()
-                            continue
-                        }
-                        lastGeneration = snapshot.generation
-                        flags.reads.add(1, ordering: .relaxed)
-                        await Task.yield()
-                    }
-                }
-            }
-            for round in 2...rounds {
-                let generation = store.snapshot.generation
-                if round % 5 == 0 {
-                    try renameOver("p.yaml", "name: p\nattempts: broken\n")  // never served
-                } else {
-                    try renameOver("p.yaml", "name: p\nattempts: \(round)\n")
-                    try renameOver("q.yaml", "name: q\nattempts: \(round)\n")
-                }
-                try await log.wait("round \(round) reloaded") { _ in store.snapshot.generation > generation }
-            }
-            flags.stop.withLock { $0 = true }
-            try await group.waitForAll()
-        }
-        #expect(flags.anomalies.load(ordering: .relaxed) == 0)
-        #expect(flags.reads.load(ordering: .relaxed) > 0)
-        #expect(store.decider(named: "q")?.policy.attempts == rounds - 1)
-        // Every round's new generation came from an event-driven reload.
-        try await log.wait("every round's reload to be reported") { _ in
-            log.reloads(.fileEvent).filter(\.filesChanged).count >= rounds - 1
-        }
-        await stop(watch, store)
-    }
-
-    // MARK: Helpers
-
-    /// Advances `clock` a quiet period at a time until `condition` holds.
-    func advanceUntil(
-        _ what: String, _ clock: ManualClock, _ log: StoreEventLog, step: Duration = .seconds(1),
-        sourceLocation: Testing.SourceLocation = #_sourceLocation, until condition: () -> Bool
-    ) async throws {
-        for _ in 0..<50 {
-            if condition() { return }
-            // Let the events arrive and the watch go to sleep again.
-            try await Task.sleep(for: .milliseconds(20))
-            if condition() { return }
-            clock.advance(by: step)
-        }
-        Issue.record("advanced the clock 50 times waiting for \(what); events: \(log.events)", sourceLocation: sourceLocation)
-        throw StoreEventLog.Timeout()
-    }
-
-    /// Truncates and writes, as `>` and `cp` do.
-    func writeInPlace(_ name: String, _ text: String) throws {
-        let fd = open(directory + "/" + name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
-        defer { close(fd) }
-        let bytes = Array(text.utf8)
-        guard write(fd, bytes, bytes.count) == bytes.count else { throw POSIXError(.EIO) }
-    }
-
-    /// Writes a hidden temp file and renames it over `name`, as editors and
-    /// atomic writers do.
-    func renameOver(_ name: String, _ text: String) throws {
-        try writeInPlace(".\(name).tmp", text)
-        guard rename(directory + "/.\(name).tmp", directory + "/" + name) == 0 else {
-            throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
-        }
-    }
-
-    /// Puts a new directory with `files` at the watched path in one rename.
-    func replaceDirectory(with files: [String: String]) throws {
-        let staging = directory + ".staging"
-        try FileManager.default.createDirectory(atPath: staging, withIntermediateDirectories: false)
-        for (name, text) in files { try text.write(toFile: staging + "/" + name, atomically: false, encoding: .utf8) }
-        guard rename(staging, directory) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
-    }
-
-    /// Starts `watch` and returns once the watch is established (its first
-    /// reload is reported).
-    func startWatching<C: Clock>(
-        _ store: PolicyStore, log: StoreEventLog, debounce: Duration = .milliseconds(20),
-        rescanEvery: Duration? = nil, pollingFallback: Duration = .seconds(5), clock: C
-    ) async throws -> Task<Void, Never> where C.Duration == Duration {
-        let watch = Task {
-            await store.watch(debounce: debounce, rescanEvery: rescanEvery, pollingFallback: pollingFallback, clock: clock)
-        }
-        try await log.wait("the watch to start") { _ in !log.reloads(.watchStarted).isEmpty }
-        return watch
-    }
-
-    func startWatching(
-        _ store: PolicyStore, log: StoreEventLog, debounce: Duration = .milliseconds(20),
-        pollingFallback: Duration = .seconds(5)
-    ) async throws -> Task<Void, Never> {
-        try await startWatching(
-            store, log: log, debounce: debounce, pollingFallback: pollingFallback, clock: ContinuousClock())
-    }
-
-    func stop(_ watch: Task<Void, Never>, _ store: PolicyStore) async {
-        watch.cancel()
-        await watch.value
-        #expect(store.watchMode == .notWatching)
-        try? FileManager.default.removeItem(atPath: directory)
-    }
-
-    /// The process's descriptors, each with its `/proc/self/fd` target
-    /// and `/proc/self/fdinfo` text.
-    static func descriptors() -> [(target: String, info: String)] {
-        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
-        return entries.compactMap { entry in
-            guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + entry),
-                let info = try? String(contentsOfFile: "/proc/self/fdinfo/" + entry, encoding: .utf8)
-            else { return nil }
-            return (target, info)
-        }
-    }
-
-    /// How many inotify descriptors of this process watch `path`'s inode
-    /// (fdinfo lists each watch as `inotify wd:N ino:HEX sdev:HEX ...`).
-    static func inotifyDescriptors(watching path: String) -> Int {
-        var status = stat()
-        guard stat(path, &status) == 0 else { return 0 }
-        let inode = "ino:" + String(UInt64(status.st_ino), radix: 16) + " "
-        return descriptors().filter { descriptor in
-            descriptor.target == "anon_inode:inotify"
-                && descriptor.info.split(separator: "\n").contains { $0.hasPrefix("inotify ") && $0.contains(inode) }
-        }.count
-    }
-
-    /// The pipes (`pipe:[inode]`) of which this process holds both ends,
-    /// each non-blocking, as a watcher's wake-up pipe is.
-    static func wakeUpPipes() -> Set<String> {
-        var ends: [String: [Bool]] = [:]
-        for descriptor in descriptors() where descriptor.target.hasPrefix("pipe:") {
-            let flags = descriptor.info.split(separator: "\n").first { $0.hasPrefix("flags:") }
-                .flatMap { Int($0.dropFirst("flags:".count).trimmingCharacters(in: .whitespaces), radix: 8) } ?? 0
-            ends[descriptor.target, default: []].append(flags & Int(O_NONBLOCK) != 0)
-        }
-        return Set(ends.filter { $0.value.count >= 2 && $0.value.allSatisfy { $0 } }.keys)
-    }
-}
-
-/// Everything a store reports, for tests to wait on.
-final class StoreEventLog: Sendable {
-    private let recorded = LockedValue<[PolicyStore.Event]>([])
-
-    /// Subscribes before returning, so no event after this call is missed.
-    static func recording(_ store: PolicyStore) -> StoreEventLog {
-        let log = StoreEventLog()
-        let stream = store.events()
-        Task { for await event in stream { log.recorded.withLock { $0.append(event) } } }
-        return log
-    }
-
-    var events: [PolicyStore.Event] { recorded.withLock { $0 } }
-
-    func reloads(_ cause: PolicyStore.ReloadCause) -> [PolicyStore.ReloadReport] {
-        events.compactMap { event in
-            if case .reloaded(let report) = event, report.cause == cause { return report }
-            return nil
-        }
-    }
-
-    struct Timeout: Error {}
-
-    /// Returns once `condition` holds, checking every few milliseconds;
-    /// fails the test after `limit`. The default is generous on purpose:
-    /// the whole test suite shares a few threads with the store's watch, so
-    /// on a loaded machine a reload can wait many seconds for its turn. How
-    /// fast reloads come is measured in PolicyStoreLatencyTests, not bounded
-    /// here.
-    func wait(
-        _ what: String, limit: Duration = .seconds(60), sourceLocation: Testing.SourceLocation = #_sourceLocation,
-        until condition: ([PolicyStore.Event]) -> Bool
-    ) async throws {
-        let clock = ContinuousClock()
-        let deadline = clock.now + limit
-        while !condition(events) {
-            guard clock.now < deadline else {
-                Issue.record("waited \(limit) for \(what); events: \(events)", sourceLocation: sourceLocation)
-                throw Timeout()
-            }
-            try await Task.sleep(for: .milliseconds(2))
-        }
     }
 }
 #endif

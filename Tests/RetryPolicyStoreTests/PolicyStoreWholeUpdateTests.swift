@@ -113,7 +113,7 @@ struct PolicyStoreWholeUpdateTests {
         // health says so together with the snapshot it describes.
         let before = try configMap.wholeUpdate(store.snapshot)
         configMap.maybeSwap(oneIn: 1)
-        swapping.withLock { $0 = PolicyStore.readAttempts }
+        swapping.withLock { $0 = PolicyDirectoryReader.readAttempts }
         let report = store.reload()
         #expect(report.problems.map(\.path) == [directory])
         #expect(try configMap.wholeUpdate(store.snapshot) == before)
