@@ -259,26 +259,23 @@ package struct FieldReader {
     package mutating func choice<E: RawRepresentable & CaseIterable>(
         _ node: YAMLNode, at keyPath: @autoclosure () -> String, of type: E.Type
     ) -> E? where E.RawValue == String {
-        guard case .scalar(let scalar) = node, case .string(let text) = scalar.resolved else {
-            expected(Self.alternatives(E.allCases.map(\.rawValue)), for: keyPath(), found: node)
-            return nil
-        }
-        if let value = E(rawValue: text) { return value }
-        let allowed = E.allCases.map(\.rawValue)
-        expected(Self.alternatives(allowed), for: keyPath(), found: node, rule: .invalidValue, suggestion: Suggestion.didYouMean(text, among: allowed))
-        return nil
+        choice(node, at: keyPath(), among: Array(E.allCases))
     }
 
     /// One of `values`, by raw value (a subset of an enumeration).
     package mutating func choice<E: RawRepresentable>(
         _ node: YAMLNode, at keyPath: @autoclosure () -> String, among values: [E]
     ) -> E? where E.RawValue == String {
+        choice(node, at: keyPath(), among: values.map(\.rawValue)).flatMap { text in values.first { $0.rawValue == text } }
+    }
+
+    /// One of the words `allowed`.
+    package mutating func choice(_ node: YAMLNode, at keyPath: @autoclosure () -> String, among allowed: [String]) -> String? {
         guard case .scalar(let scalar) = node, case .string(let text) = scalar.resolved else {
-            expected(Self.alternatives(values.map(\.rawValue)), for: keyPath(), found: node)
+            expected(Self.alternatives(allowed), for: keyPath(), found: node)
             return nil
         }
-        if let value = values.first(where: { $0.rawValue == text }) { return value }
-        let allowed = values.map(\.rawValue)
+        if allowed.contains(text) { return text }
         expected(Self.alternatives(allowed), for: keyPath(), found: node, rule: .invalidValue, suggestion: Suggestion.didYouMean(text, among: allowed))
         return nil
     }

@@ -178,35 +178,39 @@ struct PolicyDecoder {
     private mutating func backoff(_ node: YAMLNode) -> Backoff? {
         guard let fields = reader.fields(node, at: "backoff", allowed: PolicyKeys.backoff) else { return nil }
         let initial = fields["initial"].flatMap { reader.duration($0, at: fields.path("initial")) } ?? .zero
-        var shape = Backoff.Shape.exponential
-        if let node = fields["shape"], let chosen = reader.choice(node, at: fields.path("shape"), of: Backoff.Shape.self) {
-            shape = chosen
+        let named = Backoff.Growth.named
+        var shape = named[0]
+        if let node = fields["shape"], let name = reader.choice(node, at: fields.path("shape"), among: named.compactMap(\.name)) {
+            shape = named.first { $0.name == name }!
         }
-        var multiplier = 2.0
-        if let node = fields["multiplier"], let value = reader.number(node, at: fields.path("multiplier"), in: PolicyBounds.multiplier) {
-            if shape == .linear {
-                reader.report(
-                    .keyConflict, at: fields.entries["multiplier"]!.key.location,
-                    "backoff.multiplier: applies only to shape exponential, found shape linear",
-                    suggestion: "a linear backoff grows by 'step'; remove 'multiplier'")
+        let shapeName = shape.name ?? ""
+        // Another shape's parameter would be ignored: refused, so the
+        // policy means what it says.
+        for other in named where other.name != shape.name {
+            guard let key = other.parameter?.key, key != shape.parameter?.key, let entry = fields.entries[key] else { continue }
+            let otherName = other.name ?? ""
+            let own = shape.parameter.map { "'\($0.key)'" } ?? "nothing"
+            reader.report(
+                .keyConflict, at: entry.key.location,
+                "backoff.\(key): applies only to shape \(otherName), found shape \(shapeName)",
+                suggestion: fields["shape"] == nil
+                    ? "add 'shape: \(otherName)', or use \(own) for \(Self.article(shapeName)) \(shapeName) backoff"
+                    : "\(Self.article(shapeName)) \(shapeName) backoff grows by \(own); remove '\(key)'")
+        }
+        let growth: Backoff.Growth
+        switch shape {
+        case .exponential(let standard):
+            let multiplier = fields["multiplier"].flatMap { reader.number($0, at: fields.path("multiplier"), in: PolicyBounds.multiplier) }
+            growth = .exponential(multiplier: multiplier ?? standard)
+        case .linear:
+            if fields["step"] == nil {
+                reader.report(.missingKey, at: fields.location, "missing required key 'step' in 'backoff' (shape linear adds it per retry)",
+                              suggestion: "write step: 0s for a constant delay")
             }
-            multiplier = value
+            growth = .linear(step: fields["step"].flatMap { reader.duration($0, at: fields.path("step")) } ?? .zero)
+        case .custom:
+            growth = shape  // not a file shape: `named` never holds one
         }
-        var step = Duration.zero
-        if let node = fields["step"], let value = reader.duration(node, at: fields.path("step")) {
-            if shape != .linear {
-                reader.report(
-                    .keyConflict, at: fields.entries["step"]!.key.location,
-                    "backoff.step: applies only to shape linear, found shape \(shape)",
-                    suggestion: "add 'shape: linear', or use 'multiplier' for an exponential backoff")
-            }
-            step = value
-        }
-        if shape == .linear && fields["step"] == nil {
-            reader.report(.missingKey, at: fields.location, "missing required key 'step' in 'backoff' (shape linear adds it per retry)",
-                          suggestion: "write step: 0s for a constant delay")
-        }
-        let growth: Backoff.Growth = shape == .linear ? .linear(step: step) : .exponential(multiplier: multiplier)
         var result = Backoff(initial: initial, max: initial, growth: growth, location: fields.location)
         // A max below initial is well-formed; lint reports it (RP104).
         if let node = fields["max"], let max = reader.duration(node, at: fields.path("max")) { result.max = max }
@@ -223,6 +227,11 @@ struct PolicyDecoder {
             result.min = min
         }
         return result
+    }
+
+    /// `a` or `an` before `word`.
+    static func article(_ word: String) -> String {
+        word.first.map { "aeiou".contains($0) } == true ? "an" : "a"
     }
 
     private mutating func retryAfter(_ node: YAMLNode) -> RetryAfterPolicy? {
