@@ -107,7 +107,7 @@ struct PolicyDecoder {
                 policy.platform = platform
             }
         }
-        if let node = fields["attempts"], let attempts = reader.integer(node, at: "attempts", in: PolicyBounds.attempts) {
+        if let node = fields["attempts"], let attempts = reader.integer(node, at: "attempts", describing: PolicyBounds.attempts) {
             policy.attempts = attempts
         }
         if let node = fields["idempotency"], let idempotency = idempotency(node) { policy.idempotency = idempotency }
@@ -140,16 +140,26 @@ struct PolicyDecoder {
         if let node = fields["parity"], let items = reader.list(node, at: "parity", what: "a list of policy file paths") {
             policy.parity = items.compactMap { reader.string($0, at: "parity", what: "a policy file path") }
         }
-        guard !reader.hasProblems, name != nil else { return nil }
         policy.keyLocations = reader.keyLocations
-        // What only the whole policy shows, by the checks a policy built in
-        // code passes too.
+        // The ranges, and what only the whole policy shows, by the checks a
+        // policy built in code passes too. A problem with a value read is
+        // reported at the value even when the file has other problems
+        // (every mistake in one run), unless one is reported there already.
+        // A range problem without one is of a value the file does not state
+        // (`throttling_retry_cost` taking `retry_cost`'s), reported where
+        // it is stated; the rest only of a policy read whole.
+        let complete = !reader.hasProblems && name != nil
+        let reported = Set(reader.diagnostics.map(\.location))
         for problem in policy.problems {
+            let value = reader.values[problem.keyPath]
+            if let value, reported.contains(value.location) { continue }
+            guard value != nil || (complete && problem.expected == nil) else { continue }
+            let message = value.flatMap { value in problem.expected.map { "expected \($0), found \(value.found)" } } ?? problem.message
             reader.report(
-                LoaderRule(rawValue: problem.id) ?? .invalidValue, at: Self.location(of: problem.keyPath, in: policy),
-                FieldReader.prefix(problem.keyPath) + problem.message, suggestion: problem.suggestion)
+                LoaderRule(rawValue: problem.id) ?? .invalidValue, at: value?.location ?? Self.location(of: problem.keyPath, in: policy),
+                FieldReader.prefix(problem.keyPath) + message, suggestion: problem.suggestion)
         }
-        return reader.hasProblems ? nil : policy
+        return reader.hasProblems || name == nil ? nil : policy
     }
 
     /// Where the key at `keyPath` is written, or the nearest key above it.
@@ -200,7 +210,7 @@ struct PolicyDecoder {
         let growth: Backoff.Growth
         switch shape {
         case .exponential(let standard):
-            let multiplier = fields["multiplier"].flatMap { reader.number($0, at: fields.path("multiplier"), in: PolicyBounds.multiplier) }
+            let multiplier = fields["multiplier"].flatMap { reader.number($0, at: fields.path("multiplier"), describing: PolicyBounds.multiplier) }
             growth = .exponential(multiplier: multiplier ?? standard)
         case .linear:
             if fields["step"] == nil {
@@ -217,15 +227,8 @@ struct PolicyDecoder {
         if let node = fields["jitter"], let jitter = reader.choice(node, at: fields.path("jitter"), of: Backoff.Jitter.self) {
             result.jitter = jitter
         }
-        if let node = fields["min"], let min = reader.duration(node, at: fields.path("min")) {
-            if let max = result.max, min > max {
-                reader.report(
-                    .outOfRange, at: node.location,
-                    "backoff.min: expected at most backoff.max (\(max.formattedForHumans)), found \(min.formattedForHumans)",
-                    suggestion: "the floor is applied after the cap; lower 'min' or raise 'max'")
-            }
-            result.min = min
-        }
+        // A min above max is the validator's to report, at min.
+        if let node = fields["min"], let min = reader.duration(node, at: fields.path("min")) { result.min = min }
         return result
     }
 
@@ -325,22 +328,22 @@ struct PolicyDecoder {
         case .grpc, nil: result = RetryBudgetConfiguration()
         }
         result.location = fields.location
-        if let node = fields["capacity"], let value = reader.integer(node, at: fields.path("capacity"), in: PolicyBounds.budgetCapacity) {
+        if let node = fields["capacity"], let value = reader.integer(node, at: fields.path("capacity"), describing: PolicyBounds.budgetCapacity) {
             result.capacity = value
         }
-        if let node = fields["retry_cost"], let value = reader.integer(node, at: fields.path("retry_cost"), in: PolicyBounds.budgetAmount) {
+        if let node = fields["retry_cost"], let value = reader.integer(node, at: fields.path("retry_cost"), describing: PolicyBounds.budgetAmount) {
             result.retryCost = value
             // Without a preset, throttling costs what any retry costs
             // unless stated (the format before throttling costs existed).
             if preset == nil { result.throttlingRetryCost = value }
         }
         if let node = fields["timeout_retry_cost"],
-            let value = reader.integer(node, at: fields.path("timeout_retry_cost"), in: PolicyBounds.budgetAmount)
+            let value = reader.integer(node, at: fields.path("timeout_retry_cost"), describing: PolicyBounds.budgetAmount)
         {
             result.timeoutRetryCost = value
         }
         if let node = fields["throttling_retry_cost"],
-            let value = reader.integer(node, at: fields.path("throttling_retry_cost"), in: PolicyBounds.budgetAmount)
+            let value = reader.integer(node, at: fields.path("throttling_retry_cost"), describing: PolicyBounds.budgetAmount)
         {
             result.throttlingRetryCost = value
         }
@@ -353,7 +356,7 @@ struct PolicyDecoder {
             }
             result.throttlingErrors = kinds
         }
-        if let node = fields["success_refund"], let value = reader.integer(node, at: fields.path("success_refund"), in: PolicyBounds.budgetAmount) {
+        if let node = fields["success_refund"], let value = reader.integer(node, at: fields.path("success_refund"), describing: PolicyBounds.budgetAmount) {
             result.successRefund = value
         }
         return result

@@ -34,7 +34,7 @@ public enum PolicyWriter {
         // the header rather than being lost.
         for key in comments.keys.sorted() where !topLevelKeys.contains(key) { out.comments(before: key) }
         out.line("version: 1")
-        out.line("name: \(quoted(policy.name))")
+        out.line("name: \(name(policy.name))")
         if let description = policy.description { out.line("description: \(quoted(description))") }
         if let platform = policy.platform { out.line("platform: \(platform)") }
         out.comments(before: "attempts")
@@ -256,4 +256,15 @@ public enum PolicyWriter {
     }
 
     static func quoted(_ text: String) -> String { QuotedText.doubleQuoted(text) }
+
+    /// A policy name as written by hand, plain, where a plain scalar reads
+    /// back as the same string (it starts with a letter and is no word
+    /// YAML reads as a boolean or null); quoted otherwise (`"29"`, `".5"`,
+    /// `"true"`).
+    static func name(_ text: String) -> String {
+        let plain = text.first.map { $0.isASCII && $0.isLetter } == true
+            && !["true", "false", "null", "yes", "no", "on", "off", "y", "n"].contains(text.lowercased())
+            && text.unicodeScalars.allSatisfy { $0.isASCII && !DisplayText.isUnsafe($0) && !": #,[]{}\"'".unicodeScalars.contains($0) }
+        return plain ? text : quoted(text)
+    }
 }
