@@ -7,16 +7,6 @@
 /// Jitter then spreads the delay so that clients that failed together do
 /// not retry together, and ``min`` is the floor of the result.
 public struct Backoff: Hashable, Sendable {
-    /// How the base delay grows from one retry to the next.
-    public enum Shape: String, Hashable, Sendable, CaseIterable, CustomStringConvertible {
-        /// `initial × multiplier^(k-1)`; multiplier 1 is a constant delay.
-        case exponential
-        /// `initial + step × (k-1)`; step 0 is a constant delay.
-        case linear
-
-        public var description: String { rawValue }
-    }
-
     /// How the base delay is randomised.
     public enum Jitter: String, Hashable, Sendable, CaseIterable, CustomStringConvertible {
         /// Exactly the base delay. Synchronises clients; lint warns.
@@ -42,6 +32,40 @@ public struct Backoff: Hashable, Sendable {
         /// A function of the retry number, defined in code. Capped by
         /// ``Backoff/max`` and floored by ``Backoff/min`` like the others.
         case custom(CustomBackoff)
+
+        /// Every shape a policy file can name (`shape:`), the default
+        /// first, each with its parameter's file default. The decoder reads
+        /// `shape:` against this list and the schema's `shape` enum agrees
+        /// with it (`SchemaAgreementTests`); a shape left out cannot be
+        /// written to a file, which the writer's round-trip test catches.
+        public static let named: [Growth] = [.exponential(multiplier: 2), .linear(step: .zero)]
+
+        /// The name a policy file gives the shape (`shape: linear`);
+        /// `nil` for one defined in code, which has no file form.
+        public var name: String? {
+            switch self {
+            case .exponential: "exponential"
+            case .linear: "linear"
+            case .custom: nil
+            }
+        }
+
+        /// The shape's own parameter as a policy file states it, under
+        /// its `backoff` key (`multiplier`, `step`), which any other shape
+        /// refuses; `nil` for a shape without one.
+        public var parameter: (key: String, value: Parameter)? {
+            switch self {
+            case .exponential(let multiplier): ("multiplier", .number(multiplier))
+            case .linear(let step): ("step", .duration(step))
+            case .custom: nil
+            }
+        }
+
+        /// The value of a shape's parameter, by the kind of value it is.
+        public enum Parameter: Hashable, Sendable {
+            case number(Double)
+            case duration(Duration)
+        }
     }
 
     /// A base delay defined in Swift: `delay(k)` before retry `k` (1 for
@@ -71,15 +95,6 @@ public struct Backoff: Hashable, Sendable {
     public var growth: Growth
     public var jitter: Jitter
     public var location: SourceLocation?
-
-    /// The named shape of ``growth``; `nil` for one defined in code.
-    public var shape: Shape? {
-        switch growth {
-        case .exponential: .exponential
-        case .linear: .linear
-        case .custom: nil
-        }
-    }
 
     /// An exponential backoff's multiplier (1 for a linear one, which
     /// does not multiply).

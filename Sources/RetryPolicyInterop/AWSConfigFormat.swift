@@ -1,11 +1,18 @@
 import RetryPolicyCore
 import RetryPolicyYAML
 
+extension InteropFormat {
+    public static let awsConfig = InteropFormat(declaring: "aws-config")
+}
+
 /// The AWS shared config file (`~/.aws/config`): one profile's
 /// `retry_mode` and `max_attempts`.
 struct AWSConfigFormat: InteropFormatHandler {
     var format: InteropFormat { .awsConfig }
     var candidateNoun: String { "profile" }
+    var title: String { "AWS shared config file" }
+    var importHelp: String { "an AWS shared config file" }
+    var selectionHelp: String { "an AWS profile" }
 
     /// Never detected by content: INI files say too little about
     /// themselves. `import --from aws-config` names the format.

@@ -1,6 +1,10 @@
 import RetryPolicyCore
 import RetryPolicyYAML
 
+extension InteropFormat {
+    public static let envoy = InteropFormat(declaring: "envoy")
+}
+
 /// Envoy route configuration, in proto3 JSON or YAML, with field names in
 /// snake_case or lowerCamelCase as Envoy's parser takes them: a
 /// RouteConfiguration (or a list of them), a virtual host, a route, a
@@ -10,6 +14,10 @@ import RetryPolicyYAML
 struct EnvoyFormat: InteropFormatHandler {
     var format: InteropFormat { .envoy }
     var candidateNoun: String { "route retry policy" }
+    var title: String { "Envoy route configuration" }
+    var importHelp: String { "an Envoy route configuration (a RouteConfiguration, virtual host, route, RouteAction, bare retry_policy, a Listener with an inline route_config, or an admin config_dump; snake_case or camelCase)" }
+    var selectionHelp: String { "an Envoy route or virtual host" }
+    var exportHelp: String? { "the `timeout` and `retry_policy` fields of a route's RouteAction (YAML)" }
 
     func recognizes(_ file: ForeignFile) -> Bool {
         guard case .success(let documents) = file.documents, documents.count == 1, let root = documents.first else { return false }

@@ -1,11 +1,19 @@
 import RetryPolicyCore
 import RetryPolicyYAML
 
+extension InteropFormat {
+    public static let grpc = InteropFormat(declaring: "grpc")
+}
+
 /// gRPC service configs (gRFC A6 retries and hedging, retryThrottling), as
 /// JSON or the DNS TXT record form.
 struct GRPCFormat: InteropFormatHandler {
     var format: InteropFormat { .grpc }
     var candidateNoun: String { "method config" }
+    var title: String { "gRPC service config" }
+    var importHelp: String { "a gRPC service config (JSON, or the DNS TXT record form)" }
+    var selectionHelp: String { "a gRPC SERVICE or SERVICE/METHOD" }
+    var exportHelp: String? { "a gRPC service config (JSON) with one methodConfig for every method (`\"name\": [{}]`) holding `retryPolicy` and the deadline, and `retryThrottling` from the budget" }
 
     func recognizes(_ file: ForeignFile) -> Bool {
         guard case .success(let documents) = file.documents, documents.count == 1, let root = documents.first else { return false }

@@ -26,7 +26,8 @@ public struct ImportedPolicy: Sendable {
     /// `hedgingPolicy`).
     public var hedging: HedgingPolicy?
     /// Comment lines written before a top-level key (`attempts`, `backoff`,
-    /// `rules`...); `""` is the file's header.
+    /// `rules`...); `""` is the file's header. ``fileComments`` adds the
+    /// line that says where the policy came from.
     public var comments: [String: [String]] = [:]
     public var warnings: [InteropWarning] = []
 
@@ -39,26 +40,7 @@ public struct ImportedPolicy: Sendable {
     }
 
     mutating func comment(_ key: String, _ line: String) {
-        comments[key, default: []].append(Self.commentText(line))
-    }
-
-    /// `text` as one comment line: every character that would end the
-    /// line or that a policy file may not hold (line breaks of any kind,
-    /// control characters), and the bidirectional controls that would show
-    /// a reviewer the comment in another order, written as a visible
-    /// `\u{..}` escape, so that foreign text quoted in a comment can never
-    /// become YAML. Which characters those are is `DisplayText`'s one list.
-    static func commentText(_ text: String) -> String {
-        guard text.unicodeScalars.contains(where: { DisplayText.isUnsafe($0) }) else { return text }
-        var result = ""
-        for scalar in text.unicodeScalars {
-            if DisplayText.isUnsafe(scalar) {
-                result += "\\u{" + String(scalar.value, radix: 16) + "}"
-            } else {
-                result.unicodeScalars.append(scalar)
-            }
-        }
-        return result
+        comments[key, default: []].append(line)
     }
 
     mutating func warn(_ feature: String, at location: SourceLocation, _ message: String) {
@@ -192,110 +174,16 @@ public struct ImportedPolicy: Sendable {
         ImportFileNames.sanitized(name) ?? "imported"
     }
 
-    /// The name as YAML writes it: quoted where a plain scalar would not
-    /// read back as this string (`-1`, `true`, `.5`).
-    var yamlName: String {
-        let plain = name.first.map { $0.isLetter } ?? false
-            && !["true", "false", "null", "yes", "no", "on", "off", "y", "n"].contains(name.lowercased())
-        return plain ? name : InteropValue.quoted(name)
-    }
-
-    // MARK: Writing
-
-    /// The policy file, in the loader's YAML subset, with comments.
-    public var yaml: String {
-        var lines: [String] = []
-        func comments(_ key: String, indent: String = "") {
-            for line in self.comments[key] ?? [] { lines.append(indent + "# " + line) }
-        }
-        lines.append("# Imported from \(Self.commentText(source)) (\(format.title)) by retry-policy import.")
-        comments("")
-        lines.append("version: 1")
-        lines.append("name: \(yamlName)")
-        if let description { lines.append("description: \(InteropValue.quoted(description))") }
-        comments("attempts")
-        lines.append("attempts: \(attempts)")
-        comments("idempotency")
-        lines.append("idempotency:")
-        lines.append("  methods: [\(HTTPMethod.standard.map(\.rawValue).joined(separator: ", "))]")
-        comments("backoff")
-        lines.append("backoff:")
-        if case .linear = backoff.growth {
-            lines.append("  shape: linear")
-            lines.append("  initial: \(backoff.initial.formattedForHumans)")
-            lines.append("  step: \(backoff.step.formattedForHumans)")
-            lines.append("  max: \((backoff.max ?? Backoff.ceiling).formattedForHumans)")
-        } else {
-            lines.append("  initial: \(backoff.initial.formattedForHumans)")
-            lines.append("  max: \((backoff.max ?? Backoff.ceiling).formattedForHumans)")
-            lines.append("  multiplier: \(NumberText.number(backoff.multiplier))")
-        }
-        lines.append("  jitter: \(backoff.jitter)")
-        comments("retry_after")
-        lines.append("retry_after:")
-        lines.append("  honor: \(retryAfter.honor)")
-        if retryAfter.honor {
-            if let cap = retryAfter.cap { lines.append("  cap: \(cap.formattedForHumans)") }
-            lines.append("  above_cap: \(retryAfter.aboveCap)")
-            lines.append("  combine: \(retryAfter.combine)")
-            lines.append("  headers:")
-            for header in retryAfter.headers {
-                lines.append("    - {name: \(InteropValue.quoted(header.name)), format: \(header.format)}")
-            }
-        }
-        if timeouts.perAttempt != nil || timeouts.total != nil || self.comments["timeouts"] != nil {
-            comments("timeouts")
-            if timeouts.perAttempt != nil || timeouts.total != nil {
-                lines.append("timeouts:")
-                if let perAttempt = timeouts.perAttempt { lines.append("  per_attempt: \(perAttempt.formattedForHumans)") }
-                if let total = timeouts.total { lines.append("  total: \(total.formattedForHumans)") }
-            }
-        }
-        comments("budget")
-        if let budget {
-            lines.append("budget:")
-            if budget.style == .grpc {
-                lines.append("  preset: grpc")
-                lines.append("  max_tokens: \(budget.maxTokens)")
-                lines.append("  token_ratio: \(NumberText.thousandths(budget.successRefund))")
-            } else {
-                lines.append("  capacity: \(budget.capacity)")
-                lines.append("  retry_cost: \(budget.retryCost)")
-                lines.append("  timeout_retry_cost: \(budget.timeoutRetryCost)")
-                if budget.throttlingRetryCost != budget.retryCost {
-                    lines.append("  throttling_retry_cost: \(budget.throttlingRetryCost)")
-                }
-                if budget.throttlingErrors != [.status429] {
-                    lines.append("  throttling_errors: [\(budget.throttlingErrors.map(\.rawValue).sorted().joined(separator: ", "))]")
-                }
-                lines.append("  success_refund: \(budget.successRefund)")
-            }
-        }
-        if let hedging {
-            comments("hedging")
-            lines.append("hedging:")
-            lines.append("  delay: \(hedging.delay.formattedForHumans)")
-            if let methods = hedging.methods {
-                lines.append("  methods: [\(HTTPMethod.standard.filter(methods.contains).map(\.rawValue).joined(separator: ", "))]")
-            }
-        }
-        comments("rules")
-        lines.append("rules:")
-        for rule in rules {
-            if !rule.statuses.isEmpty {
-                let text = rule.statuses.map(\.description)
-                lines.append("  - status: " + (text.count == 1 ? text[0] : "[" + text.joined(separator: ", ") + "]"))
-            } else {
-                let names = TransportFailure.allCases.filter(rule.transports.contains).map(\.rawValue)
-                lines.append("  - transport: [" + names.joined(separator: ", ") + "]")
-            }
-            lines.append("    error: \(rule.error?.rawValue ?? "internal_error")")
-            lines.append("    action: \(rule.action)")
-        }
-        lines.append("default:")
-        lines.append("  error: internal_error")
-        lines.append("  action: stop")
-        return lines.joined(separator: "\n") + "\n"
+    /// ``comments`` under the line that says where the policy came from:
+    /// what `PolicyWriter.yaml(_:comments:)` writes the file with.
+    ///
+    /// ```swift
+    /// let text = try PolicyWriter.yaml(imported.policy, comments: imported.fileComments)
+    /// ```
+    public var fileComments: [String: [String]] {
+        var result = comments
+        result[""] = ["Imported from \(source) (\(format.title)) by retry-policy import."] + (comments[""] ?? [])
+        return result
     }
 }
 

@@ -1,12 +1,27 @@
-/// The foreign formats. Each has one ``InteropFormatHandler`` in
-/// ``InteropRegistry/handlers``, which the commands, lint's stack layers
-/// and the tests go through.
-public enum InteropFormat: String, Sendable, CaseIterable, CustomStringConvertible {
-    case grpc
-    case envoy
-    case istio
-    case resilience4j
-    case awsConfig = "aws-config"
+/// A foreign format, by the name `import --from` and `export --to` take.
+///
+/// The formats are the registry's: each ``InteropFormatHandler`` declares
+/// its own format beside it (`extension InteropFormat { static let grpc }`
+/// in the handler's file) and ``InteropRegistry/handlers`` lists the
+/// handler, so a new format is its handler's file and one registry line.
+/// The commands' format lists, their help, the fuzz targets and the golden
+/// file tests all read the registry.
+public struct InteropFormat: RawRepresentable, Hashable, Sendable, CaseIterable, CustomStringConvertible {
+    public let rawValue: String
+
+    /// Declares a format; a handler's file does this, once.
+    init(declaring name: String) {
+        rawValue = name
+    }
+
+    /// The registered format named `rawValue`; `nil` for any other name.
+    public init?(rawValue: String) {
+        guard let handler = InteropRegistry.handlers.first(where: { $0.format.rawValue == rawValue }) else { return nil }
+        self = handler.format
+    }
+
+    /// Every registered format, in registry order.
+    public static var allCases: [InteropFormat] { InteropRegistry.handlers.map(\.format) }
 
     public var description: String { rawValue }
 
@@ -17,18 +32,11 @@ public enum InteropFormat: String, Sendable, CaseIterable, CustomStringConvertib
 
     /// The handler that reads and writes this format.
     public var handler: any InteropFormatHandler {
-        // Every case has a handler: InteropRegistryTests checks it.
+        // A format is declared by its handler's file and the handler is
+        // registered beside it: InteropRegistryTests checks every handler.
         InteropRegistry.handlers.first { $0.format == self }!
     }
 
     /// What the format's file is, for messages.
-    public var title: String {
-        switch self {
-        case .grpc: "gRPC service config"
-        case .envoy: "Envoy route configuration"
-        case .istio: "Istio VirtualService"
-        case .resilience4j: "resilience4j retry configuration"
-        case .awsConfig: "AWS shared config file"
-        }
-    }
+    public var title: String { handler.title }
 }

@@ -4,9 +4,25 @@ import RetryPolicyYAML
 /// Everything one foreign format does: recognise its files, list the retry
 /// configurations a file holds, import one as a policy and, where the
 /// format can hold a policy, export one. A new format is one conforming
-/// type added to ``InteropRegistry/handlers``.
+/// type, with its ``InteropFormat`` declared beside it, added to
+/// ``InteropRegistry/handlers``; the commands' help and format lists, the
+/// fuzz targets and the golden file tests take it from there.
 public protocol InteropFormatHandler: Sendable {
     var format: InteropFormat { get }
+
+    /// What the format's file is, for messages (`gRPC service config`).
+    var title: String { get }
+
+    /// What `import` reads, for its help: `an AWS shared config file`.
+    var importHelp: String { get }
+
+    /// What `import --select` names in this format, for its help: `an
+    /// AWS profile`.
+    var selectionHelp: String { get }
+
+    /// What `export` writes, for its help; `nil` for an import-only
+    /// format.
+    var exportHelp: String? { get }
 
     /// What one candidate is called in messages (`method config`, `route`).
     var candidateNoun: String { get }
@@ -60,6 +76,8 @@ extension InteropFormatHandler {
     }
 
     public var canExport: Bool { false }
+
+    public var exportHelp: String? { nil }
 
     public var detectsByContent: Bool { true }
 

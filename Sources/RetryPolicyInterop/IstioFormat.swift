@@ -1,12 +1,20 @@
 import RetryPolicyCore
 import RetryPolicyYAML
 
+extension InteropFormat {
+    public static let istio = InteropFormat(declaring: "istio")
+}
+
 /// Istio VirtualServices: one or several documents (`---`, as
 /// `kubectl apply -f` takes them), documents of other kinds skipped, and
 /// a bare HTTP route (`retries`, `timeout`), as `export` writes it.
 struct IstioFormat: InteropFormatHandler {
     var format: InteropFormat { .istio }
     var candidateNoun: String { "HTTP route" }
+    var title: String { "Istio VirtualService" }
+    var importHelp: String { "Istio VirtualServices (several documents separated by ---)" }
+    var selectionHelp: String { "an Istio HTTP route or VirtualService" }
+    var exportHelp: String? { "the `timeout` and `retries` fields of a VirtualService HTTP route (YAML)" }
 
     /// One HTTP route and the VirtualService around it.
     struct Route {

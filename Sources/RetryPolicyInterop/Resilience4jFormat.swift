@@ -1,12 +1,19 @@
 import RetryPolicyCore
 import RetryPolicyYAML
 
+extension InteropFormat {
+    public static let resilience4j = InteropFormat(declaring: "resilience4j")
+}
+
 /// resilience4j retry configuration in Spring Boot YAML:
 /// `resilience4j.retry.instances.NAME` (or the older `backends`), with
 /// `configs` as base configurations.
 struct Resilience4jFormat: InteropFormatHandler {
     var format: InteropFormat { .resilience4j }
     var candidateNoun: String { "retry instance" }
+    var title: String { "resilience4j retry configuration" }
+    var importHelp: String { "a resilience4j retry configuration (Spring YAML)" }
+    var selectionHelp: String { "a resilience4j instance" }
 
     func recognizes(_ file: ForeignFile) -> Bool {
         guard case .success(let documents) = file.documents else { return false }

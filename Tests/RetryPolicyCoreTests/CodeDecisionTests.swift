@@ -154,7 +154,7 @@ import Testing
             return .seconds(a)
         }
         #expect(fibonacci.initial == .seconds(1))
-        #expect(fibonacci.shape == nil)
+        #expect(fibonacci.growth.name == nil)
         #expect((1...8).map { fibonacci.base(forRetry: $0) } == [1, 1, 2, 3, 5, 8, 10, 10].map { Duration.seconds($0) })
         let zeroFirst = Backoff.custom("zero-first", jitter: .none, min: .milliseconds(500)) { $0 == 1 ? .zero : .seconds(1) }
         #expect(zeroFirst.bounds(forRetry: 1, previousDelay: nil) == .milliseconds(500) ... .milliseconds(500))

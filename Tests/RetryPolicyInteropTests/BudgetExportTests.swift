@@ -37,7 +37,7 @@ struct BudgetExportTests {
         #expect(imported.policy.budget?.style == .grpc)
         #expect(imported.policy.budget?.capacity == 7000)
         #expect(imported.policy.budget?.successRefund == 125)
-        #expect(imported.yaml.contains("budget:\n  preset: grpc\n  max_tokens: 7\n  token_ratio: 0.125\n"))
+        #expect(try policyFile(imported).contains("budget:\n  preset: grpc\n  max_tokens: 7\n  token_ratio: 0.125\n"))
     }
 
     @Test("a throttling cost gRPC cannot express is a located warning")

@@ -19,7 +19,7 @@ struct ForeignNumberTests {
     }
 
     static func expectLoads(_ imported: ImportedPolicy) throws {
-        let reloaded = try loadPolicy(imported.yaml)
+        let reloaded = try loadPolicy(policyFile(imported))
         #expect(reloaded.attempts == imported.attempts)
     }
 

@@ -120,7 +120,7 @@ struct GRPCConsumerAgreementTests {
             var refusal: InteropError?
             do {
                 for policy in try Importer.importEvery(file, from: .grpc).policies {
-                    _ = try loadPolicy(policy.yaml)
+                    _ = try loadPolicy(policyFile(policy))
                 }
             } catch let error as InteropError {
                 refusal = error
@@ -139,6 +139,6 @@ struct GRPCConsumerAgreementTests {
             bytes: Array(Self.config(["initialBackoff": #""99999999999s""#, "maxBackoff": #""99999999999s""#]).utf8), path: "huge.json", from: .grpc)
         #expect(imported.backoff.initial == DurationText.maximum && imported.backoff.max == DurationText.maximum)
         #expect(imported.warnings.contains { $0.feature == "initialBackoff" && $0.location.line == 1 && $0.message.contains("100 days") })
-        _ = try loadPolicy(imported.yaml)
+        _ = try loadPolicy(policyFile(imported))
     }
 }

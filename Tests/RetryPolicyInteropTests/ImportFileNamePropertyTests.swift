@@ -87,7 +87,7 @@ struct ImportFileNamePropertyTests {
                     #expect(renamed == !keepable, "seed \(seed): \(candidate.name) renamed \(renamed)")
                     let path = folder + "/" + name + ".yaml"
                     do {
-                        try root.write(policy.yaml, to: path, replacing: false)
+                        try root.write(policyFile(policy), to: path, replacing: false)
                         let loaded = try PolicyLoader(root: root).loadPolicy(atPath: path)
                         #expect(loaded.name == name, "seed \(seed)")
                         written += 1

@@ -274,7 +274,7 @@ struct ImportShapeTests {
         let every = try Importer.importEvery(file, from: .grpc)
         #expect(every.policies.map(\.name) == ["shop.Cart", "shop.Cart-Checkout", "default"])
         #expect(every.policies.allSatisfy { $0.budget == .grpc(maxTokens: 10, tokenRatioThousandths: 100) })
-        for policy in every.policies { _ = try loadPolicy(policy.yaml) }
+        for policy in every.policies { _ = try loadPolicy(policyFile(policy)) }
     }
 
     @Test("gRPC: the DNS TXT record form, as a list of choices or one choice")
@@ -298,7 +298,7 @@ struct ImportShapeTests {
         let imported = try Importer.importPolicy(Self.file(hedged, "h.json"), from: .grpc)
         #expect(imported.attempts == 3 && imported.hedging?.delay == .milliseconds(500))
         #expect(imported.retriedStatuses.contains(503))
-        let reloaded = try loadPolicy(imported.yaml)
+        let reloaded = try loadPolicy(policyFile(imported))
         #expect(reloaded.hedging?.delay == .milliseconds(500))
         let both = #"{"methodConfig": [{"name": [{"service": "a"}], "hedgingPolicy": {"maxAttempts": 3}, "retryPolicy": {"maxAttempts": 2, "initialBackoff": "1s", "maxBackoff": "1s", "backoffMultiplier": 1, "retryableStatusCodes": ["UNAVAILABLE"]}}]}"#
         let retried = try Importer.importPolicy(Self.file(both, "b.json"), from: .grpc)

@@ -10,15 +10,11 @@ func loadPolicy(_ yaml: String, path: String = "imported.yaml") throws -> Policy
 
 /// Exports `policy` to `format` and imports the result again.
 func roundTrip(_ policy: Policy, through format: InteropFormat) throws -> (export: ExportResult, imported: ImportedPolicy, reloaded: Policy) {
-    let export: ExportResult
-    switch format {
-    case .grpc: export = GRPCExporter.export(policy, file: "policy.yaml")
-    case .envoy: export = EnvoyExporter.export(policy, file: "policy.yaml")
-    case .istio: export = IstioExporter.export(policy, file: "policy.yaml")
-    default: fatalError("not an export target")
+    guard let export = format.handler.export(policy, file: "policy.yaml") else {
+        throw RoundTripFailure(message: "\(format) is not an export target")
     }
     let imported = try Importer.importPolicy(bytes: Array(export.text.utf8), path: "exported.\(format == .grpc ? "json" : "yaml")", from: format)
-    let reloaded = try loadPolicy(imported.yaml)
+    let reloaded = try loadPolicy(policyFile(imported))
     return (export, imported, reloaded)
 }
 
@@ -83,7 +79,7 @@ func expressiblePolicy(seed: Int, format: InteropFormat) throws -> Policy {
     default:
         fatalError("not an export target")
     }
-    return try loadPolicy(policy.yaml, path: "generated-\(seed).yaml")
+    return try loadPolicy(policyFile(policy), path: "generated-\(seed).yaml")
 }
 
 /// Envoy's transport groups, restated so that the tests do not take them
@@ -92,4 +88,14 @@ enum EnvoyConditionsForTests {
     static let connect: Set<TransportFailure> = [.connectionRefused, .dns, .tls, .offline]
     static let reset: Set<TransportFailure> = [.connectionLost, .timeout]
     static var all: Set<TransportFailure> { connect.union(reset) }
+}
+
+/// The policy file `import` writes for `imported`.
+func policyFile(_ imported: ImportedPolicy) throws -> String {
+    try PolicyWriter.yaml(imported.policy, comments: imported.fileComments)
+}
+
+struct RoundTripFailure: Error, CustomStringConvertible {
+    var message: String
+    var description: String { message }
 }

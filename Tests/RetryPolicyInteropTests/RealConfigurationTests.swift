@@ -164,9 +164,9 @@ struct RealConfigurationTests {
         // import, and lints with no error.
         let run = LintRun(root: .wholeFileSystem())
         for imported in policies {
-            let reloaded = try loadPolicy(imported.yaml, path: imported.name + ".yaml")
+            let reloaded = try loadPolicy(policyFile(imported), path: imported.name + ".yaml")
             #expect(PolicyDiff.compare(reloaded, imported.policy).isIdentical, "\(relative): \(imported.name)")
-            let errors = run.lint(bytes: Array(imported.yaml.utf8), path: imported.name + ".yaml").filter { $0.severity == .error }
+            let errors = try run.lint(bytes: Array(policyFile(imported).utf8), path: imported.name + ".yaml").filter { $0.severity == .error }
             #expect(errors.isEmpty, "\(relative): \(imported.name): \(errors)")
         }
     }

@@ -72,12 +72,7 @@ struct RoundTripPropertyTests {
                 var policy = try expressiblePolicy(seed: seed, format: format)
                 let injection = cases[which % cases.count]
                 injection.apply(&policy)
-                let export: ExportResult
-                switch format {
-                case .grpc: export = GRPCExporter.export(policy, file: "p.yaml")
-                case .envoy: export = EnvoyExporter.export(policy, file: "p.yaml")
-                default: export = IstioExporter.export(policy, file: "p.yaml")
-                }
+                let export = try #require(format.handler.export(policy, file: "p.yaml"))
                 #expect(export.warnings.contains { $0.feature == injection.feature },
                         "seed \(seed) \(format) \(injection.name): \(export.warnings.map(\.feature))")
             } catch {

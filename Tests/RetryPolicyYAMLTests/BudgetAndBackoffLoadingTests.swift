@@ -21,12 +21,12 @@ import Testing
     @Test("shape: linear with initial, step and max")
     func linearBackoff() throws {
         let policy = try Self.load("backoff:\n  shape: linear\n  initial: 1s\n  step: 500ms\n  max: 3s\n  jitter: equal\n")
-        #expect(policy.backoff.shape == .linear)
+        #expect(policy.backoff.growth.name == "linear")
         #expect(policy.backoff.step == .milliseconds(500))
         #expect(policy.backoff.jitter == .equal)
         #expect((1...5).map { policy.backoff.base(forRetry: $0) } == [.seconds(1), .milliseconds(1500), .seconds(2), .milliseconds(2500), .seconds(3)])
         let exponential = try Self.load("backoff:\n  shape: exponential\n  initial: 1s\n  max: 8s\n")
-        #expect(exponential.backoff.shape == .exponential)
+        #expect(exponential.backoff.growth.name == "exponential")
         #expect(exponential.backoff.base(forRetry: 3) == .seconds(4))
     }
 

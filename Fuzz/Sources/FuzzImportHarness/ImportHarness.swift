@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import RetryPolicyCore
 import RetryPolicyInterop
 import RetryPolicyLint
@@ -21,6 +26,18 @@ public struct ImportHarness: Sendable {
     public init(format: InteropFormat, path: String) {
         self.format = format
         self.path = path
+    }
+
+    /// One harness for each format `InteropRegistry` lists, or for the
+    /// one FUZZ_IMPORT_FORMAT names.
+    public static func registered() -> [ImportHarness] {
+        let only = getenv("FUZZ_IMPORT_FORMAT").map { String(cString: $0) }
+        if let only, InteropFormat(rawValue: only) == nil {
+            fatalError("FUZZ_IMPORT_FORMAT=\(only): expected one of \(InteropFormat.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        return InteropFormat.allCases.filter { only == nil || $0.rawValue == only }.map { format in
+            ImportHarness(format: format, path: "/nonexistent-fuzz-directory/\(format)-config")
+        }
     }
 
     /// The libFuzzer callback's body.
@@ -80,7 +97,12 @@ public struct ImportHarness: Sendable {
         for warning in imported.warnings { _ = warning.description }
         let policy = imported.policy
         Self.decide(policy, seed: seed)
-        let yaml = imported.yaml
+        let yaml: String
+        do {
+            yaml = try PolicyWriter.yaml(policy, comments: imported.fileComments)
+        } catch {
+            fatalError("the imported policy cannot be written: \(error)")
+        }
         let policyPath = "/nonexistent-fuzz-directory/imported.yaml"
         let linter = PolicyLinter()
         let findings = linter.check(policy: policy, context: LintContext(file: policyPath))

@@ -7,12 +7,9 @@ import RetryPolicyCommandSupport
 struct ExportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "export",
-        abstract: "Write a policy as another layer's retry configuration (gRPC, Envoy, Istio).",
+        abstract: "Write a policy as another layer's retry configuration (\(InteropFormat.names(InteropFormat.exportable))).",
         discussion: """
-            grpc: a gRPC service config (JSON) with one methodConfig for every method (`"name": [{}]`) \
-            holding `retryPolicy` and the deadline, and `retryThrottling` from the budget. envoy: the \
-            `timeout` and `retry_policy` fields of a route's RouteAction (YAML). istio: the `timeout` \
-            and `retries` fields of a VirtualService HTTP route (YAML). Paste them in place.
+            \(InteropFormat.exportHelp) Paste them in place.
 
             Everything the target cannot express is printed on standard error as a warning located \
             at the policy key that causes it; --strict makes them errors (nothing is written, exit 1). \
@@ -28,7 +25,7 @@ struct ExportCommand: ParsableCommand {
     @Option(help: "The target format: \(InteropFormat.names(InteropFormat.exportable)).")
     var to: InteropFormat
 
-    @Option(help: "Output syntax (default: JSON for grpc, YAML for envoy and istio).")
+    @Option(help: "Output syntax (default: the target's own, JSON for grpc and YAML for the others).")
     var syntax: ExportSyntax?
 
     @Flag(help: "Treat every lossy mapping as an error.")

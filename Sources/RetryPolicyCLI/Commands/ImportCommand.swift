@@ -9,12 +9,8 @@ struct ImportCommand: ParsableCommand {
         commandName: "import",
         abstract: "Write another layer's retry configuration as a policy file.",
         discussion: """
-            Reads a gRPC service config (JSON, or the DNS TXT record form), an Envoy route \
-            configuration (a RouteConfiguration, virtual host, route, RouteAction, bare retry_policy, \
-            a Listener with an inline route_config, or an admin config_dump; snake_case or camelCase), \
-            Istio VirtualServices (several documents separated by ---), a resilience4j retry \
-            configuration (Spring YAML) or an AWS shared config file, and writes the equivalent policy \
-            YAML with comments where a choice was made. Where a field is absent, the source format's \
+            Reads \(FieldReader.alternatives(InteropRegistry.handlers.map(\.importHelp))), and writes the \
+            equivalent policy YAML with comments where a choice was made. Where a field is absent, the source format's \
             documented default applies (docs/interop.md).
 
             A file often holds several retry configurations: method configs, routes, instances, \
@@ -45,7 +41,7 @@ struct ImportCommand: ParsableCommand {
     var from: InteropFormat?
 
     @Option(help: ArgumentHelp(
-        "Which retry configuration to import: a gRPC SERVICE or SERVICE/METHOD, an Envoy route or virtual host, an Istio HTTP route or VirtualService, a resilience4j instance, an AWS profile.",
+        "Which retry configuration to import: \(InteropRegistry.handlers.map(\.selectionHelp).joined(separator: ", ")).",
         valueName: "name"))
     var select: String?
 
@@ -110,7 +106,7 @@ struct ImportCommand: ParsableCommand {
         }
         let force = writeOptions.force
         if let directory {
-            let files = imports.map { (path: directory + "/" + $0.name + ".yaml", text: $0.yaml) }
+            let files = try imports.map { (path: directory + "/" + $0.name + ".yaml", text: try Self.policyFile($0)) }
             // Every file is checked before the first is written: a refusal
             // leaves the directory as it was.
             for file in files { try OutputFiles.check(file.path, root: root, force: force) }
@@ -121,9 +117,18 @@ struct ImportCommand: ParsableCommand {
             for failure in failures { StandardError.write(DisplayText.escaped(failure.description) + "\n") }
             if !failures.isEmpty { throw ExitCodeError(status: ExitStatus.findings) }
         } else if let output {
-            try OutputFiles.write(imports[0].yaml, to: output, root: root, force: force)
+            try OutputFiles.write(Self.policyFile(imports[0]), to: output, root: root, force: force)
         } else {
-            StandardOutput.write(imports[0].yaml)
+            StandardOutput.write(try Self.policyFile(imports[0]))
+        }
+    }
+
+    /// The policy file an import writes, with its comments.
+    static func policyFile(_ imported: ImportedPolicy) throws -> String {
+        do {
+            return try PolicyWriter.yaml(imported.policy, comments: imported.fileComments)
+        } catch {
+            throw CommandFailure(DisplayText.escaped(error.description))
         }
     }
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import RetryPolicyInterop
+import RetryPolicyYAML
 
 /// The formats of `import`, `export` and `diff --from`: the registry's,
 /// by their names.
@@ -10,8 +11,12 @@ extension InteropFormat: ExpressibleByArgument {
 
     /// `grpc, envoy, istio, resilience4j or aws-config`.
     static func names(_ formats: [InteropFormat]) -> String {
-        let names = formats.map(\.rawValue)
-        guard names.count > 1 else { return names.first ?? "" }
-        return names.dropLast().joined(separator: ", ") + " or " + names.last!
+        FieldReader.alternatives(formats.map(\.rawValue))
+    }
+
+    /// `grpc: WHAT IT WRITES. envoy: ...`, for `export`'s help.
+    static var exportHelp: String {
+        InteropRegistry.handlers.compactMap { handler in handler.exportHelp.map { "\(handler.format): \($0)." } }
+            .joined(separator: " ")
     }
 }

@@ -24,6 +24,16 @@ package enum PolicyBounds {
         package static let probes = 1...1_000
     }
 
+    /// `an integer from 1 to 100`: what a value in `range` is, in messages.
+    package static func describe(_ range: ClosedRange<Int>) -> String {
+        "an integer from \(range.lowerBound) to \(range.upperBound)"
+    }
+
+    /// `a number from 0 to 100`.
+    package static func describe(_ range: ClosedRange<Double>) -> String {
+        "a number from \(NumberText.number(range.lowerBound)) to \(NumberText.number(range.upperBound))"
+    }
+
     /// Whether `text` is a policy or layer name.
     package static func isName(_ text: String) -> Bool {
         // ASCII only, so bytes are characters.

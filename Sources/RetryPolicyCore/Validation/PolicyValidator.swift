@@ -13,12 +13,17 @@ public struct PolicyProblem: Hashable, Sendable, CustomStringConvertible {
     public var message: String
     /// A likely fix.
     public var suggestion: String?
+    /// What a valid value is (`an integer from 1 to 100`), for a problem
+    /// with one value: a loader says what the file holds instead of the
+    /// value as the model holds it (`found the integer 0`).
+    public var expected: String?
 
-    public init(id: String, keyPath: String, message: String, suggestion: String? = nil) {
+    public init(id: String, keyPath: String, message: String, suggestion: String? = nil, expected: String? = nil) {
         self.id = id
         self.keyPath = keyPath
         self.message = message
         self.suggestion = suggestion
+        self.expected = expected
     }
 
     /// `rules[2].error: expected ..., found ... [RP016] (suggestion)`.
@@ -105,8 +110,8 @@ package enum PolicyValidator {
     private struct Checks {
         var problems: [PolicyProblem] = []
 
-        mutating func add(_ id: String, _ keyPath: String, _ message: String, suggestion: String? = nil) {
-            problems.append(PolicyProblem(id: id, keyPath: keyPath, message: message, suggestion: suggestion))
+        mutating func add(_ id: String, _ keyPath: String, _ message: String, suggestion: String? = nil, expected: String? = nil) {
+            problems.append(PolicyProblem(id: id, keyPath: keyPath, message: message, suggestion: suggestion, expected: expected))
         }
 
         mutating func header(_ policy: Policy) {
@@ -121,13 +126,15 @@ package enum PolicyValidator {
 
         mutating func integer(_ value: Int, at keyPath: String, in range: ClosedRange<Int>) {
             if !range.contains(value) {
-                add("RP019", keyPath, "expected an integer from \(range.lowerBound) to \(range.upperBound), found \(value)")
+                let expected = PolicyBounds.describe(range)
+                add("RP019", keyPath, "expected \(expected), found \(value)", expected: expected)
             }
         }
 
         mutating func number(_ value: Double, at keyPath: String, in range: ClosedRange<Double>) {
             if !(value.isFinite && range.contains(value)) {
-                add("RP019", keyPath, "expected a number from \(NumberText.number(range.lowerBound)) to \(NumberText.number(range.upperBound)), found \(value)")
+                let expected = PolicyBounds.describe(range)
+                add("RP019", keyPath, "expected \(expected), found \(value)", expected: expected)
             }
         }
 
@@ -154,7 +161,7 @@ package enum PolicyValidator {
             if let max = backoff.max {
                 duration(max, at: "backoff.max")
                 if backoff.min > max {
-                    add("RP019", "backoff.min", "expected at most backoff.max (\(max)), found \(backoff.min)",
+                    add("RP019", "backoff.min", "expected at most backoff.max (\(max.formattedForHumans)), found \(backoff.min.formattedForHumans)",
                         suggestion: "the floor is applied after the cap; lower 'min' or raise 'max'")
                 }
             }

@@ -19,6 +19,10 @@ package struct FieldReader {
     package var diagnostics: [Diagnostic] = []
     /// Where every key read so far is written, by key path.
     var keyLocations: [String: SourceLocation] = [:]
+    /// The numbers and durations read so far, by key path: where each is
+    /// written and what it is, so that a range the validator finds broken
+    /// is reported at the value, as the file states it.
+    var values: [String: (location: SourceLocation, found: String)] = [:]
     /// Problems counted but not described once ``maximum`` is reached, so a
     /// hostile file with 50,000 bad keys costs a count, not 50,000 messages.
     package var suppressed = 0
@@ -202,6 +206,36 @@ package struct FieldReader {
         return nil
     }
 
+    /// An integer of any size (a too large one saturates), for a key
+    /// whose range the validator checks; `range` says in a type error
+    /// what is expected.
+    mutating func integer(_ node: YAMLNode, at keyPath: String, describing range: ClosedRange<Int>) -> Int? {
+        guard case .scalar(let scalar) = node else { return integer(node, at: keyPath, in: range) }
+        let value: Int
+        switch scalar.resolved {
+        case .integer(let int): value = int
+        case .oversizedInteger: value = scalar.value.hasPrefix("-") ? .min : .max
+        default: return integer(node, at: keyPath, in: range)  // reports the type
+        }
+        values[keyPath] = (node.location, scalar.kindDescription)
+        return value
+    }
+
+    /// A number of any size, for a key whose range the validator checks;
+    /// `range` says in a type error what is expected.
+    mutating func number(_ node: YAMLNode, at keyPath: String, describing range: ClosedRange<Double>) -> Double? {
+        guard case .scalar(let scalar) = node else { return number(node, at: keyPath, in: range) }
+        let value: Double
+        switch scalar.resolved {
+        case .integer(let int): value = Double(int)
+        case .float(let float): value = float
+        case .oversizedInteger: value = scalar.value.hasPrefix("-") ? -.infinity : .infinity
+        default: return number(node, at: keyPath, in: range)  // reports the type
+        }
+        values[keyPath] = (node.location, scalar.kindDescription)
+        return value
+    }
+
     package mutating func number(_ node: YAMLNode, at keyPath: @autoclosure () -> String, in range: ClosedRange<Double>) -> Double? {
         func what() -> String { "a number from \(NumberText.number(range.lowerBound)) to \(NumberText.number(range.upperBound))" }
         guard case .scalar(let scalar) = node else {
@@ -238,6 +272,7 @@ package struct FieldReader {
                     expected("a duration above 0s", for: keyPath(), found: node, rule: .outOfRange)
                     return nil
                 }
+                values[keyPath()] = (node.location, scalar.kindDescription)
                 return duration
             case .failure(let error):
                 report(
@@ -259,26 +294,23 @@ package struct FieldReader {
     package mutating func choice<E: RawRepresentable & CaseIterable>(
         _ node: YAMLNode, at keyPath: @autoclosure () -> String, of type: E.Type
     ) -> E? where E.RawValue == String {
-        guard case .scalar(let scalar) = node, case .string(let text) = scalar.resolved else {
-            expected(Self.alternatives(E.allCases.map(\.rawValue)), for: keyPath(), found: node)
-            return nil
-        }
-        if let value = E(rawValue: text) { return value }
-        let allowed = E.allCases.map(\.rawValue)
-        expected(Self.alternatives(allowed), for: keyPath(), found: node, rule: .invalidValue, suggestion: Suggestion.didYouMean(text, among: allowed))
-        return nil
+        choice(node, at: keyPath(), among: Array(E.allCases))
     }
 
     /// One of `values`, by raw value (a subset of an enumeration).
     package mutating func choice<E: RawRepresentable>(
         _ node: YAMLNode, at keyPath: @autoclosure () -> String, among values: [E]
     ) -> E? where E.RawValue == String {
+        choice(node, at: keyPath(), among: values.map(\.rawValue)).flatMap { text in values.first { $0.rawValue == text } }
+    }
+
+    /// One of the words `allowed`.
+    package mutating func choice(_ node: YAMLNode, at keyPath: @autoclosure () -> String, among allowed: [String]) -> String? {
         guard case .scalar(let scalar) = node, case .string(let text) = scalar.resolved else {
-            expected(Self.alternatives(values.map(\.rawValue)), for: keyPath(), found: node)
+            expected(Self.alternatives(allowed), for: keyPath(), found: node)
             return nil
         }
-        if let value = values.first(where: { $0.rawValue == text }) { return value }
-        let allowed = values.map(\.rawValue)
+        if allowed.contains(text) { return text }
         expected(Self.alternatives(allowed), for: keyPath(), found: node, rule: .invalidValue, suggestion: Suggestion.didYouMean(text, among: allowed))
         return nil
     }

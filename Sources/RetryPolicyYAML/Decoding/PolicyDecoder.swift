@@ -107,7 +107,7 @@ struct PolicyDecoder {
                 policy.platform = platform
             }
         }
-        if let node = fields["attempts"], let attempts = reader.integer(node, at: "attempts", in: PolicyBounds.attempts) {
+        if let node = fields["attempts"], let attempts = reader.integer(node, at: "attempts", describing: PolicyBounds.attempts) {
             policy.attempts = attempts
         }
         if let node = fields["idempotency"], let idempotency = idempotency(node) { policy.idempotency = idempotency }
@@ -140,16 +140,26 @@ struct PolicyDecoder {
         if let node = fields["parity"], let items = reader.list(node, at: "parity", what: "a list of policy file paths") {
             policy.parity = items.compactMap { reader.string($0, at: "parity", what: "a policy file path") }
         }
-        guard !reader.hasProblems, name != nil else { return nil }
         policy.keyLocations = reader.keyLocations
-        // What only the whole policy shows, by the checks a policy built in
-        // code passes too.
+        // The ranges, and what only the whole policy shows, by the checks a
+        // policy built in code passes too. A problem with a value read is
+        // reported at the value even when the file has other problems
+        // (every mistake in one run), unless one is reported there already.
+        // A range problem without one is of a value the file does not state
+        // (`throttling_retry_cost` taking `retry_cost`'s), reported where
+        // it is stated; the rest only of a policy read whole.
+        let complete = !reader.hasProblems && name != nil
+        let reported = Set(reader.diagnostics.map(\.location))
         for problem in policy.problems {
+            let value = reader.values[problem.keyPath]
+            if let value, reported.contains(value.location) { continue }
+            guard value != nil || (complete && problem.expected == nil) else { continue }
+            let message = value.flatMap { value in problem.expected.map { "expected \($0), found \(value.found)" } } ?? problem.message
             reader.report(
-                LoaderRule(rawValue: problem.id) ?? .invalidValue, at: Self.location(of: problem.keyPath, in: policy),
-                FieldReader.prefix(problem.keyPath) + problem.message, suggestion: problem.suggestion)
+                LoaderRule(rawValue: problem.id) ?? .invalidValue, at: value?.location ?? Self.location(of: problem.keyPath, in: policy),
+                FieldReader.prefix(problem.keyPath) + message, suggestion: problem.suggestion)
         }
-        return reader.hasProblems ? nil : policy
+        return reader.hasProblems || name == nil ? nil : policy
     }
 
     /// Where the key at `keyPath` is written, or the nearest key above it.
@@ -178,51 +188,53 @@ struct PolicyDecoder {
     private mutating func backoff(_ node: YAMLNode) -> Backoff? {
         guard let fields = reader.fields(node, at: "backoff", allowed: PolicyKeys.backoff) else { return nil }
         let initial = fields["initial"].flatMap { reader.duration($0, at: fields.path("initial")) } ?? .zero
-        var shape = Backoff.Shape.exponential
-        if let node = fields["shape"], let chosen = reader.choice(node, at: fields.path("shape"), of: Backoff.Shape.self) {
-            shape = chosen
+        let named = Backoff.Growth.named
+        var shape = named[0]
+        if let node = fields["shape"], let name = reader.choice(node, at: fields.path("shape"), among: named.compactMap(\.name)) {
+            shape = named.first { $0.name == name }!
         }
-        var multiplier = 2.0
-        if let node = fields["multiplier"], let value = reader.number(node, at: fields.path("multiplier"), in: PolicyBounds.multiplier) {
-            if shape == .linear {
-                reader.report(
-                    .keyConflict, at: fields.entries["multiplier"]!.key.location,
-                    "backoff.multiplier: applies only to shape exponential, found shape linear",
-                    suggestion: "a linear backoff grows by 'step'; remove 'multiplier'")
+        let shapeName = shape.name ?? ""
+        // Another shape's parameter would be ignored: refused, so the
+        // policy means what it says.
+        for other in named where other.name != shape.name {
+            guard let key = other.parameter?.key, key != shape.parameter?.key, let entry = fields.entries[key] else { continue }
+            let otherName = other.name ?? ""
+            let own = shape.parameter.map { "'\($0.key)'" } ?? "nothing"
+            reader.report(
+                .keyConflict, at: entry.key.location,
+                "backoff.\(key): applies only to shape \(otherName), found shape \(shapeName)",
+                suggestion: fields["shape"] == nil
+                    ? "add 'shape: \(otherName)', or use \(own) for \(Self.article(shapeName)) \(shapeName) backoff"
+                    : "\(Self.article(shapeName)) \(shapeName) backoff grows by \(own); remove '\(key)'")
+        }
+        let growth: Backoff.Growth
+        switch shape {
+        case .exponential(let standard):
+            let multiplier = fields["multiplier"].flatMap { reader.number($0, at: fields.path("multiplier"), describing: PolicyBounds.multiplier) }
+            growth = .exponential(multiplier: multiplier ?? standard)
+        case .linear:
+            if fields["step"] == nil {
+                reader.report(.missingKey, at: fields.location, "missing required key 'step' in 'backoff' (shape linear adds it per retry)",
+                              suggestion: "write step: 0s for a constant delay")
             }
-            multiplier = value
+            growth = .linear(step: fields["step"].flatMap { reader.duration($0, at: fields.path("step")) } ?? .zero)
+        case .custom:
+            growth = shape  // not a file shape: `named` never holds one
         }
-        var step = Duration.zero
-        if let node = fields["step"], let value = reader.duration(node, at: fields.path("step")) {
-            if shape != .linear {
-                reader.report(
-                    .keyConflict, at: fields.entries["step"]!.key.location,
-                    "backoff.step: applies only to shape linear, found shape \(shape)",
-                    suggestion: "add 'shape: linear', or use 'multiplier' for an exponential backoff")
-            }
-            step = value
-        }
-        if shape == .linear && fields["step"] == nil {
-            reader.report(.missingKey, at: fields.location, "missing required key 'step' in 'backoff' (shape linear adds it per retry)",
-                          suggestion: "write step: 0s for a constant delay")
-        }
-        let growth: Backoff.Growth = shape == .linear ? .linear(step: step) : .exponential(multiplier: multiplier)
         var result = Backoff(initial: initial, max: initial, growth: growth, location: fields.location)
         // A max below initial is well-formed; lint reports it (RP104).
         if let node = fields["max"], let max = reader.duration(node, at: fields.path("max")) { result.max = max }
         if let node = fields["jitter"], let jitter = reader.choice(node, at: fields.path("jitter"), of: Backoff.Jitter.self) {
             result.jitter = jitter
         }
-        if let node = fields["min"], let min = reader.duration(node, at: fields.path("min")) {
-            if let max = result.max, min > max {
-                reader.report(
-                    .outOfRange, at: node.location,
-                    "backoff.min: expected at most backoff.max (\(max.formattedForHumans)), found \(min.formattedForHumans)",
-                    suggestion: "the floor is applied after the cap; lower 'min' or raise 'max'")
-            }
-            result.min = min
-        }
+        // A min above max is the validator's to report, at min.
+        if let node = fields["min"], let min = reader.duration(node, at: fields.path("min")) { result.min = min }
         return result
+    }
+
+    /// `a` or `an` before `word`.
+    static func article(_ word: String) -> String {
+        word.first.map { "aeiou".contains($0) } == true ? "an" : "a"
     }
 
     private mutating func retryAfter(_ node: YAMLNode) -> RetryAfterPolicy? {
@@ -316,22 +328,22 @@ struct PolicyDecoder {
         case .grpc, nil: result = RetryBudgetConfiguration()
         }
         result.location = fields.location
-        if let node = fields["capacity"], let value = reader.integer(node, at: fields.path("capacity"), in: PolicyBounds.budgetCapacity) {
+        if let node = fields["capacity"], let value = reader.integer(node, at: fields.path("capacity"), describing: PolicyBounds.budgetCapacity) {
             result.capacity = value
         }
-        if let node = fields["retry_cost"], let value = reader.integer(node, at: fields.path("retry_cost"), in: PolicyBounds.budgetAmount) {
+        if let node = fields["retry_cost"], let value = reader.integer(node, at: fields.path("retry_cost"), describing: PolicyBounds.budgetAmount) {
             result.retryCost = value
             // Without a preset, throttling costs what any retry costs
             // unless stated (the format before throttling costs existed).
             if preset == nil { result.throttlingRetryCost = value }
         }
         if let node = fields["timeout_retry_cost"],
-            let value = reader.integer(node, at: fields.path("timeout_retry_cost"), in: PolicyBounds.budgetAmount)
+            let value = reader.integer(node, at: fields.path("timeout_retry_cost"), describing: PolicyBounds.budgetAmount)
         {
             result.timeoutRetryCost = value
         }
         if let node = fields["throttling_retry_cost"],
-            let value = reader.integer(node, at: fields.path("throttling_retry_cost"), in: PolicyBounds.budgetAmount)
+            let value = reader.integer(node, at: fields.path("throttling_retry_cost"), describing: PolicyBounds.budgetAmount)
         {
             result.throttlingRetryCost = value
         }
@@ -344,7 +356,7 @@ struct PolicyDecoder {
             }
             result.throttlingErrors = kinds
         }
-        if let node = fields["success_refund"], let value = reader.integer(node, at: fields.path("success_refund"), in: PolicyBounds.budgetAmount) {
+        if let node = fields["success_refund"], let value = reader.integer(node, at: fields.path("success_refund"), describing: PolicyBounds.budgetAmount) {
             result.successRefund = value
         }
         return result

@@ -9,59 +9,113 @@ import RetryPolicyCore
 /// try PolicyLoader().loadPolicy(yaml: text, path: "api.yaml") == policy  // locations aside
 /// ```
 public enum PolicyWriter {
-    /// The file text of `policy`.
+    /// The file text of `policy`, with `comments` written as `#` lines
+    /// before the top-level key they are filed under (`attempts`,
+    /// `backoff`, `rules`...; `""` is the file's header). A comment is one
+    /// line whatever its text: line breaks, control and bidirectional
+    /// characters in it are written as visible `\u{..}` escapes, so that
+    /// text quoted from another file can never become YAML.
     ///
     /// - Throws: the problems `Policy.validated()` finds,
     ///   and a backoff defined in code, which has no file form.
-    public static func yaml(_ policy: Policy) throws(PolicyValidationError) -> String {
+    public static func yaml(_ policy: Policy, comments: [String: [String]] = [:]) throws(PolicyValidationError) -> String {
         var problems = policy.problems
         if case .custom(let custom) = policy.backoff.growth {
             problems.append(
                 PolicyProblem(
                     id: "RP013", keyPath: "backoff",
                     message: "a backoff defined in code ('\(custom.name)') has no file form",
-                    suggestion: "use shape exponential or linear in a policy file"))
+                    suggestion: "use shape \(FieldReader.alternatives(Backoff.Growth.named.compactMap(\.name))) in a policy file"))
         }
         if !problems.isEmpty { throw PolicyValidationError(policy: policy.name, problems: problems) }
-        var out = Output()
+        var out = Output(comments: comments)
+        out.comments(before: "")
+        // Comments filed under a key this writer does not know stay in
+        // the header rather than being lost.
+        for key in comments.keys.sorted() where !topLevelKeys.contains(key) { out.comments(before: key) }
         out.line("version: 1")
-        out.line("name: \(quoted(policy.name))")
+        out.line("name: \(name(policy.name))")
         if let description = policy.description { out.line("description: \(quoted(description))") }
         if let platform = policy.platform { out.line("platform: \(platform)") }
+        out.comments(before: "attempts")
         out.line("attempts: \(policy.attempts)")
+        out.comments(before: "idempotency")
         idempotency(policy.idempotency, &out)
+        out.comments(before: "backoff")
         backoff(policy.backoff, &out)
+        out.comments(before: "retry_after")
         retryAfter(policy.retryAfter, &out)
+        out.comments(before: "timeouts")
         if let block = timeouts(policy.timeouts) { out.line("timeouts: \(block)") }
+        out.comments(before: "endpoints")
         if !policy.endpoints.isEmpty {
             out.line("endpoints:")
             for name in policy.endpoints.keys.sorted() {
                 out.line("  \(quoted(name)): \(timeouts(policy.endpoints[name]!) ?? "{}")")
             }
         }
+        out.comments(before: "budget")
         if let budget = policy.budget { self.budget(budget, &out) }
+        out.comments(before: "breaker")
         if let breaker = policy.breaker { self.breaker(breaker, &out) }
+        out.comments(before: "hedging")
         if let hedging = policy.hedging {
             var fields = ["delay: \(duration(hedging.delay))"]
             if let methods = hedging.methods { fields.append("methods: \(list(methods.sorted().map(\.rawValue)))") }
             out.line("hedging: {\(fields.joined(separator: ", "))}")
         }
+        out.comments(before: "conditions")
         if !policy.conditions.isEmpty { out.line("conditions: \(list(policy.conditions.map(\.rawValue)))") }
+        out.comments(before: "rules")
         if !policy.rules.isEmpty {
             out.line("rules:")
             for rule in policy.rules { out.line("  - \(self.rule(rule))") }
         }
+        out.comments(before: "default")
         if let defaultRule = policy.defaultRule {
             out.line("default: {error: \(defaultRule.error.rawValue), action: \(defaultRule.action.rawValue)}")
         }
+        out.comments(before: "errors")
         errors(policy, &out)
+        out.comments(before: "parity")
         if !policy.parity.isEmpty { out.line("parity: \(list(policy.parity.map(quoted)))") }
         return out.text
     }
 
+    /// The keys comments can be filed under (`""`: the header).
+    static let topLevelKeys: Set<String> = [
+        "", "attempts", "idempotency", "backoff", "retry_after", "timeouts", "endpoints", "budget", "breaker", "hedging",
+        "conditions", "rules", "default", "errors", "parity",
+    ]
+
     private struct Output {
         var text = ""
+        let comments: [String: [String]]
+
         mutating func line(_ line: String) { text += line + "\n" }
+
+        mutating func comments(before key: String) {
+            for comment in comments[key] ?? [] { line("# " + PolicyWriter.commentText(comment)) }
+        }
+    }
+
+    /// `text` as the text of one comment line: every character that would
+    /// end the line or that a policy file may not hold (line breaks of any
+    /// kind, control characters), and the bidirectional controls that
+    /// would show a reviewer the comment in another order, as a visible
+    /// `\u{..}` escape. Which characters those are is `DisplayText`'s one
+    /// list.
+    package static func commentText(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: { DisplayText.isUnsafe($0) }) else { return text }
+        var result = ""
+        for scalar in text.unicodeScalars {
+            if DisplayText.isUnsafe(scalar) {
+                result += "\\u{" + String(scalar.value, radix: 16) + "}"
+            } else {
+                result.unicodeScalars.append(scalar)
+            }
+        }
+        return result
     }
 
     private static func idempotency(_ idempotency: Idempotency, _ out: inout Output) {
@@ -76,14 +130,13 @@ public enum PolicyWriter {
 
     private static func backoff(_ backoff: Backoff, _ out: inout Output) {
         out.line("backoff:")
-        switch backoff.growth {
-        case .linear(let step):
-            out.line("  shape: linear")
-            out.line("  step: \(duration(step))")
-        case .exponential(let multiplier):
-            out.line("  multiplier: \(number(multiplier))")
-        case .custom:
-            break  // refused above
+        // The default shape goes without saying, as in a file written by hand.
+        if let name = backoff.growth.name, name != Backoff.Growth.named.first?.name { out.line("  shape: \(name)") }
+        if let parameter = backoff.growth.parameter {
+            switch parameter.value {
+            case .number(let value): out.line("  \(parameter.key): \(number(value))")
+            case .duration(let value): out.line("  \(parameter.key): \(duration(value))")
+            }
         }
         out.line("  initial: \(duration(backoff.initial))")
         // A file's `max` defaults to `initial`; an open cap is the ceiling.
@@ -203,4 +256,15 @@ public enum PolicyWriter {
     }
 
     static func quoted(_ text: String) -> String { QuotedText.doubleQuoted(text) }
+
+    /// A policy name as written by hand, plain, where a plain scalar reads
+    /// back as the same string (it starts with a letter and is no word
+    /// YAML reads as a boolean or null); quoted otherwise (`"29"`, `".5"`,
+    /// `"true"`).
+    static func name(_ text: String) -> String {
+        let plain = text.first.map { $0.isASCII && $0.isLetter } == true
+            && !["true", "false", "null", "yes", "no", "on", "off", "y", "n"].contains(text.lowercased())
+            && text.unicodeScalars.allSatisfy { $0.isASCII && !DisplayText.isUnsafe($0) && !": #,[]{}\"'".unicodeScalars.contains($0) }
+        return plain ? text : quoted(text)
+    }
 }
