@@ -51,7 +51,7 @@ struct ConsumerReadingTests {
     func indentedKeys() throws {
         let text = "[default]\n  retry_mode = standard\n  max_attempts = 5\n"
         let imported = try Importer.importPolicy(Self.file(text, "config"), from: .awsConfig)
-        #expect(imported.attempts == 5 && imported.budget != nil, "\(imported.yaml)")
+        #expect(imported.attempts == 5 && imported.budget != nil, "\(imported.policy)")
         #expect(!imported.warnings.contains { $0.feature == "retry_mode" && $0.message.contains("not set") })
     }
 
@@ -68,7 +68,7 @@ struct ConsumerReadingTests {
     func nestedAndColon() throws {
         let text = "[profile batch]\nMax_Attempts : 4\nretry_mode=standard\ns3 =\n  max_attempts = 9\n  retry_mode = nonsense\n"
         let imported = try Importer.importPolicy(Self.file(text, "config"), from: .awsConfig, selection: "batch")
-        #expect(imported.attempts == 4, "\(imported.yaml)")
+        #expect(imported.attempts == 4, "\(imported.policy)")
     }
 
     // MARK: Envoy
