@@ -292,11 +292,13 @@ struct PostgresStoreTests {
         try await holder.query("SELECT tokens FROM retry_policy_budget WHERE key = 'slow' FOR UPDATE", logger: Logger(label: "test.holder"))
         let clock = ContinuousClock()
         var start = clock.now
+        // The lock is held until after both: without the timeout each
+        // would wait for ever. The bound is loose for a loaded machine.
         #expect(await openDecider.decide(DecisionInput(outcome: .status(503))).isRetry)
-        #expect(clock.now - start < .milliseconds(400))
+        #expect(clock.now - start < .seconds(2))
         start = clock.now
         #expect(await closedDecider.decide(DecisionInput(outcome: .status(503))).stopReason == .budgetExhausted)
-        #expect(clock.now - start < .milliseconds(400))
+        #expect(clock.now - start < .seconds(2))
         #expect(open.statistics.fallbacks == 1)
         #expect(closed.statistics.fallbacks == 1)
         try await holder.query("COMMIT", logger: Logger(label: "test.holder"))

@@ -75,23 +75,28 @@ struct SlowDatabaseTests {
         let shared = await store.decider(for: Self.policy)
 
         // The same requests in memory, in the same run: what the machine
-        // itself costs now.
-        let local = try await Self.run(RetryDecider(policy: Self.policy))
-        let before = store.statistics
-        let remote = try await Self.run(shared)
-        let after = store.statistics
+        // itself and the machine's load cost now. Other suites run beside
+        // this one, so a run may be disturbed: up to three tries, each
+        // against a baseline measured just before it. A thread blocked on
+        // the database keeps the heartbeat seconds late in every try.
+        var tries: [String] = []
+        var met = false
+        for _ in 1...3 where !met {
+            let local = try await Self.run(RetryDecider(policy: Self.policy))
+            let before = store.statistics
+            let remote = try await Self.run(shared)
+            let after = store.statistics
+            // Every retry paid through the database: 2 per request,
+            // batched into far fewer round trips.
+            #expect(after.sharedWithdrawals - before.sharedWithdrawals == 128)
+            #expect(after.fallbacks == before.fallbacks)
+            #expect(after.roundTrips - before.roundTrips < 64, "\(after.roundTrips - before.roundTrips) round trips")
+            tries.append("in memory \(local.total), late \(local.lateness); 20 ms away \(remote.total), late \(remote.lateness)")
+            met = remote.total < .seconds(2) + local.total && remote.lateness < .milliseconds(100) + local.lateness
+        }
         await store.shutdown()
         await proxy.stop()
-
-        // Every retry paid through the database: 2 per request.
-        #expect(after.sharedWithdrawals - before.sharedWithdrawals == 128)
-        #expect(after.fallbacks == before.fallbacks)
-        // Batched: far fewer round trips than withdrawals.
-        #expect(after.roundTrips - before.roundTrips < 64, "\(after.roundTrips - before.roundTrips) round trips")
-        #expect(remote.total < .seconds(2) + local.total, "in memory \(local.total), 20 ms away \(remote.total)")
-        #expect(
-            remote.lateness < .milliseconds(100) + local.lateness,
-            "heartbeat late by \(remote.lateness) (in memory \(local.lateness))")
+        #expect(met, "\(tries)")
     }
 }
 #endif
