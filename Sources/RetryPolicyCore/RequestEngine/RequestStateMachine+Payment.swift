@@ -12,7 +12,7 @@ extension RequestStateMachine {
         let startedAt: Duration
         let finishedAt: RequestTime
         let producedValue: Bool
-        nonisolated(unsafe) let thrown: (any Error)?
+        let thrown: (any Error)?
 
         init(
             decision: Decision, outcome: AttemptOutcome, startedAt: Duration, finishedAt: RequestTime,
