@@ -123,7 +123,7 @@ extension RequestStateMachine {
                 // Fatal: it ends the request, whatever is in flight.
                 settle(hedge, record: record, at: time)
                 return .fail(RetryFailure(error: error, reason: reason, attempts: history, underlyingError: thrown))
-            default:
+            case .attemptsExhausted, .deadlineExceeded, .budgetExhausted, .notIdempotent, .circuitOpen:
                 // Non-fatal. When this decision was asked to pay for another
                 // copy and could not (budget, deadline), no further copy
                 // starts; otherwise its `attempts_exhausted` only says that

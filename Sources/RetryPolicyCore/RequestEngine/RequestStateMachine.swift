@@ -246,7 +246,8 @@ public struct RequestStateMachine: Sendable {
         switch state {
         case .backingOff(let refresh): return afterBackoff(refresh: refresh, at: time)
         case .coolingDown: return admit(at: time)
-        default: preconditionFailure("waitFinished follows wait")
+        case .idle, .attempting, .refreshing, .paying, .hedging, .finished:
+            preconditionFailure("waitFinished follows wait")
         }
     }
 
@@ -286,7 +287,7 @@ public struct RequestStateMachine: Sendable {
             if let ticket { decider.breaker?.release(ticket) }
         case .hedging(let box):
             releaseHedge(box.value)
-        default:
+        case .idle, .backingOff, .coolingDown, .refreshing, .paying, .finished:
             break
         }
         state = .finished
