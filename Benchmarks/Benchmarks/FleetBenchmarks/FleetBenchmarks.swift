@@ -95,6 +95,9 @@ let benchmarks: @Sendable () -> Void = {
             blackHole(inMemory.decide(successAfterRetry, using: &generator))
         }
     }
+
+    registerSharedStateBenchmarks(url: url)
+    registerSlowDatabaseBenchmarks(url: url)
 }
 
 /// The store and decider the `.engine` benchmarks use, made in their
