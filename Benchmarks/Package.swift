@@ -9,6 +9,9 @@ let package = Package(
     dependencies: [
         .package(name: "swift-retry-policy", path: ".."),
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.0", traits: ["MallocInterposer"]),
+        // The latency proxy of the slow-database benchmarks (already in the
+        // graph through PostgresNIO).
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.65.0"),
     ],
     targets: [
         // Policies, inputs and the hand-written baselines the benchmarks
@@ -84,6 +87,7 @@ let package = Package(
                 .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "RetryPolicyCore", package: "swift-retry-policy"),
                 .product(name: "RetryPolicyPostgres", package: "swift-retry-policy"),
+                .product(name: "RetryPolicyExecutor", package: "swift-retry-policy"),
             ],
             path: "Benchmarks/FleetBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
@@ -124,10 +128,15 @@ let package = Package(
             ],
             path: "Sources/StormProfile"
         ),
-        // The fleet policy and clock shared by the benchmarks and the probe.
+        // The fleet policy and clock shared by the benchmarks and the probe,
+        // and a TCP proxy that puts the database further away.
         .target(
             name: "FleetWorkloads",
-            dependencies: [.product(name: "RetryPolicyCore", package: "swift-retry-policy")]
+            dependencies: [
+                .product(name: "RetryPolicyCore", package: "swift-retry-policy"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
         ),
         // Separate OS processes for `Scripts/fleet.py`: a request load
         // (round trips per 1,000 requests) and cooldown propagation

@@ -2,9 +2,12 @@
 """Measures the retry state shared through PostgreSQL, against a server this
 script starts and removes again:
 
-1. admission + decisions with the PostgreSQL store against the in-memory
-   store (the `fleet.*` benchmarks of the FleetBenchmarks target, run by
-   package-benchmark through Benchmarks/run: medians, p99, ratios, mallocs);
+1. the `fleet.*` benchmarks of the FleetBenchmarks target, run by
+   package-benchmark through Benchmarks/run, PostgreSQL store against the
+   in-memory store in the same run: admission + decisions, a paid retry,
+   round trips at 5 % retries, cooldown and breaker propagation between two
+   connections, and 64 concurrent retrying requests with the database
+   20, 50 and 100 ms away (a latency proxy);
 2. database round trips per 1,000 requests at a 5 % retry rate, counted by
    the server (pg_stat_statements) and by the store's own counter, with one
    `fleet-probe load` process;
@@ -15,6 +18,7 @@ script starts and removes again:
 
     Benchmarks/Scripts/fleet.py                 everything
     Benchmarks/Scripts/fleet.py --skip-benchmarks --rounds 50
+    Benchmarks/Scripts/fleet.py --only-benchmarks --filter 'fleet.slow-database.*'
 
 Needs PostgreSQL's server binaries (initdb, pg_ctl, psql: Debian's
 postgresql package); without them it says so and measures nothing.
@@ -197,6 +201,9 @@ def propagation(server, probe, observers, rounds, interval_ms):
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--skip-benchmarks", action="store_true", help="only the round trips and the propagation")
+    parser.add_argument("--only-benchmarks", action="store_true", help="only the FleetBenchmarks target (1.)")
+    parser.add_argument("--filter", help="regular expression of the fleet benchmarks to run "
+                        "(default: all of them), e.g. 'fleet.slow-database.*'")
     parser.add_argument("--rounds", type=int, default=200, help="cooldown propagation rounds (default 200)")
     parser.add_argument("--observers", type=int, default=3, help="observing processes (default 3)")
     parser.add_argument("--interval-ms", type=int, default=50, help="time between two cooldowns (default 50)")
@@ -221,7 +228,11 @@ def main():
         if not arguments.skip_benchmarks:
             print("\n== 1. admission + decisions, PostgreSQL store against in-memory store (same run)", flush=True)
             env = dict(os.environ, RETRY_POLICY_BENCH_POSTGRES_URL=server.url)
-            subprocess.run([os.path.join(PACKAGE, "run"), "--target", "FleetBenchmarks"], env=env, check=True)
+            selection = ["--filter", arguments.filter] if arguments.filter else []
+            subprocess.run([os.path.join(PACKAGE, "run"), "--target", "FleetBenchmarks", *selection], env=env,
+                           check=True)
+        if arguments.only_benchmarks:
+            return 0
 
         print("\n== 2. database round trips per 1,000 requests, 5 % retried once then succeeding", flush=True)
         for per_second in (1000, 100):

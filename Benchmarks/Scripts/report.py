@@ -22,12 +22,26 @@ WORK = {
     "executor.retry-3-attempts-in-one-task": "1,000 executed requests in one task",
     "corpus": "lint 1,000 policy files (extends, parity, stacks)",
     "fleet.first-try-success": "1,000 first-try successes (admit + settle)",
-    "fleet.retry": "1 request: 503, retry granted, 200",
+    "fleet.retry": "1 request: 503, retry granted on the local view, 200",
+    "fleet.decide-success": "1,000 x admit + decide(success)",
+    "fleet.paid-retry": "1 retry paid through the budget (await decide)",
+    "fleet.closed-breaker": "1,000 x admit + record(success), closed breaker",
+    "fleet.round-trips-5pct": "1,000 requests in ~1 s, 5 % retried once",
+    "fleet.cooldown-propagation": "429 + Retry-After on one store until the other waits",
+    "fleet.breaker-propagation": "open on one store, probe and close from the other",
+    "fleet.slow-database": "64 concurrent requests 503, 503, 200 (RetryExecutor)",
 }
 
 
 def work(stem):
+    if stem.startswith("fleet.slow-database-"):
+        return WORK["fleet.slow-database"] + ", database " + stem.rsplit("-", 1)[1] + " round trip"
     return WORK.get(stem, WORK.get(stem.split(".")[0], ""))
+
+
+# Metrics every benchmark has; anything else in a fleet benchmark's export
+# is one of its own counters or timings (`Benchmark.measurement`).
+STANDARD_METRICS = {"Time (wall clock)", "Time (total CPU)", "Malloc (total)", "Throughput (# / s)"}
 RATIO_TARGETS = {"decision": 1.5, "executor": 1.2}
 # Targets against a labelled baseline, by (case, label); checked on the
 # ratio alone.
@@ -72,8 +86,10 @@ def main(paths):
             wall_p99 = secondary["Time (wall clock)"]["scorePercentiles"].get("99.0")
             mallocs = secondary.get("Malloc (total)", {}).get("scorePercentiles", {}).get("50.0")
             cpu = secondary.get("Time (total CPU)", {}).get("scorePercentiles", {}).get("50.0")
+            custom = {metric: values["scorePercentiles"] for metric, values in secondary.items()
+                      if metric not in STANDARD_METRICS and name.startswith("fleet.")}
             results[name] = {"wall_us": wall, "wall_p99_us": wall_p99, "cpu_us": cpu, "mallocs": mallocs,
-                             "iterations": element["measurementIterations"]}
+                             "iterations": element["measurementIterations"], "custom": custom}
 
     rows = []
     seen = set()
@@ -136,6 +152,32 @@ def main(paths):
     if failed:
         print(f"targets missed: {', '.join(failed)}")
     fleet_table(results)
+    fleet_counters(results)
+
+
+def fleet_counters(results):
+    """The fleet benchmarks' own metrics (round trips, heartbeat lateness,
+    propagation steps): median and maximum over the iterations."""
+    lines = []
+    for name in sorted(results):
+        custom = results[name].get("custom") or {}
+        # The JMH export carries every metric it has seen so far into later
+        # benchmarks; keep only the ones this benchmark registered.
+        wanted = next((metrics for prefix, metrics in CUSTOM_METRICS.items() if name.startswith(prefix)), ())
+        shown = [f"{metric} p50 {fmt(custom[metric].get('50.0'))}, max {fmt(custom[metric].get('100.0'))}"
+                 for metric in wanted if metric in custom]
+        if shown:
+            lines.append(f"{name}: wall clock p50 {us(results[name]['wall_us'])} us; " + "; ".join(shown))
+    if lines:
+        print()
+        print("\n".join(lines))
+
+
+CUSTOM_METRICS = {
+    "fleet.slow-database-": ("heartbeat late (us)", "round trips", "withdrawals"),
+    "fleet.round-trips-5pct": ("round trips", "withdrawals", "refund writes"),
+    "fleet.breaker-propagation": ("opening seen (us)", "probe claim (us)", "closing seen (us)"),
+}
 
 
 def labelled_row(stem, label, engine, baseline):

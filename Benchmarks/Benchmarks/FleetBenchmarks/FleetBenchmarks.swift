@@ -19,8 +19,12 @@ import Darwin
 ///   admitted and settled (`admit` + `settlePlainSuccess`, what the
 ///   executor does). Must never touch the database.
 /// - `fleet.retry`: one request that fails with a 503, is granted a retry
-///   (the PostgreSQL store withdraws from the shared budget: one round
-///   trip) and succeeds on the second attempt (a refund, batched).
+///   by the synchronous `decide` (on the process's view of the shared
+///   budget: no round trip; `fleet.paid-retry` pays through the database)
+///   and succeeds on the second attempt (a refund, batched).
+///
+/// More in `SharedStateBenchmarks.swift` and
+/// `SlowDatabaseBenchmarks.swift`.
 let benchmarks: @Sendable () -> Void = {
     guard let url = getenv(FleetWorkload.urlVariable).map({ String(cString: $0) }), !url.isEmpty else {
         print("note: skipping the fleet benchmarks: \(FleetWorkload.urlVariable) is not set (Benchmarks/Scripts/fleet.py starts a PostgreSQL server and sets it)")
@@ -95,6 +99,9 @@ let benchmarks: @Sendable () -> Void = {
             blackHole(inMemory.decide(successAfterRetry, using: &generator))
         }
     }
+
+    registerSharedStateBenchmarks(url: url)
+    registerSlowDatabaseBenchmarks(url: url)
 }
 
 /// The store and decider the `.engine` benchmarks use, made in their
