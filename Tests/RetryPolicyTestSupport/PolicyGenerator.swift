@@ -51,8 +51,22 @@ public struct PolicyGenerator: Sendable {
     public var hedging: Frequency = .never
     public var hedgingDelays: [Duration] = [.milliseconds(10), .milliseconds(50), .milliseconds(120)]
     public var rules: Rules = .randomActions
+    /// Every setting a policy file can hold, with the values that are hard
+    /// to write: names, descriptions with quotes, line breaks and Unicode,
+    /// platforms, sub-millisecond and zero durations, backoff floors,
+    /// server-delay headers, idempotency, conditions, declared errors and
+    /// their platform names, credential refresh, breaker sampling and
+    /// failure filters, hedged methods, parity. Replaces the draws above.
+    public var fileSettings = false
 
     public init() {}
+
+    /// Every setting a policy file can hold (`fileSettings`).
+    public static let everything: PolicyGenerator = {
+        var generator = PolicyGenerator()
+        generator.fileSettings = true
+        return generator
+    }()
 
     /// The decision invariants' policies: every backoff shape, jitter,
     /// Retry-After handling, cooldown and budget, rules retried or stopped
@@ -113,6 +127,7 @@ public struct PolicyGenerator: Sendable {
     /// The policy drawn from `seed`.
     public func policy(seed: UInt64, name: String = "generated") -> Policy {
         var random = SplitMix64(seed: seed)
+        if fileSettings { return Self.everySetting(using: &random) }
         func pick<T>(_ values: [T]) -> T { values[Int.random(in: 0..<values.count, using: &random)] }
         func chance(_ oneIn: Int) -> Bool { Int.random(in: 0..<oneIn, using: &random) == 0 }
 
@@ -184,6 +199,74 @@ public struct PolicyGenerator: Sendable {
         case .sometimes: if chance(3) { policy.hedging = HedgingPolicy(delay: pick(hedgingDelays)) }
         case .always: policy.hedging = HedgingPolicy(delay: pick(hedgingDelays))
         }
+        return policy
+    }
+
+    /// A policy with every setting a file can hold, valid by construction.
+    private static func everySetting(using random: inout SplitMix64) -> Policy {
+        func pick<T>(_ values: [T]) -> T { values[Int.random(in: 0..<values.count, using: &random)] }
+        func chance(_ oneIn: Int) -> Bool { Int.random(in: 0..<oneIn, using: &random) == 0 }
+        let durations: [Duration] = [
+            .zero, .milliseconds(1), .milliseconds(250), .seconds(1), .milliseconds(1500), .seconds(90), .nanoseconds(125_000), .seconds(3600),
+        ]
+        var policy = Policy(name: pick(["api", "tmdb-v3", "A.b_c-1", "x"]), attempts: Int.random(in: 1...100, using: &random))
+        policy.description = pick([nil, "Seed 000", "line\nbreak \"quoted\" \\ tab\t", "naïve — ünïcode \u{2028}"])
+        policy.platform = pick([nil, "ios", "android"])
+        let initial = pick(durations)
+        let max = pick([nil] + durations.map { Optional($0 + initial) })
+        switch Int.random(in: 0..<3, using: &random) {
+        case 0: policy.backoff = Backoff(initial: initial, max: max, multiplier: pick([1, 2, 1.5, 0.5, 100, 0.001]), jitter: pick(Backoff.Jitter.allCases))
+        case 1: policy.backoff = .linear(initial: initial, step: pick(durations), max: max, jitter: pick(Backoff.Jitter.allCases))
+        default: policy.backoff = .immediate
+        }
+        if chance(2), let cap = policy.backoff.max { policy.backoff.min = pick([.zero, cap, cap / 2]) }
+        policy.retryAfter = RetryAfterPolicy(
+            honor: chance(2), cap: pick([nil, .seconds(60), .milliseconds(500)]),
+            aboveCap: pick(RetryAfterPolicy.AboveCap.allCases), combine: pick(RetryAfterPolicy.Combine.allCases),
+            headers: pick([[], [RetryAfterPolicy.Header(name: "Retry-After", format: .http)],
+                           [RetryAfterPolicy.Header(name: "x-ms-retry-after-ms", format: .milliseconds),
+                            RetryAfterPolicy.Header(name: "RateLimit-Reset", format: .unixSeconds)]]),
+            cooldown: pick(RetryAfterPolicy.Cooldown.allCases))
+        policy.timeouts = TimeoutBudget(perAttempt: pick([nil, .seconds(5), .milliseconds(300)]), total: pick([nil, .seconds(30)]))
+        if chance(3) { policy.endpoints = ["main_banner": TimeoutBudget(perAttempt: .seconds(2)), "feed": TimeoutBudget(total: .seconds(9))] }
+        if chance(2) {
+            policy.idempotency = Idempotency(
+                retryableMethods: pick([[], [.get], Set(HTTPMethod.standard)]), honorIdempotentRequests: chance(2), isExplicit: true)
+        }
+        policy.conditions = pick([[], ["malformed_body"], ["malformed_body", "maintenance_page"]])
+        policy.declaredErrors = pick([[], ["quota_exceeded"], ["quota_exceeded", "status_429"]])
+        if policy.declaredErrors.contains("status_429") {
+            policy.errorNames = PlatformNames([
+                "android": ["status_429": "MediationError.STATUS_429"], "ios": ["quota_exceeded": "SDKError.quota \"exceeded\""],
+            ])
+        }
+        let kinds: [SDKError.Kind] = SDKError.Kind.standard + policy.declaredErrors
+        var rules = [
+            Rule(statuses: [.code(429)], error: pick(kinds), action: .retry, honorRetryAfter: pick([nil, true, false])),
+            Rule(statuses: [.statusClass(5), .range(400...404)], methods: pick([nil, [.get, .put]]), error: .status5xx, action: pick(Rule.Action.allCases)),
+            Rule(transports: Set(TransportFailure.allCases.prefix(Int.random(in: 1...10, using: &random))), error: .networkError, action: .retry),
+            Rule(statuses: [.code(401)], error: .unauthorized, action: .retry, refreshCredentials: true),
+        ]
+        if let condition = policy.conditions.first { rules.append(Rule(conditions: [condition], error: pick(kinds), action: .retry)) }
+        policy.rules = Array(rules.prefix(Int.random(in: 0...rules.count, using: &random)))
+        policy.defaultRule = pick([nil, DefaultRule(error: .internalError, action: .stop), DefaultRule(error: pick(kinds), action: .retry)])
+        switch Int.random(in: 0..<4, using: &random) {
+        case 0: policy.budget = .awsStandard
+        case 1: policy.budget = .grpc(maxTokens: Int.random(in: 1...1000, using: &random), tokenRatioThousandths: Int.random(in: 1...5000, using: &random))
+        case 2:
+            policy.budget = RetryBudgetConfiguration(
+                capacity: Int.random(in: 1...1000, using: &random), retryCost: Int.random(in: 0..<50, using: &random), throttlingErrors: [pick(kinds)])
+        default: break
+        }
+        if chance(3) {
+            var breaker = CircuitBreakerConfiguration()
+            breaker.sampling = pick([.count(100), .time(.seconds(60)), .count(7)])
+            breaker.maxBreak = pick([nil, .seconds(300)])
+            if !policy.rules.isEmpty && chance(2) { breaker.failures = .init(rules: [0], errors: [.status5xx], statuses: [.code(503)]) }
+            policy.breaker = breaker
+        }
+        if chance(5) { policy.hedging = HedgingPolicy(delay: .milliseconds(150), methods: pick([nil, [.get]])) }
+        policy.parity = pick([[], ["android-sdk.yaml"]])
         return policy
     }
 }
