@@ -50,14 +50,20 @@ import Testing
         #expect(backoff.bounds(forRetry: 3, previousDelay: .seconds(5)) == .seconds(1)...(.seconds(8)))
     }
 
-    @Test("The same seed gives the same delays")
+    @Test("The same seed gives the same delays; another seed gives others")
     func reproducible() {
         let backoff = Backoff(initial: .seconds(1), max: .seconds(30), jitter: .full)
         var first = SplitMix64(seed: 7)
         var second = SplitMix64(seed: 7)
+        var other = SplitMix64(seed: 8)
         let a = (1...5).map { backoff.delay(forRetry: $0, previousDelay: nil, using: &first) }
         let b = (1...5).map { backoff.delay(forRetry: $0, previousDelay: nil, using: &second) }
+        let c = (1...5).map { backoff.delay(forRetry: $0, previousDelay: nil, using: &other) }
         #expect(a == b)
+        // Equal sequences alone would also hold for delays that ignore the
+        // generator: full jitter must draw them from it.
+        #expect(a != c)
+        #expect(Set(a).count > 1)
     }
 }
 

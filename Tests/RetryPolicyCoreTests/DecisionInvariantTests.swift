@@ -1,5 +1,6 @@
 import PropertyBased
 import RetryPolicyCore
+import RetryPolicyTestSupport
 import Testing
 
 /// Invariants that must hold for every policy and every response sequence:
@@ -17,40 +18,11 @@ import Testing
         .transport(.timeout), .transport(.connectionLost), .transport(.dns), .transport(.cancelled),
     ]
 
-    /// A random but valid policy drawn from `seed`.
+    /// The generated policy for `seed`, with exactly `attempts` attempts.
     static func policy(seed: UInt64, attempts: Int) -> Policy {
-        var random = SplitMix64(seed: seed)
-        func pick<T>(_ values: [T]) -> T { values[Int.random(in: 0..<values.count, using: &random)] }
-        let initial = Duration.milliseconds(Int.random(in: 0...2000, using: &random))
-        let maximum = initial + .milliseconds(Int.random(in: 0...30_000, using: &random))
-        let backoff = pick([true, false])
-            ? Backoff(initial: initial, max: maximum, multiplier: pick([1, 1.5, 2, 3, 10]), jitter: pick(Backoff.Jitter.allCases))
-            : .linear(initial: initial, step: .milliseconds(Int.random(in: 0...5000, using: &random)), max: maximum,
-                      jitter: pick(Backoff.Jitter.allCases))
-        let retryAfter = RetryAfterPolicy(
-            honor: pick([true, false]),
-            cap: pick([nil, .seconds(1), .seconds(30), .seconds(300)]),
-            aboveCap: pick(RetryAfterPolicy.AboveCap.allCases),
-            combine: pick(RetryAfterPolicy.Combine.allCases),
-            cooldown: pick(RetryAfterPolicy.Cooldown.allCases))
-        let rules = [
-            Rule(statuses: [.code(429)], error: .status429, action: pick([.retry, .stop])),
-            Rule(statuses: [.statusClass(5)], error: .status5xx, action: pick([.retry, .stop])),
-            Rule(transports: [.timeout, .connectionLost, .cancelled], error: .timeout, action: pick([.retry, .stop])),
-        ]
-        return Policy(
-            name: "generated",
-            attempts: attempts,
-            backoff: backoff,
-            retryAfter: retryAfter,
-            timeouts: TimeoutBudget(perAttempt: .seconds(2), total: pick([nil, .seconds(5), .seconds(60)])),
-            budget: pick([
-                nil, RetryBudgetConfiguration(capacity: Int.random(in: 0...50, using: &random)),
-                RetryBudgetConfiguration(capacity: Int.random(in: 0...50, using: &random), retryCost: 14, timeoutRetryCost: 14, throttlingRetryCost: 5),
-                .grpc(maxTokens: Int.random(in: 1...10, using: &random), tokenRatioThousandths: Int.random(in: 1...2000, using: &random)),
-            ]),
-            rules: rules,
-            defaultRule: DefaultRule(error: .networkError, action: pick([.retry, .stop])))
+        var generator = PolicyGenerator.decisions
+        generator.attempts = attempts...attempts
+        return generator.policy(seed: seed)
     }
 
     struct Trace {
@@ -131,7 +103,7 @@ import Testing
             count: 200,
             input: Gen.int(in: 0...60), Gen.int(in: 0...12), Gen.int(in: 0...(Self.outcomes.count - 1)).map { Self.outcomes[$0] }.array(of: 1...200)
         ) { capacity, cost, outcomes in
-            var policy = SeedPolicies.mobileClient
+            var policy = TestPolicies.mobileClient
             policy.attempts = 3
             policy.budget = RetryBudgetConfiguration(capacity: capacity, retryCost: cost, timeoutRetryCost: cost * 2, successRefund: 1)
             policy.rules.insert(Rule(statuses: [.code(429)], error: .status429, action: .retry), at: 0)

@@ -1,4 +1,5 @@
 import RetryPolicyCore
+import RetryPolicyTestSupport
 import Testing
 
 /// The "Embedding the decider" example of docs/embedding.md, kept compiling and correct.
@@ -44,7 +45,7 @@ import Testing
     @Test func exampleRetriesThenSucceeds() throws {
         var clock = Timestamp(secondsSince1970: 1_700_000_000)
         var slept: [Duration] = []
-        let decider = RetryDecider(policy: SeedPolicies.tmdb)
+        let decider = RetryDecider(policy: TestPolicies.tmdb())
         let result = fetch(
             using: decider,
             send: { attempt in attempt < 3 ? .status(503, retryAfter: "2") : .status(200) },
@@ -56,7 +57,7 @@ import Testing
 
     @Test func exampleStopsWithTheRulesError() {
         var clock = Timestamp(secondsSince1970: 1_700_000_000)
-        let decider = RetryDecider(policy: SeedPolicies.tmdb)
+        let decider = RetryDecider(policy: TestPolicies.tmdb())
         let result = fetch(
             using: decider, send: { _ in .status(503) }, sleep: { clock = clock + $0 }, now: { clock })
         #expect(throws: SDKError(kind: .status5xx, statusCode: 503)) { try result.get() }

@@ -1,4 +1,5 @@
 import RetryPolicyCore
+import RetryPolicyTestSupport
 import Testing
 
 /// One rule of server-delay parsing: a value that exercises it and the
@@ -248,7 +249,7 @@ struct RetryAfterRule: CustomTestStringConvertible, Sendable {
         cap: Duration?, aboveCap: RetryAfterPolicy.AboveCap = .stop, combine: RetryAfterPolicy.Combine = .server,
         cooldown: RetryAfterPolicy.Cooldown = .off
     ) -> Policy {
-        var policy = SeedPolicies.tmdb
+        var policy = TestPolicies.tmdb()
         policy.retryAfter = RetryAfterPolicy(
             honor: true, cap: cap, aboveCap: aboveCap, combine: combine,
             headers: [.retryAfter, .init(name: "retry-after-ms", format: .milliseconds),

@@ -1,9 +1,10 @@
 import RetryPolicyCore
+import RetryPolicyTestSupport
 import Testing
 
 @Suite struct RetryBudgetTests {
     func policy(budget: RetryBudgetConfiguration = RetryBudgetConfiguration()) -> Policy {
-        var policy = SeedPolicies.mobileClient
+        var policy = TestPolicies.mobileClient
         policy.attempts = 1000
         policy.budget = budget
         return policy
@@ -91,7 +92,7 @@ import Testing
 
     @Test("Wait mode answers wait(remaining)")
     func waitMode() {
-        let decider = RetryDecider(policy: SeedPolicies.mobileSDK(cooldown: .wait))
+        let decider = RetryDecider(policy: TestPolicies.mobileSDK(cooldown: .wait))
         #expect(decider.admit(now: now) == .proceed)
         _ = decider.decide(DecisionInput(outcome: .status(503, retryAfter: "20"), now: now))
         #expect(decider.admit(now: now + .seconds(5)) == .wait(.seconds(15)))
@@ -100,25 +101,25 @@ import Testing
 
     @Test("Off mode never holds a request back")
     func offMode() {
-        let decider = RetryDecider(policy: SeedPolicies.mobileSDK(cooldown: .off))
+        let decider = RetryDecider(policy: TestPolicies.mobileSDK(cooldown: .off))
         _ = decider.decide(DecisionInput(outcome: .status(429, retryAfter: "20"), now: now))
         #expect(decider.admit(now: now) == .proceed)
     }
 
     @Test("A cooldown is clamped to the cap and never shortened by a later, smaller value")
     func clampAndExtend() {
-        let decider = RetryDecider(policy: SeedPolicies.mobileSDK(cooldown: .wait))  // cap 300 s
+        let decider = RetryDecider(policy: TestPolicies.mobileSDK(cooldown: .wait))  // cap 60 s
         _ = decider.decide(DecisionInput(outcome: .status(429, retryAfter: "100000"), now: now))
-        #expect(decider.admit(now: now) == .wait(.seconds(300)))
+        #expect(decider.admit(now: now) == .wait(.seconds(60)))
         _ = decider.decide(DecisionInput(outcome: .status(429, retryAfter: "1"), now: now))
-        #expect(decider.admit(now: now) == .wait(.seconds(300)))
+        #expect(decider.admit(now: now) == .wait(.seconds(60)))
     }
 
     @Test("A cooldown is shared by deciders built over the same gate")
     func sharedGate() {
         let gate = CooldownGate()
-        let a = RetryDecider(policy: SeedPolicies.mobileSDK(cooldown: .wait), cooldown: gate)
-        let b = RetryDecider(policy: SeedPolicies.mobileSDK(cooldown: .wait), cooldown: gate)
+        let a = RetryDecider(policy: TestPolicies.mobileSDK(cooldown: .wait), cooldown: gate)
+        let b = RetryDecider(policy: TestPolicies.mobileSDK(cooldown: .wait), cooldown: gate)
         _ = a.decide(DecisionInput(outcome: .status(429, retryAfter: "10"), now: now))
         #expect(b.admit(now: now) == .wait(.seconds(10)))
         gate.reset()

@@ -1,9 +1,10 @@
 import RetryPolicyCore
+import RetryPolicyTestSupport
 import Testing
 
 @Suite struct RetryConditionsTests {
     func policy(total: Duration?) -> Policy {
-        var policy = SeedPolicies.mobileClient
+        var policy = TestPolicies.mobileClient
         policy.timeouts = TimeoutBudget(perAttempt: .seconds(2), total: total)
         policy.endpoints = ["search": TimeoutBudget(total: .seconds(1))]
         return policy
@@ -28,12 +29,12 @@ import Testing
 
     @Test("Checks apply in order: attempts before idempotency")
     func checkOrder() {
-        #expect(decide(SeedPolicies.mobileClient, .status(503), attempt: 4, method: .post).stopReason == .attemptsExhausted)
+        #expect(decide(TestPolicies.mobileClient, .status(503), attempt: 4, method: .post).stopReason == .attemptsExhausted)
     }
 
     @Test("Honouring idempotent requests can be switched off")
     func idempotencyFlag() {
-        var policy = SeedPolicies.mobileClient
+        var policy = TestPolicies.mobileClient
         policy.idempotency.honorIdempotentRequests = false
         let decision = RetryDecider(policy: policy).decide(
             DecisionInput(outcome: .status(503), method: .post, markedIdempotent: true))
@@ -42,7 +43,7 @@ import Testing
 
     @Test("401: refresh credentials and retry once (seed 002)")
     func refreshOnce() {
-        var policy = SeedPolicies.mobileClient
+        var policy = TestPolicies.mobileClient
         policy.rules.insert(Rule(statuses: [.code(401)], error: .unauthorized, action: .retry, refreshCredentials: true), at: 0)
         let decider = RetryDecider(policy: policy)
         var input = DecisionInput(outcome: .status(401))
@@ -61,7 +62,7 @@ import Testing
 
     @Test("Rules match in order: the first match wins")
     func firstMatchWins() {
-        var policy = SeedPolicies.mobileClient
+        var policy = TestPolicies.mobileClient
         policy.rules.insert(Rule(statuses: [.code(503)], error: "maintenance", action: .stop), at: 0)
         let decision = decide(policy, .status(503))
         #expect(decision.error?.kind == "maintenance")
@@ -71,7 +72,7 @@ import Testing
 
     @Test("Method-restricted rules only match their methods")
     func methodRestricted() {
-        var policy = SeedPolicies.tmdb
+        var policy = TestPolicies.tmdb()
         policy.rules.insert(Rule(statuses: [.statusClass(5)], methods: [.get], error: .status5xx, action: .retry), at: 0)
         policy.rules.insert(Rule(statuses: [.statusClass(5)], methods: [.put], error: "put_failed", action: .stop), at: 1)
         #expect(decide(policy, .status(503), method: .get).ruleIndex == 0)
@@ -81,25 +82,25 @@ import Testing
 
     @Test("Unmatched inputs fall to the default; an unmatched 2xx is success")
     func defaults() {
-        let policy = SeedPolicies.tmdb
-        #expect(decide(policy, .status(404)).ruleIndex == nil)
-        #expect(decide(policy, .status(404)).error == SDKError(kind: .networkError, statusCode: 404))
+        let policy = TestPolicies.tmdb()
+        #expect(decide(policy, .status(302)).ruleIndex == nil)
+        #expect(decide(policy, .status(302)).error == SDKError(kind: .internalError, statusCode: 302))
         #expect(decide(policy, .status(299)).action == .success)
         var retryByDefault = policy
         retryByDefault.defaultRule = DefaultRule(error: .internalError, action: .retry)
-        #expect(decide(retryByDefault, .status(418)).isRetry)
+        #expect(decide(retryByDefault, .status(302)).isRetry)
     }
 
     @Test("A success rule turns a status into success")
     func successRule() {
-        var policy = SeedPolicies.tmdb
+        var policy = TestPolicies.tmdb()
         policy.rules.insert(Rule(statuses: [.code(404)], action: .success), at: 0)
         #expect(decide(policy, .status(404)).action == .success)
     }
 
     @Test("Status codes outside 100-599 never match a rule and never crash", arguments: [0, 99, 600, 99999, -1, Int.max])
     func outOfRangeStatus(status: Int) {
-        let decision = decide(SeedPolicies.tmdb, .status(status))
+        let decision = decide(TestPolicies.tmdb(), .status(status))
         #expect(decision.ruleIndex == nil)
         #expect(decision.stopReason == .notRetryable)
     }

@@ -1,9 +1,10 @@
 import RetryPolicyCore
+import RetryPolicyTestSupport
 import Testing
 
 /// Seed 000's acceptance criteria, against the policy built in code.
 @Suite struct TMDbAcceptanceTests {
-    let policy = SeedPolicies.tmdb
+    let policy = TestPolicies.tmdb()
 
     @Test("Requests are retried up to maxRetries (3) times on retryable errors", arguments: [429, 500, 502, 503, 504, 599])
     func retriedUpToThreeTimes(status: Int) {
@@ -81,7 +82,7 @@ import Testing
 
 /// Seed 001's retriable and non-retriable lists and its schedule.
 @Suite struct MobileClientTests {
-    let policy = SeedPolicies.mobileClient
+    let policy = TestPolicies.mobileClient
 
     @Test("Retriable: timeouts, connection lost, no connection",
           arguments: [TransportFailure.timeout, .connectionLost, .offline])

@@ -51,12 +51,30 @@ struct FleetRequestTests {
     }
 
     let database: String
+    let postgres: PostgresTestServer
+    let name: String
 
     init() throws {
-        let server = try PostgresTestServer.shared()
-        let name = "fleet\(UInt64.random(in: 0...UInt64.max))"
-        _ = try server.psql("CREATE DATABASE \(name)")
-        database = "postgres://\(PostgresTestServer.databaseUser)@127.0.0.1:\(server.port)/\(name)"
+        postgres = try PostgresTestServer.shared()
+        name = "fleet\(UInt64.random(in: 0...UInt64.max))"
+        _ = try postgres.psql("CREATE DATABASE \(name)")
+        database = "postgres://\(PostgresTestServer.databaseUser)@127.0.0.1:\(postgres.port)/\(name)"
+    }
+
+    /// The answer to `query` in the test's database; empty until it can be
+    /// asked (the processes create the tables).
+    func answer(_ query: String) -> String {
+        guard let binaries = PostgresTestServer.binaries else { return "" }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: binaries.directory + "/psql")
+        process.arguments = ["-h", "127.0.0.1", "-p", "\(postgres.port)", "-U", PostgresTestServer.databaseUser, "-d", name, "-At", "-c", query]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        guard (try? process.run()) != nil else { return "" }
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        _ = process.waitForExit()
+        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     func policyFile(_ yaml: String) throws -> String {
@@ -122,11 +140,10 @@ struct FleetRequestTests {
         defer { Task { try await server.shutdown() } }
         let waitPolicy = try policyFile(Self.cooldownPolicy("wait"))
         let rejectPolicy = try policyFile(Self.cooldownPolicy("reject"))
-        let start = ContinuousClock.now
         let first = try Running(["request", server.url + "/first", "--policy", waitPolicy, "--state", database, "--state-key", "tmdb-key-1", "--init-state"])
         let firstResult = await first.finish()
         #expect(firstResult.status == 12, "\(firstResult.stderr)")
-        try await Task.sleep(until: start + .milliseconds(200) + firstResult.elapsed, clock: .continuous)
+        #expect(await waitFor { answer("SELECT count(*) FROM retry_policy_cooldown") == "1" } != nil, "the 429's cooldown was never shared")
 
         let waiters = try (0..<2).map { index in
             try Running(["request", server.url + "/wait-\(index)", "--policy", waitPolicy, "--state", database, "--state-key", "tmdb-key-1"])
@@ -160,7 +177,8 @@ struct FleetRequestTests {
         let slow = try policyFile(Self.budgetPolicy(backoff: "20s"))
         let victim = try Running(["request", server.url + "/victim", "--policy", slow, "--state", database, "--init-state"])
         await server.requests(atLeast: 1)
-        try await Task.sleep(for: .milliseconds(300))
+        // The victim has paid for its retry and waits out its backoff.
+        #expect(await waitFor { answer("SELECT tokens FROM retry_policy_budget") == "15" } != nil)
         kill(victim.process.processIdentifier, SIGKILL)
         _ = await victim.finish()
         let next = try Running(["request", server.url + "/next", "--policy", slow, "--state", database])

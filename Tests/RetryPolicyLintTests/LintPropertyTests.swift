@@ -5,41 +5,12 @@ import Testing
 
 @testable import RetryPolicyLint
 
-/// A random but valid policy, built from one seed so that a failing case is
-/// reproducible from the seed the property check prints.
-func randomPolicy(seed: Int) -> Policy {
-    var random = SplitMix64(seed: UInt64(truncatingIfNeeded: seed))
-    func pick<T>(_ values: [T]) -> T { values[Int.random(in: 0..<values.count, using: &random)] }
-    let statuses: [StatusPattern] = [.code(429), .code(503), .code(501), .code(404), .code(408), .statusClass(5), .statusClass(4), .range(500...504), .range(400...429)]
-    var rules: [Rule] = []
-    for index in 0..<Int.random(in: 0...6, using: &random) {
-        let useTransport = Bool.random(using: &random) && Bool.random(using: &random)
-        rules.append(Rule(
-            statuses: useTransport ? [] : [pick(statuses)] + (Bool.random(using: &random) ? [pick(statuses)] : []),
-            transports: useTransport ? [pick(TransportFailure.allCases), pick(TransportFailure.allCases)] : [],
-            methods: Int.random(in: 0..<4, using: &random) == 0 ? [pick([.get, .post, .put])] : nil,
-            error: pick([.status5xx, .status429, .networkError, .timeout]),
-            action: pick(Rule.Action.allCases),
-            honorRetryAfter: pick([nil, true, false]),
-            location: at(10 + index)))
-    }
-    return Policy(
-        name: "random-\(seed)",
-        attempts: Int.random(in: 1...4, using: &random),
-        backoff: Backoff(initial: .milliseconds(Int.random(in: 0...2000, using: &random)), max: .seconds(Int.random(in: 2...20, using: &random)),
-                         multiplier: pick([1, 1.5, 2]), jitter: pick(Backoff.Jitter.allCases)),
-        retryAfter: RetryAfterPolicy(honor: Bool.random(using: &random), cap: pick([nil, .seconds(30)])),
-        timeouts: TimeoutBudget(perAttempt: pick([nil, .seconds(5)]), total: pick([nil, .seconds(20)])),
-        rules: rules,
-        defaultRule: Bool.random(using: &random) ? DefaultRule(error: .networkError, action: pick([.stop, .retry])) : nil)
-}
-
 @Suite("Lint invariants")
 struct LintPropertyTests {
     @Test("a policy never differs from itself")
     func diffReflexive() async {
         await propertyCheck(count: 40, input: Gen.int(in: 0...1_000_000)) { seed in
-            let policy = randomPolicy(seed: seed)
+            let policy = PolicyGenerator.lint.policy(seed: UInt64(truncatingIfNeeded: seed), name: "random-\(seed)")
             #expect(PolicyDiff.compare(policy, policy).isIdentical)
         }
     }
@@ -47,8 +18,8 @@ struct LintPropertyTests {
     @Test("diff is symmetric: the same inputs differ, with the sides swapped")
     func diffSymmetric() async {
         await propertyCheck(count: 25, input: Gen.int(in: 0...1_000_000), Gen.int(in: 0...1_000_000)) { a, b in
-            let left = randomPolicy(seed: a)
-            let right = randomPolicy(seed: b)
+            let left = PolicyGenerator.lint.policy(seed: UInt64(truncatingIfNeeded: a), name: "random-\(a)")
+            let right = PolicyGenerator.lint.policy(seed: UInt64(truncatingIfNeeded: b), name: "random-\(b)")
             let forward = PolicyDiff.compare(left, right)
             let backward = PolicyDiff.compare(right, left)
             #expect(forward.differingInputs == backward.differingInputs)
@@ -60,10 +31,10 @@ struct LintPropertyTests {
     @Test("compare, deciding each class of inputs once, equals deciding every input, attempt and method")
     func diffEqualsExhaustiveDiff() async {
         await propertyCheck(count: 40, input: Gen.int(in: 0...1_000_000), Gen.int(in: 0...1_000_000)) { a, b in
-            let left = Self.withRandomIdempotency(randomPolicy(seed: a), seed: a)
+            let left = Self.withRandomIdempotency(PolicyGenerator.lint.policy(seed: UInt64(truncatingIfNeeded: a), name: "random-\(a)"), seed: a)
             // Half the pairs are near twins (one rule changed), as parity
             // pairs are; the rest unrelated.
-            var right = a % 2 == 0 ? left : Self.withRandomIdempotency(randomPolicy(seed: b), seed: b)
+            var right = a % 2 == 0 ? left : Self.withRandomIdempotency(PolicyGenerator.lint.policy(seed: UInt64(truncatingIfNeeded: b), name: "random-\(b)"), seed: b)
             if a % 2 == 0, !right.rules.isEmpty {
                 right.rules[b % right.rules.count].action = Rule.Action.allCases[b % Rule.Action.allCases.count]
             }
@@ -78,8 +49,8 @@ struct LintPropertyTests {
     @Test("a comparison mirrored is the comparison the other way round")
     func diffMirrored() async {
         await propertyCheck(count: 25, input: Gen.int(in: 0...1_000_000), Gen.int(in: 0...1_000_000)) { a, b in
-            let left = Self.withRandomIdempotency(randomPolicy(seed: a), seed: a)
-            let right = Self.withRandomIdempotency(randomPolicy(seed: b), seed: b)
+            let left = Self.withRandomIdempotency(PolicyGenerator.lint.policy(seed: UInt64(truncatingIfNeeded: a), name: "random-\(a)"), seed: a)
+            let right = Self.withRandomIdempotency(PolicyGenerator.lint.policy(seed: UInt64(truncatingIfNeeded: b), name: "random-\(b)"), seed: b)
             let forward = PolicyDiff.compare(left, right)
             let backward = PolicyDiff.compare(right, left)
             // Both walks compare the standard methods in the same order here.
@@ -101,7 +72,7 @@ struct LintPropertyTests {
     @Test("a rule RP101 calls shadowed really changes nothing: deleting it leaves every decision as it was")
     func shadowedRulesAreDead() async {
         await propertyCheck(count: 60, input: Gen.int(in: 0...1_000_000)) { seed in
-            let policy = randomPolicy(seed: seed)
+            let policy = PolicyGenerator.lint.policy(seed: UInt64(truncatingIfNeeded: seed), name: "random-\(seed)")
             let shadowed = ShadowedRule.check(policy, context: LintContext(file: "policy.yaml"))
             for finding in shadowed {
                 var without = policy
@@ -115,7 +86,7 @@ struct LintPropertyTests {
     @Test("a rule RP101 does not call shadowed decides something: deleting it changes a decision or it duplicates a later rule")
     func unshadowedRulesAreReachable() async {
         await propertyCheck(count: 60, input: Gen.int(in: 0...1_000_000)) { seed in
-            let policy = randomPolicy(seed: seed)
+            let policy = PolicyGenerator.lint.policy(seed: UInt64(truncatingIfNeeded: seed), name: "random-\(seed)")
             let shadowedLines = Set(ShadowedRule.check(policy, context: LintContext(file: "policy.yaml")).map(\.location.line))
             let methods = distinguishedMethods(of: [policy])
             for (index, rule) in policy.rules.enumerated() where !shadowedLines.contains(rule.location!.line) {
@@ -130,7 +101,7 @@ struct LintPropertyTests {
     @Test("with no default, RP102 reports exactly when some non-2xx input matches no rule")
     func uncoveredIsExact() async {
         await propertyCheck(count: 60, input: Gen.int(in: 0...1_000_000)) { seed in
-            var policy = randomPolicy(seed: seed)
+            var policy = PolicyGenerator.lint.policy(seed: UInt64(truncatingIfNeeded: seed), name: "random-\(seed)")
             policy.defaultRule = nil
             let reported = !UncoveredInputs.check(policy, context: LintContext(file: "policy.yaml")).isEmpty
             let methods = distinguishedMethods(of: [policy])

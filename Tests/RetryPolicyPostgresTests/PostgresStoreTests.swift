@@ -78,26 +78,6 @@ func wallNow() -> Timestamp {
     return Timestamp(nanosecondsSince1970: Int64(spec.tv_sec) * 1_000_000_000 + Int64(spec.tv_nsec))
 }
 
-/// How long a test waits for something the stores do in the background (a
-/// notification, a refund flush, a reconnection) before it fails. Generous
-/// on purpose: the whole test suite runs at once on a few threads, so a
-/// background task can wait many seconds for its turn on a loaded machine.
-/// A wait returns as soon as its condition holds; how fast things arrive is
-/// measured by the fleet benchmark (docs/performance.md), not bounded here.
-let patience: Duration = .seconds(60)
-
-/// Polls `condition` every 2 ms for at most `limit`; returns the time it
-/// took, or `nil` if it never held.
-func waitFor(_ limit: Duration = patience, _ condition: () -> Bool) async -> Duration? {
-    let clock = ContinuousClock()
-    let start = clock.now
-    while clock.now - start < limit {
-        if condition() { return clock.now - start }
-        try? await Task.sleep(for: .milliseconds(2))
-    }
-    return condition() ? clock.now - start : nil
-}
-
 @Suite(
     "PostgreSQL shared state against a real server",
     .enabled(if: PostgresTestServer.unavailableReason == nil, "\(PostgresTestServer.unavailableReason ?? "")"),
@@ -259,11 +239,16 @@ struct PostgresStoreTests {
         let a = try await database.store(), b = try await database.store()
         let first = await a.decider(for: fleetPolicy(), key: "extend")
         let second = await b.decider(for: fleetPolicy(), key: "extend")
+        // A cooldown on a second key that B shares after its shorter one:
+        // once A has it, A has read whatever B sent before.
+        let markerA = await a.decider(for: fleetPolicy(), key: "extend-after")
+        let markerB = await b.decider(for: fleetPolicy(), key: "extend-after")
         let now = wallNow()
         _ = await first.decide(DecisionInput(outcome: retryAfter(503, "20"), now: now))
-        _ = await waitFor { second.admit(now: now) != .proceed }
+        #expect(await waitFor { second.admit(now: now) != .proceed } != nil)
         _ = await second.decide(DecisionInput(outcome: retryAfter(429, "2"), now: now))
-        try await Task.sleep(for: .milliseconds(200))
+        _ = await markerB.decide(DecisionInput(outcome: retryAfter(503, "5"), now: now))
+        #expect(await waitFor { markerA.admit(now: now) != .proceed } != nil)
         #expect(first.admit(now: now) == .wait(.seconds(20)))
         #expect(second.admit(now: now) == .wait(.seconds(20)))
         let stored = try database.query("SELECT until_ns, status FROM retry_policy_cooldown WHERE key = 'extend'")

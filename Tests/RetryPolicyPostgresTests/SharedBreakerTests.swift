@@ -123,8 +123,12 @@ struct SharedBreakerTests {
         #expect(three.state == .open(until: t0 + .seconds(15)))
         let c = try await database.store()
         let stale = CircuitBreaker(configuration: try #require(breakerPolicy().breaker), store: c, key: "extend")
+        let published = c.statistics.breakerOpeningsPublished
         stale.open(at: t0)  // until t0 + 10 s, not registered: only its write matters
-        try await Task.sleep(for: .milliseconds(300))
+        // An opening on another key, sent after the stale one on C's
+        // connection: once it is written, the stale write was answered.
+        CircuitBreaker(configuration: try #require(breakerPolicy().breaker), store: c, key: "extend-after").open(at: t0)
+        #expect(await waitFor { c.statistics.breakerOpeningsPublished > published } != nil)
         #expect(try database.query("SELECT until_ns FROM retry_policy_breaker WHERE key = 'extend'") == "\((t0 + .seconds(15)).nanosecondsSince1970)")
         #expect(one.state == .open(until: t0 + .seconds(15)))
         #expect(two.state == .open(until: t0 + .seconds(15)))
@@ -231,6 +235,10 @@ struct SharedBreakerTests {
         let a = try await database.store(), b = try await database.store()
         let one = try #require(await a.decider(for: breakerPolicy(probes: 2), key: "spread").breaker)
         let two = try #require(await b.decider(for: breakerPolicy(probes: 2), key: "spread").breaker)
+        // A second key whose opening A shares after the probe's success:
+        // once B has it, B has read whatever A sent before.
+        let markerA = try #require(await a.decider(for: breakerPolicy(probes: 2), key: "spread-after").breaker)
+        let markerB = try #require(await b.decider(for: breakerPolicy(probes: 2), key: "spread-after").breaker)
         let t0 = wallNow()
         one.open(at: t0)
         #expect(await waitFor { two.state == .open(until: t0 + .seconds(10)) } != nil)
@@ -239,7 +247,8 @@ struct SharedBreakerTests {
         let probeB = try #require(two.ticket(at: afterBreak))
         #expect(one.rejects(at: afterBreak) && two.rejects(at: afterBreak))
         #expect(one.record(failure: false, ticket: probeA, at: afterBreak) == nil)
-        try await Task.sleep(for: .milliseconds(200))
+        markerA.open(at: t0)
+        #expect(await waitFor { markerB.state == .open(until: t0 + .seconds(10)) } != nil)
         #expect(one.state == .halfOpen && two.state == .halfOpen, "closed after one of two probes")
         #expect(two.record(failure: false, ticket: probeB, at: afterBreak) == nil)
         #expect(await waitFor { one.state == .closed && two.state == .closed } != nil)
@@ -327,7 +336,7 @@ extension SharedBreakerTests {
         let t0 = wallNow()
         one.open(at: t0)
         #expect(await waitFor { a.statistics.breakerOpeningsPublished == 1 } != nil)
-        try await Task.sleep(for: .milliseconds(200))
+        // B has no connection to hear it on: nothing to wait for.
         #expect(two.state == .closed, "B learned the opening without a connection")
         _ = try database.server.psql("ALTER DATABASE \(database.name) ALLOW_CONNECTIONS true")
         #expect(await waitFor { b.isConnected } != nil, "B did not reconnect")

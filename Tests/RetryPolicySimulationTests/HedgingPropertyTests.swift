@@ -1,31 +1,18 @@
 import PropertyBased
 import RetryPolicyCore
 import RetryPolicySimulation
+import RetryPolicyTestSupport
 import Testing
 
 /// Invariants of hedged requests, over generated policies and servers, on
 /// the simulator (which the agreement test ties to the executor).
 @Suite("Hedging invariants")
 struct HedgingPropertyTests {
+    /// A traffic policy that always hedges.
     static func policy(_ genes: [Int]) -> Policy {
-        func pick<T>(_ index: Int, _ options: [T]) -> T { options[genes[index] % options.count] }
-        var policy = Policy(
-            name: "hedged", attempts: 1 + genes[0] % 6,
-            retryAfter: RetryAfterPolicy(honor: true, cap: .seconds(3), aboveCap: pick(1, RetryAfterPolicy.AboveCap.allCases), cooldown: pick(2, RetryAfterPolicy.Cooldown.allCases)),
-            timeouts: TimeoutBudget(perAttempt: pick(3, [nil, .milliseconds(150), .seconds(1)]), total: pick(4, [nil, .milliseconds(400), .seconds(3)])),
-            budget: pick(5, [nil, RetryBudgetConfiguration(capacity: 10, retryCost: 5, timeoutRetryCost: 5, successRefund: 1), .grpc(maxTokens: 4, tokenRatioThousandths: 500)]),
-            rules: [
-                Rule(statuses: [.code(429)], error: .status429, action: .retry),
-                Rule(statuses: [.range(500...599)], error: .status5xx, action: .retry),
-                Rule(transports: [.timeout], error: .timeout, action: .retry),
-                Rule(statuses: [.code(404)], error: .notFound, action: .stop),
-            ],
-            defaultRule: DefaultRule(error: .internalError, action: .stop))
-        policy.hedging = HedgingPolicy(delay: .milliseconds(pick(6, [10, 50, 120])))
-        if genes[7] % 2 == 1 {
-            policy.breaker = CircuitBreakerConfiguration(sampling: .count(4), minimumCalls: 2, consecutiveFailures: 2, breakDuration: .milliseconds(200), halfOpenProbes: 1)
-        }
-        return policy
+        var generator = PolicyGenerator.traffic
+        generator.hedging = .always
+        return generator.policy(seed: PolicyGenerator.seed(genes), name: "hedged")
     }
 
     static func response(_ code: Int) -> (ScriptedResponse, Duration) {

@@ -1,5 +1,6 @@
 import PropertyBased
 import RetryPolicyCore
+import RetryPolicyTestSupport
 import Testing
 
 @testable import RetryPolicySimulation
@@ -82,10 +83,12 @@ struct SeparateTrafficTests {
         }
     }
 
+    /// A storm's policy with any jitter: requests run separately draw their
+    /// delays from their own generators.
     static func policy(_ genes: [Int]) -> Policy {
-        var policy = StormPropertyTests.policy(genes)
-        policy.backoff.jitter = [.full, .equal, .decorrelated, .none][genes[16] % 4]
-        return policy
+        var generator = PolicyGenerator.traffic
+        generator.jitters = Backoff.Jitter.allCases
+        return generator.policy(seed: PolicyGenerator.seed(genes.prefix(11) + [genes[16]]))
     }
 
     @Test("per-request state, and shared deciders that keep none: each request does the same alone")

@@ -1,6 +1,7 @@
 import PropertyBased
 import RetryPolicyCore
 import RetryPolicySimulation
+import RetryPolicyTestSupport
 import Testing
 
 /// A storm whose clients each have their own budget, cooldown and breaker
@@ -11,37 +12,9 @@ import Testing
 /// so the order in which the storm draws from its generator cannot matter.
 @Suite("Storms against their clients run one by one")
 struct StormPropertyTests {
+    /// The policy drawn from the first eleven genes; the rest shape the storm.
     static func policy(_ genes: [Int]) -> Policy {
-        func pick<T>(_ index: Int, _ options: [T]) -> T { options[genes[index] % options.count] }
-        var policy = Policy(
-            name: "generated", attempts: 1 + genes[0] % 6,
-            backoff: Backoff(
-                initial: pick(1, [.zero, .milliseconds(100), .seconds(1)]), max: .seconds(5),
-                multiplier: pick(2, [1, 2, 3]), jitter: .none),
-            retryAfter: RetryAfterPolicy(
-                honor: true, cap: .seconds(3), aboveCap: pick(3, RetryAfterPolicy.AboveCap.allCases),
-                cooldown: pick(4, RetryAfterPolicy.Cooldown.allCases)),
-            timeouts: TimeoutBudget(
-                perAttempt: pick(5, [nil, .milliseconds(150), .seconds(1)]),
-                total: pick(6, [nil, .milliseconds(800), .seconds(6)])),
-            budget: pick(7, [
-                nil, RetryBudgetConfiguration(capacity: 10, retryCost: 5, timeoutRetryCost: 5, successRefund: 1),
-                .grpc(maxTokens: 4, tokenRatioThousandths: 500),
-            ]),
-            rules: [
-                Rule(statuses: [.code(429)], error: .status429, action: .retry),
-                Rule(statuses: [.range(500...599)], error: .status5xx, action: .retry),
-                Rule(transports: [.timeout], error: .timeout, action: .retry),
-                Rule(statuses: [.code(404)], error: .notFound, action: .stop),
-            ],
-            defaultRule: DefaultRule(error: .internalError, action: .stop))
-        if genes[8] % 3 == 1 { policy.hedging = HedgingPolicy(delay: .milliseconds(pick(9, [10, 50, 120]))) }
-        if genes[10] % 2 == 1 {
-            policy.breaker = CircuitBreakerConfiguration(
-                sampling: .count(4), minimumCalls: 2, consecutiveFailures: 2, breakDuration: .milliseconds(200),
-                halfOpenProbes: 1)
-        }
-        return policy
+        PolicyGenerator.traffic.policy(seed: PolicyGenerator.seed(genes.prefix(11)))
     }
 
     static func configuration(_ genes: [Int], clients: Int, seed: UInt64) -> OutageStorm.Configuration {
