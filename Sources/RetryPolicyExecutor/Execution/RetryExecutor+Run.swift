@@ -396,13 +396,10 @@ extension RetryExecutor {
         }
     }
 
-    /// `error` as the operation's own error type. An operation that
-    /// throws `any Error` needs no dynamic cast, which would cost one per
-    /// failed attempt and per hook.
+    /// `error` as the operation's own error type.
     @inlinable @inline(__always)
     static func typed<Failure: Error>(_ error: any Error, as type: Failure.Type) -> Failure? {
-        if Failure.self == (any Error).self { return unsafeBitCast(error, to: Failure.self) }
-        return error as? Failure
+        error as? Failure
     }
 
     /// An attempt already made before the loop took over.
