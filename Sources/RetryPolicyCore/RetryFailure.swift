@@ -10,9 +10,22 @@
 public struct RetryFailure: Error, Sendable, CustomStringConvertible {
     /// The error the policy chose for the last attempt (or for the
     /// cancellation or cooldown that prevented one).
+    ///
+    /// When the policy gave no detail, the detail is the text of the
+    /// operation's error, made when read rather than on every failure.
     public var error: SDKError {
-        get { storage.error }
-        set { mutableStorage().error = newValue }
+        get {
+            var error = storage.error
+            if storage.describesUnderlyingError, error.detail == nil, let thrown = storage.underlyingError {
+                error.detail = String(describing: thrown)
+            }
+            return error
+        }
+        set {
+            let storage = mutableStorage()
+            storage.error = newValue
+            storage.describesUnderlyingError = false
+        }
     }
     public var reason: StopReason {
         get { storage.reason }
@@ -33,7 +46,14 @@ public struct RetryFailure: Error, Sendable, CustomStringConvertible {
     /// The last error the operation threw, when it threw.
     public var underlyingError: (any Error)? {
         get { storage.underlyingError }
-        set { mutableStorage().underlyingError = newValue }
+        set {
+            // The detail stays the text of the error it was made from.
+            let described = error
+            let storage = mutableStorage()
+            storage.error = described
+            storage.describesUnderlyingError = false
+            storage.underlyingError = newValue
+        }
     }
 
     public init(
@@ -48,7 +68,15 @@ public struct RetryFailure: Error, Sendable, CustomStringConvertible {
             underlyingError: underlyingError)
     }
 
-    public var kind: SDKError.Kind { error.kind }
+    /// A failure whose error, when it has no detail, is described by
+    /// `underlyingError`'s text, made only when someone reads it.
+    init(error: SDKError, reason: StopReason, attempts: [AttemptRecord], describing underlyingError: (any Error)?) {
+        storage = Storage(
+            error: error, reason: reason, attempts: attempts, lastResponse: nil, underlyingError: underlyingError)
+        storage.describesUnderlyingError = underlyingError != nil
+    }
+
+    public var kind: SDKError.Kind { storage.error.kind }
 
     public var description: String {
         "\(error.message) (\(reason.rawValue) after \(plural(attempts.count, "attempt")))"
@@ -69,6 +97,8 @@ public struct RetryFailure: Error, Sendable, CustomStringConvertible {
         var attempts: [AttemptRecord]
         var lastResponse: (any Sendable)?
         var underlyingError: (any Error)?
+        /// `error` lacks the detail `underlyingError`'s text gives it.
+        var describesUnderlyingError = false
 
         init(
             error: SDKError, reason: StopReason, attempts: [AttemptRecord], lastResponse: (any Sendable)?,
@@ -82,9 +112,11 @@ public struct RetryFailure: Error, Sendable, CustomStringConvertible {
         }
 
         func copy() -> Storage {
-            Storage(
+            let copy = Storage(
                 error: error, reason: reason, attempts: attempts, lastResponse: lastResponse,
                 underlyingError: underlyingError)
+            copy.describesUnderlyingError = describesUnderlyingError
+            return copy
         }
     }
 }

@@ -90,3 +90,50 @@ struct ExecutorLateCancellationTests {
         #expect(try await task.value.get().statusCode == 200)
     }
 }
+
+@Suite("Executor: cancellation in the caller's task")
+struct ExecutorCallerTaskCancellationTests {
+    struct Flaky: Error {}
+
+    @Test("a request started in a cancelled task runs no attempt and fails as cancelled")
+    func cancelledBeforeFirstAttempt() async throws {
+        let executor = RetryExecutor(
+            decider: RetryDecider(policy: ExecutorClockReadingTests.timeless()), clock: ManualClock(), tracing: nil)
+        let calls = LockedValue(0)
+        let task = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return await capture { () async throws(RetryFailure) -> Int in
+                try await executor.run { _ throws(Flaky) -> Int in calls.withLock { $0 += 1; return $0 } }
+            }
+        }
+        let failure = try #require(await task.value.failure)
+        #expect(failure.reason == .cancelled)
+        #expect(failure.kind == .cancelled)
+        #expect(failure.attempts.isEmpty)
+        #expect(calls.withLock { $0 } == 0)
+    }
+
+    @Test("a backoff cancelled while waiting ends as cancelled, not as the attempt's failure")
+    func cancelledBackoff() async throws {
+        let clock = ManualClock()
+        let policy = ExecutorClockReadingTests.timeless(
+            backoff: Backoff(initial: .seconds(5), max: .seconds(5), multiplier: 1, jitter: .none))
+        let executor = RetryExecutor(decider: RetryDecider(policy: policy), clock: clock, tracing: nil)
+        let calls = LockedValue(0)
+        let task = Task {
+            await capture { () async throws(RetryFailure) -> Int in
+                try await executor.run { _ throws(Flaky) -> Int in
+                    calls.withLock { $0 += 1 }
+                    throw Flaky()
+                }
+            }
+        }
+        await clock.sleepers(atLeast: 1)
+        task.cancel()
+        let failure = try #require(await task.value.failure)
+        #expect(failure.reason == .cancelled)
+        #expect(failure.kind == .cancelled)
+        #expect(failure.attempts.count == 1)
+        #expect(calls.withLock { $0 } == 1)
+    }
+}

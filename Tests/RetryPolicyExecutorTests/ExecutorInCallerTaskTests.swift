@@ -21,6 +21,9 @@ final class CountingClock: Clock, Sendable {
         try Task.checkCancellation()
         state.withLock { $0.now = max($0.now, deadline) }
     }
+
+    /// Moves time on without a read, as an attempt taking time does.
+    func pass(_ duration: Duration) { state.withLock { $0.now = $0.now.advanced(by: duration) } }
 }
 
 /// `run`: attempts in the caller's task and isolation, typed errors, and

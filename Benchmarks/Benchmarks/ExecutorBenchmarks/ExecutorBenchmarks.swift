@@ -74,6 +74,46 @@ let benchmarks: @Sendable () -> Void = {
                 blackHole(response)
             }
         }
+        // The same throwing closure on both sides: seed 003's `retry` and
+        // the executor's `run`, whose `classify` reads the thrown status.
+        Benchmark("executor.throwing-success\(suffix).engine", configuration: configuration) { benchmark in
+            var generator = SplitMix64(seed: 3)
+            for _ in benchmark.scaledIterations {
+                let response = try await executor.run(using: &generator, classify: Seed003Request.classify) {
+                    _ throws(FailedStatus) -> StubResponse in try Seed003Request.check(StubResponse.ok)
+                }
+                blackHole(response)
+            }
+        }
+        Benchmark("executor.throwing-success\(suffix).baseline-seed003", configuration: configuration) { benchmark in
+            for _ in benchmark.scaledIterations {
+                let response = try await retry(clock: clock) { () throws(FailedStatus) -> StubResponse in
+                    try Seed003Request.check(StubResponse.ok)
+                } strategy: { Seed003Request.strategy($0) }
+                blackHole(response)
+            }
+        }
+        Benchmark("executor.throwing-retry-3-attempts\(suffix).engine", configuration: configuration) { benchmark in
+            var generator = SplitMix64(seed: 3)
+            for _ in benchmark.scaledIterations {
+                let server = FlakyServer()
+                let response = try await executor.run(using: &generator, classify: Seed003Request.classify) {
+                    _ throws(FailedStatus) -> StubResponse in try Seed003Request.check(server.respond())
+                }
+                precondition(response.statusCode == 200)
+                blackHole(response)
+            }
+        }
+        Benchmark("executor.throwing-retry-3-attempts\(suffix).baseline-seed003", configuration: configuration) { benchmark in
+            for _ in benchmark.scaledIterations {
+                let server = FlakyServer()
+                let response = try await retry(clock: clock) { () throws(FailedStatus) -> StubResponse in
+                    try Seed003Request.check(server.respond())
+                } strategy: { Seed003Request.strategy($0) }
+                precondition(response.statusCode == 200)
+                blackHole(response)
+            }
+        }
         Benchmark("executor.retry-3-attempts\(suffix).baseline-seed003", configuration: configuration) { benchmark in
             for _ in benchmark.scaledIterations {
                 let server = FlakyServer()

@@ -1,3 +1,5 @@
+import RetryPolicyCore
+
 // MARK: Seed 003's retry function, from its README
 
 /// How long to wait before the next attempt: a function of the attempt
@@ -120,6 +122,14 @@ public enum Seed003Request {
     @inlinable
     public static func strategy(_ error: FailedStatus) -> RetryStrategy<ImmediateClock> {
         (500...599).contains(error.statusCode) ? .backoff(backoff) : .stop
+    }
+
+    /// What a thrown status means to the executor's policy: the status
+    /// itself, so the policy's rules judge it as a returned one.
+    @inlinable
+    public static func classify(_ result: Result<StubResponse, FailedStatus>) -> AttemptOutcome? {
+        if case .failure(let failed) = result { return .status(failed.statusCode) }
+        return nil
     }
 
     /// One request: a non-2xx answer becomes the thrown error.

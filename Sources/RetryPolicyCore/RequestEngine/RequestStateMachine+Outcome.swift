@@ -117,10 +117,9 @@ extension RequestStateMachine {
         case .success:
             state = .finished
             return .succeed
-        case .stop(var error, let reason):
-            if error.detail == nil, let thrown { error.detail = String(describing: thrown) }
+        case .stop(let error, let reason):
             state = .finished
-            return .fail(RetryFailure(error: error, reason: reason, attempts: history, underlyingError: thrown))
+            return .fail(RetryFailure(error: error, reason: reason, attempts: history, describing: thrown))
         case .retry(let delay):
             input.previousDelay = delay
             input.lastRetryCost = budgetCost
@@ -142,10 +141,14 @@ extension RequestStateMachine {
     ) -> AttemptRecord {
         let failed: Bool
         if case .success = decision.action { failed = false } else { failed = true }
+        if failed, let thrown {
+            return AttemptRecord(
+                number: number, outcome: outcome, startedAt: startedAt, duration: time.elapsed - startedAt,
+                decision: decision, thrown: thrown)
+        }
         return AttemptRecord(
             number: number, outcome: outcome, startedAt: startedAt, duration: time.elapsed - startedAt,
-            decision: decision,
-            errorDescription: failed ? (thrown.map { String(describing: $0) } ?? (producedValue ? nil : "timed out")) : nil)
+            decision: decision, errorDescription: failed && !producedValue ? "timed out" : nil)
     }
 
     /// Counts a finished attempt's outcome in the circuit breaker that

@@ -20,3 +20,17 @@ extension RetryDecider {
         return false
     }
 }
+
+extension RetryDecider {
+    /// Whether a request's decisions can depend on when its steps happen:
+    /// a per-attempt timeout or total deadline, a budget, a cooldown, a
+    /// circuit breaker, hedging, or a server delay given as a date. A
+    /// request without any of these is decided the same whatever the
+    /// clock says, so the executor reads it only to start a wait.
+    @usableFromInline
+    func needsTime(_ request: RetryRequest) -> Bool {
+        hasTimeLimits(forEndpoint: request.endpoint) || budget != nil || breaker != nil || policy.hedging != nil
+            || policy.retryAfter.cooldown != .off
+            || policy.retryAfter.headers.contains { $0.format == .http || $0.format == .unixSeconds }
+    }
+}

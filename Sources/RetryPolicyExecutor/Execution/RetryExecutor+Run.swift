@@ -361,14 +361,17 @@ extension RetryExecutor {
                 request, start: start, first: first, concurrentAttempts: concurrentAttempts, using: &generator,
                 isolation: isolation, judge: { value in classify(.success(value)) ?? judge(value) },
                 judgeError: { error in
-                    if let typed = error as? Failure, let outcome = classify(.failure(typed)) { return outcome }
+                    if let typed = Self.typed(error, as: Failure.self), let outcome = classify(.failure(typed)) {
+                        return outcome
+                    }
                     return classifier.outcome(for: error)
                 },
                 override: { number, outcome, thrown in
                     guard thrown != nil || !decider.isPlainSuccess(outcome, method: request.method) else {
                         return .asPolicySays
                     }
-                    return override(FailedAttempt(number: number, outcome: outcome, thrown: thrown as? Failure))
+                    return override(
+                        FailedAttempt(number: number, outcome: outcome, thrown: thrown.flatMap { Self.typed($0, as: Failure.self) }))
                 },
                 keep: keep, returnsLastResponse: returningLastResponse, attempt: attempt, hedge: hedge)
         }
@@ -377,17 +380,26 @@ extension RetryExecutor {
                 request, start: start, first: first, concurrentAttempts: concurrentAttempts, using: &generator,
                 isolation: isolation, judge: { value in classify(.success(value)) ?? judge(value) },
                 judgeError: { error in
-                    if let typed = error as? Failure, let outcome = classify(.failure(typed)) { return outcome }
+                    if let typed = Self.typed(error, as: Failure.self), let outcome = classify(.failure(typed)) {
+                        return outcome
+                    }
                     return classifier.outcome(for: error)
                 },
                 override: { number, outcome, thrown in
                     guard thrown != nil || !decider.isPlainSuccess(outcome, method: request.method) else {
                         return .asPolicySays
                     }
-                    return override(FailedAttempt(number: number, outcome: outcome, thrown: thrown as? Failure))
+                    return override(
+                        FailedAttempt(number: number, outcome: outcome, thrown: thrown.flatMap { Self.typed($0, as: Failure.self) }))
                 },
                 keep: keep, returnsLastResponse: returningLastResponse, attempt: attempt, hedge: hedge)
         }
+    }
+
+    /// `error` as the operation's own error type.
+    @inlinable @inline(__always)
+    static func typed<Failure: Error>(_ error: any Error, as type: Failure.Type) -> Failure? {
+        error as? Failure
     }
 
     /// An attempt already made before the loop took over.

@@ -51,6 +51,10 @@ extension RetryExecutor {
         var lastValue: Value?
         // The instant of the machine's last event: waits run from there.
         var now = start
+        // Reported attempts are timed; otherwise a policy that needs no
+        // time is told the last instant read, and the clock is read only
+        // to start a wait.
+        let readsClock = !setup.isUnobserved || decider.needsTime(request)
         var action = try begin(
             &machine, first: first, start: start, now: &now, lastValue: &lastValue, request: request,
             using: &generator, judge: judge, judgeError: judgeError, override: override)
@@ -70,13 +74,14 @@ extension RetryExecutor {
                 } else {
                     result = await attempt(context, now)
                 }
-                now = clock.now
+                if readsClock { now = clock.now }
                 action = try attemptFinished(
                     result, number: nil, machine: &machine, end: now, start: start, lastValue: &lastValue,
                     request: request, using: &generator, judge: judge, judgeError: judgeError, override: override)
             case .wait(let delay, let reason):
                 // A failure after a cooldown is not decided on a response.
                 if reason == .cooldown { lastValue = nil }
+                if !readsClock { now = clock.now }
                 action = try await waitOut(delay, reason: reason, machine: &machine, now: &now, start: start, request: request)
             case .refreshCredentials:
                 action = try await refreshCredentials(machine: &machine, now: &now, start: start, request: request)

@@ -197,6 +197,43 @@ struct HangingClient: HTTPClient {
         #expect(clock.sleeps == Array(repeating: .seconds(2), count: 4))
     }
 
+    @Test func aCancelledTaskRunsNoAttemptAndThrowsCancellationError() async throws {
+        struct Flaky: Error {}
+        let calls = LockedValue(0)
+        let task = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try await retry(clock: SkippingClock()) { () throws(Flaky) -> Int in
+                calls.withLock { $0 += 1 }
+                return 1
+            }
+        }
+        await #expect(throws: CancellationError.self) { try await task.value }
+        #expect(calls.withLock { $0 } == 0)
+    }
+
+    @Test func aCancelledBackoffThrowsCancellationErrorNotTheOperationsError() async throws {
+        struct Flaky: Error {}
+        let clock = ManualClock()
+        let calls = LockedValue(0)
+        let task = Task {
+            try await retry(maxAttempts: 5, clock: clock) { () throws(Flaky) -> Int in
+                calls.withLock { $0 += 1 }
+                throw Flaky()
+            } strategy: { _ in .backoff(Backoff(initial: .seconds(2), max: .seconds(2), multiplier: 1, jitter: .none)) }
+        }
+        await clock.sleepers(atLeast: 1)
+        task.cancel()
+        await #expect(throws: CancellationError.self) { try await task.value }
+        #expect(calls.withLock { $0 } == 1)
+    }
+
+    @Test func aPolicyIsCompiledOncePerMaxAttempts() {
+        let first = RetryDeciders.retryingEveryError(maxAttempts: 4)
+        #expect(first.compiledPolicy === RetryDeciders.retryingEveryError(maxAttempts: 4).compiledPolicy)
+        #expect(first.compiledPolicy !== RetryDeciders.retryingEveryError(maxAttempts: 2).compiledPolicy)
+        #expect(first.policy.attempts == 4)
+    }
+
     // MARK: Seed 002: withRetry with refresh-once
 
     static let withRetryFile = try! PolicyLoader().loadPolicy(yaml: withRetryPolicy, path: "with-retry.yaml")

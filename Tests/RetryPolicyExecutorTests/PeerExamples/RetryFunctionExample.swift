@@ -18,12 +18,7 @@ func retry<R, E: Error, C: Clock<Duration>>(
     strategy: (E) -> RetryStrategy = { _ in .backoff(.immediate) }
 ) async throws -> R {
     precondition(maxAttempts > 0, "maxAttempts must be greater than 0")
-    // Every failure is retryable; the strategy may stop it.
-    let policy = Policy(
-        name: "retry", attempts: maxAttempts,
-        idempotency: Idempotency(retryableMethods: Set(HTTPMethod.standard)),
-        defaultRule: DefaultRule(error: .internalError, action: .retry))
-    let executor = RetryExecutor(decider: RetryDecider(policy: policy), clock: clock)
+    let executor = RetryExecutor(decider: RetryDeciders.retryingEveryError(maxAttempts: maxAttempts), clock: clock)
     var generator = SystemRandomNumberGenerator()
     do {
         return try await executor.run(
@@ -38,9 +33,35 @@ func retry<R, E: Error, C: Clock<Duration>>(
             },
             isolation: isolation
         ) { _ throws(E) in try await operation() }
+    } catch where error.reason == .cancelled {
+        // A cancelled task runs no further attempt and ends as Swift code
+        // expects a cancelled wait to: with `CancellationError`.
+        throw CancellationError()
     } catch {
         // As the seed does: the operation's last error, not the policy's.
         throw error.underlyingError ?? error
+    }
+}
+
+/// One compiled policy per `maxAttempts`, built on first use: a call pays
+/// for a look-up, not for compiling the policy.
+enum RetryDeciders {
+    private static let byAttempts = LockedValue<[Int: RetryDecider]>([:])
+
+    /// Every failure is retryable, the strategy may stop it; no budget,
+    /// breaker or server delays, so no decision needs the clock.
+    static func retryingEveryError(maxAttempts: Int) -> RetryDecider {
+        byAttempts.withLock { deciders in
+            if let decider = deciders[maxAttempts] { return decider }
+            let policy = Policy(
+                name: "retry", attempts: maxAttempts,
+                retryAfter: RetryAfterPolicy(honor: false, headers: []),
+                idempotency: Idempotency(retryableMethods: Set(HTTPMethod.standard)),
+                defaultRule: DefaultRule(error: .internalError, action: .retry))
+            let decider = RetryDecider(policy: policy)
+            deciders[maxAttempts] = decider
+            return decider
+        }
     }
 }
 // docs/executor.md end: retry
