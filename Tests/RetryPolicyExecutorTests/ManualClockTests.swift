@@ -5,10 +5,19 @@ import Testing
     @Test("sleepers(atLeast:) returns once enough tasks sleep, and advancing wakes them")
     func sleepersArrive() async throws {
         let clock = ManualClock()
-        let sleeper = Task { try await clock.sleep(for: .seconds(5)) }
+        let start = clock.now
+        let sleeper = Task { () throws -> ManualClock.Instant in
+            try await clock.sleep(for: .seconds(5))
+            return clock.now
+        }
         await clock.sleepers(atLeast: 1)
-        clock.advance(by: .seconds(5))
-        try await sleeper.value
+        #expect(clock.sleepersAtNextDeadline == 1)
+        // Short of the deadline, it still sleeps.
+        clock.advance(by: .seconds(4))
+        #expect(clock.sleepersAtNextDeadline == 1)
+        clock.advance(by: .seconds(1))
+        #expect(try await sleeper.value == start.advanced(by: .seconds(5)))
+        #expect(clock.sleepersAtNextDeadline == 0)
     }
 
     @Test("a cancelled wait for sleepers returns instead of hanging")
@@ -17,6 +26,8 @@ import Testing
         let waiter = Task { await clock.sleepers(atLeast: 1) }
         waiter.cancel()
         await waiter.value
+        #expect(waiter.isCancelled)
+        #expect(clock.sleepersAtNextDeadline == 0)
         // Cancelled before it starts waiting, too.
         let early = Task {
             withUnsafeCurrentTask { $0?.cancel() }
