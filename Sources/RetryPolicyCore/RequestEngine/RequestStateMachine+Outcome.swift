@@ -31,7 +31,7 @@ extension RequestStateMachine {
             return copyFinished(
                 box.value.inFlight[0].number, outcome, at: time, producedValue: producedValue, thrown: thrown,
                 using: &generator)
-        case .idle, .attempting, .backingOff, .coolingDown, .refreshing, .paying, .hedging, .finished:
+        case .idle, .backingOff, .coolingDown, .refreshing, .paying, .hedging, .finished:
             preconditionFailure("attemptFinished follows startAttempt")
         }
     }
