@@ -5,7 +5,10 @@ import RetryPolicyExecutor
 // the benchmarks and `executor-profile` so that both measure the same
 // code. Generic over the server, so that each benchmark is specialised
 // for it: a `HealthyServer`'s answer is a constant, as a first try's
-// operation that does no work would be.
+// operation that does no work would be. Every `send` is inlined into the
+// loop that calls it: an async function called out of line costs a frame
+// from the task allocator and an executor switch per request, which
+// would be most of a first try's cost on either side.
 
 /// What answers the request's attempts.
 public protocol StubServer: Sendable {
@@ -53,7 +56,7 @@ public struct EngineSide: RequestSide {
     public let executor: RetryExecutor<ImmediateClock>
     public init() { executor = .benchmark() }
 
-    @inlinable
+    @inlinable @inline(__always)
     public func send<Server: StubServer>(to server: Server, using generator: inout SplitMix64) async throws -> StubResponse {
         try await executor.run(using: &generator, classify: Seed003Request.classify) {
             _ throws(FailedStatus) -> StubResponse in try Seed003Request.check(server.respond())
@@ -68,7 +71,7 @@ public struct EngineReturningSide: RequestSide {
     public let executor: RetryExecutor<ImmediateClock>
     public init() { executor = .benchmark() }
 
-    @inlinable
+    @inlinable @inline(__always)
     public func send<Server: StubServer>(to server: Server, using generator: inout SplitMix64) async throws -> StubResponse {
         try await executor.run(using: &generator) { _ in server.respond() }
     }
@@ -81,7 +84,7 @@ public struct EngineConcurrentSide: RequestSide {
     public let executor: RetryExecutor<ImmediateClock>
     public init() { executor = .benchmark() }
 
-    @inlinable
+    @inlinable @inline(__always)
     public func send<Server: StubServer>(to server: Server, using generator: inout SplitMix64) async throws -> StubResponse {
         try await executor.runConcurrently(using: &generator) { _ in server.respond() }
     }
@@ -93,7 +96,7 @@ public struct Seed003Side: RequestSide {
     public static let name = "baseline"
     @inlinable public init() {}
 
-    @inlinable
+    @inlinable @inline(__always)
     public func send<Server: StubServer>(to server: Server, using generator: inout SplitMix64) async throws -> StubResponse {
         try await retry(clock: ImmediateClock()) { () throws(FailedStatus) -> StubResponse in
             try Seed003Request.check(server.respond())
@@ -107,7 +110,7 @@ public struct Seed002Side: RequestSide {
     public static let name = "baseline-seed002"
     @inlinable public init() {}
 
-    @inlinable
+    @inlinable @inline(__always)
     public func send<Server: StubServer>(to server: Server, using generator: inout SplitMix64) async throws -> StubResponse {
         try await withRetry(clock: ImmediateClock()) { try validate(server.respond()) }
     }
@@ -116,7 +119,7 @@ public struct Seed002Side: RequestSide {
 extension RequestSide {
     /// `count` requests one after another, each to a new server, each
     /// checked to have ended in a 200.
-    @inlinable
+    @inlinable @inline(__always)
     public func send<Server: StubServer>(_ count: Int, to _: Server.Type, using generator: inout SplitMix64) async throws {
         for _ in 0..<count {
             let response = try await send(to: Server(), using: &generator)
