@@ -56,8 +56,9 @@ let package = Package(
             path: "Benchmarks/StormBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
-        // The executor benchmarks' policy, responses, server and clock, and
-        // seed 003's retry function, shared with `executor-profile`.
+        // The executor benchmarks' policy, responses, servers and clock,
+        // seed 002's and seed 003's retry functions, and the request each
+        // side sends, shared with `executor-profile`.
         .target(
             name: "ExecutorWorkloads",
             dependencies: [
@@ -164,8 +165,8 @@ let package = Package(
             ],
             path: "Sources/DecisionProfile"
         ),
-        // `executor-profile SIDE N`: N requests of the executor benchmarks'
-        // retry path in one task, without the harness, for callgrind.
+        // `executor-profile SIDE PATH N`: N requests of the executor
+        // benchmarks in one task, without the harness, for callgrind.
         .executableTarget(
             name: "executor-profile",
             dependencies: [

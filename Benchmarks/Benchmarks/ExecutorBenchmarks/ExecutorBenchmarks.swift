@@ -1,19 +1,25 @@
 import Benchmark
 import ExecutorWorkloads
 import RetryPolicyCore
-import RetryPolicyExecutor
 
-/// The executor against seed 002's hand-written `withRetry` loop
-/// (`.baseline`) and seed 003's generic `retry` function (`.baseline-seed003`),
-/// on a first-try success and on a request that fails twice with 503 before
-/// it succeeds. Every side waits on the same zero-delay clock, so the
-/// numbers are the cost of the retry machinery alone.
+/// The executor against the hand-written retry functions of the seeds, on a
+/// first-try success (`executor.success`) and on a request answered 503,
+/// 503, 200 (`executor.retry-3-attempts`). Every side sends the same
+/// request (`RequestSide` in `ExecutorWorkloads`, which `executor-profile`
+/// runs too) and waits on the same zero-delay clock, so the numbers are
+/// the cost of the retry machinery alone:
 ///
-/// The harness runs every iteration in a new task, so `executor.success`
-/// and `executor.retry-3-attempts` include what a request costs in a task
-/// of its own (the task allocator's first slab must hold its async
-/// frames); the `-in-one-task` pairs run 1,000 requests one after another
-/// in one task, as a worker loop does, and report the steady state.
+/// - `.engine`: `RetryExecutor.run` with seed 003's throwing operation,
+///   its status handed to the policy by `classify`;
+/// - `.baseline`: seed 003's `retry` with the same operation, the baseline
+///   of the executor's targets;
+/// - `.baseline-seed002`: seed 002's `withRetry` and `validate`.
+///
+/// The harness runs every iteration in a new task, so the plain names
+/// include what a request costs in a task of its own (the task allocator's
+/// first slab must hold its async frames); the `-in-one-task` names run
+/// 1,000 requests one after another in one task, as a worker loop does,
+/// and report the steady state.
 let benchmarks: @Sendable () -> Void = {
     Benchmark.defaultConfiguration = .init(
         metrics: [.wallClock, .throughput, .mallocCountTotal],
@@ -21,108 +27,31 @@ let benchmarks: @Sendable () -> Void = {
         maxDuration: .seconds(3),
         maxIterations: 1_000_000
     )
-
-    let clock = ImmediateClock()
-    let executor = RetryExecutor(
-        decider: RetryDecider(policy: SeedPolicy.networkingGuide), clock: clock,
-        wallClockNow: Timestamp(secondsSince1970: 1_700_000_000))
-
-    // Each pair twice: one request per iteration (a task of its own), and
-    // 1,000 requests per iteration in the same task.
-    let variants: [(suffix: String, scaling: BenchmarkScalingFactor)] = [("", .one), ("-in-one-task", .kilo)]
-    for (suffix, scaling) in variants {
+    for (suffix, scaling) in [("", BenchmarkScalingFactor.one), ("-in-one-task", .kilo)] {
         var configuration = Benchmark.defaultConfiguration
         configuration.scalingFactor = scaling
+        registerSides(HealthyServer.self, "executor.success\(suffix)", configuration)
+        registerSides(FlakyServer.self, "executor.retry-3-attempts\(suffix)", configuration)
+    }
+}
 
-        Benchmark("executor.success\(suffix).engine", configuration: configuration) { benchmark in
-            var generator = SplitMix64(seed: 3)
-            for _ in benchmark.scaledIterations {
-                let response = try await executor.runConcurrently(using: &generator) { _ in StubResponse.ok }
-                blackHole(response)
-            }
-        }
-        Benchmark("executor.success\(suffix).baseline", configuration: configuration) { benchmark in
-            for _ in benchmark.scaledIterations {
-                let response = try await withRetry(clock: clock) { try validate(StubResponse.ok) }
-                blackHole(response)
-            }
-        }
+/// The three sides of one case. Each side is named by its type, not taken
+/// from an array of `any RequestSide`, so that every benchmark is compiled
+/// for its concrete side.
+func registerSides<Server: StubServer>(_ server: Server.Type, _ name: String, _ configuration: Benchmark.Configuration) {
+    register(EngineSide(), server, name, configuration)
+    register(Seed003Side(), server, name, configuration)
+    register(Seed002Side(), server, name, configuration)
+}
 
-        Benchmark("executor.success\(suffix).baseline-seed003", configuration: configuration) { benchmark in
-            for _ in benchmark.scaledIterations {
-                let response = try await retry(clock: clock) { () throws(FailedStatus) -> StubResponse in
-                    try Seed003Request.check(StubResponse.ok)
-                } strategy: { Seed003Request.strategy($0) }
-                blackHole(response)
-            }
-        }
-
-        Benchmark("executor.retry-3-attempts\(suffix).engine", configuration: configuration) { benchmark in
-            var generator = SplitMix64(seed: 3)
-            for _ in benchmark.scaledIterations {
-                let server = FlakyServer()
-                let response = try await executor.runConcurrently(using: &generator) { _ in server.respond() }
-                precondition(response.statusCode == 200)
-                blackHole(response)
-            }
-        }
-        Benchmark("executor.retry-3-attempts\(suffix).baseline", configuration: configuration) { benchmark in
-            for _ in benchmark.scaledIterations {
-                let server = FlakyServer()
-                let response = try await withRetry(clock: clock) { try validate(server.respond()) }
-                precondition(response.statusCode == 200)
-                blackHole(response)
-            }
-        }
-        // The same throwing closure on both sides: seed 003's `retry` and
-        // the executor's `run`, whose `classify` reads the thrown status.
-        Benchmark("executor.throwing-success\(suffix).engine", configuration: configuration) { benchmark in
-            var generator = SplitMix64(seed: 3)
-            for _ in benchmark.scaledIterations {
-                let response = try await executor.run(using: &generator, classify: Seed003Request.classify) {
-                    _ throws(FailedStatus) -> StubResponse in try Seed003Request.check(StubResponse.ok)
-                }
-                blackHole(response)
-            }
-        }
-        Benchmark("executor.throwing-success\(suffix).baseline-seed003", configuration: configuration) { benchmark in
-            for _ in benchmark.scaledIterations {
-                let response = try await retry(clock: clock) { () throws(FailedStatus) -> StubResponse in
-                    try Seed003Request.check(StubResponse.ok)
-                } strategy: { Seed003Request.strategy($0) }
-                blackHole(response)
-            }
-        }
-        Benchmark("executor.throwing-retry-3-attempts\(suffix).engine", configuration: configuration) { benchmark in
-            var generator = SplitMix64(seed: 3)
-            for _ in benchmark.scaledIterations {
-                let server = FlakyServer()
-                let response = try await executor.run(using: &generator, classify: Seed003Request.classify) {
-                    _ throws(FailedStatus) -> StubResponse in try Seed003Request.check(server.respond())
-                }
-                precondition(response.statusCode == 200)
-                blackHole(response)
-            }
-        }
-        Benchmark("executor.throwing-retry-3-attempts\(suffix).baseline-seed003", configuration: configuration) { benchmark in
-            for _ in benchmark.scaledIterations {
-                let server = FlakyServer()
-                let response = try await retry(clock: clock) { () throws(FailedStatus) -> StubResponse in
-                    try Seed003Request.check(server.respond())
-                } strategy: { Seed003Request.strategy($0) }
-                precondition(response.statusCode == 200)
-                blackHole(response)
-            }
-        }
-        Benchmark("executor.retry-3-attempts\(suffix).baseline-seed003", configuration: configuration) { benchmark in
-            for _ in benchmark.scaledIterations {
-                let server = FlakyServer()
-                let response = try await retry(clock: clock) { () throws(FailedStatus) -> StubResponse in
-                    try Seed003Request.check(server.respond())
-                } strategy: { Seed003Request.strategy($0) }
-                precondition(response.statusCode == 200)
-                blackHole(response)
-            }
-        }
+/// One benchmark: `side` sends the iteration's requests, each to a new
+/// `Server`. Generic, so that each is compiled for its side and server as
+/// a loop written out by hand would be.
+func register<Side: RequestSide, Server: StubServer>(
+    _ side: Side, _ server: Server.Type, _ name: String, _ configuration: Benchmark.Configuration
+) {
+    Benchmark("\(name).\(Side.name)", configuration: configuration) { benchmark in
+        var generator = SplitMix64(seed: 3)
+        try await side.send(benchmark.scaledIterations.count, to: Server.self, using: &generator)
     }
 }

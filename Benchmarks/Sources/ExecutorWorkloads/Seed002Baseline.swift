@@ -1,9 +1,8 @@
-import ExecutorWorkloads
 import RetryPolicyCore
 
 // MARK: Seed 002, as written, with its sleep on the injected clock
 
-enum NetworkError: Error, Sendable, Equatable {
+public enum NetworkError: Error, Sendable, Equatable {
     case unauthorized
     case notFound
     case serverError(Int)
@@ -11,7 +10,8 @@ enum NetworkError: Error, Sendable, Equatable {
     case decodingFailed(String)
     case unexpected(String?)
 
-    var isRetryable: Bool {
+    @inlinable
+    public var isRetryable: Bool {
         switch self {
         case .serverError, .noConnection: return true
         default: return false
@@ -21,7 +21,7 @@ enum NetworkError: Error, Sendable, Equatable {
 
 /// The seed's `validate(_:)`.
 @inline(never)
-func validate(_ response: StubResponse) throws(NetworkError) -> StubResponse {
+public func validate(_ response: StubResponse) throws(NetworkError) -> StubResponse {
     switch response.statusCode {
     case 200...299: return response
     case 401: throw .unauthorized
@@ -32,8 +32,10 @@ func validate(_ response: StubResponse) throws(NetworkError) -> StubResponse {
 }
 
 /// The seed's `withRetry`, with `Task.sleep(for:)` replaced by the same
-/// zero-delay clock the executor gets.
-func withRetry<T: Sendable>(
+/// zero-delay clock the executor gets. Inlinable, so that the benchmarks
+/// compile it into their loop as they would a function of their own.
+@inlinable
+public func withRetry<T: Sendable>(
     clock: ImmediateClock,
     maxAttempts: Int = 3,
     initialDelay: Duration = .seconds(1),
