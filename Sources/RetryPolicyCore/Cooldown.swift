@@ -85,31 +85,3 @@ public enum Admission: Hashable, Sendable {
     /// sent.
     case reject(SDKError)
 }
-
-extension CooldownGate {
-    /// A cooldown the gate recorded: until when, with which error.
-    package final class Saved: Sendable {
-        let until: Timestamp
-        let error: SDKError?
-
-        init(until: Timestamp, error: SDKError?) {
-            self.until = until
-            self.error = error
-        }
-    }
-
-    /// The cooldown recorded, or `nil` if none ever was.
-    package var saved: Saved? {
-        state.withLock { state in
-            state.until.nanosecondsSince1970 == .min ? nil : Saved(until: state.until, error: state.error)
-        }
-    }
-
-    /// Takes the cooldown `saved` (none: `nil`) in place of its own.
-    package func restore(_ saved: Saved?) {
-        state.withLock { state in
-            state = State(until: saved?.until ?? Timestamp(nanosecondsSince1970: .min), error: saved?.error)
-            untilNanoseconds.store(state.until.nanosecondsSince1970, ordering: .releasing)
-        }
-    }
-}

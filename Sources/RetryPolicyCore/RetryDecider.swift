@@ -1,32 +1,35 @@
 /// The engine: turns what happened on an attempt into a ``Decision``.
 ///
-/// A decider is compiled once from a ``Policy`` and shared by every request
-/// under it (it is `Sendable` and immutable apart from the budget and the
-/// cooldown gate, which are lock-free or briefly locked). Deciding performs
-/// no heap allocation and no I/O: time and randomness come in as arguments,
-/// so the same inputs always give the same decision.
+/// A decider is the policy's compiled rules (``CompiledPolicy``, immutable)
+/// plus the ledger it decides on (``SharedRetryState``: the budget, the
+/// cooldown and the breaker, lock-free or briefly locked). Every request
+/// that shares the ledger shares one decider. Deciding performs no heap
+/// allocation and no I/O: time and randomness come in as arguments, so the
+/// same inputs on the same state always give the same decision.
 ///
-/// The compiled form lives in one shared object, so a decider is a single
-/// reference: copying it into every request, closure and async frame costs
-/// a retain, not a copy of the policy.
+/// Both parts are shared objects, so copying a decider into every request,
+/// closure and async frame costs two retains, not a copy of the policy.
 public struct RetryDecider: Sendable {
     @usableFromInline
     let compiled: CompiledPolicy
+    /// The ledger this decider spends from and records in.
+    public let state: SharedRetryState
 
     @inlinable public var policy: Policy { compiled.policy }
     /// The shared token bucket, when the policy has a budget.
-    @inlinable public var budget: RetryBudget? { compiled.budget }
+    public var budget: RetryBudget? { state.budget }
     /// The shared server-directed cooldown.
-    @inlinable public var cooldown: CooldownGate { compiled.cooldown }
+    public var cooldown: CooldownGate { state.cooldown }
     /// The shared circuit breaker, when the policy has one.
-    @inlinable public var breaker: CircuitBreaker? { compiled.breaker }
+    public var breaker: CircuitBreaker? { state.breaker }
 
     public init(
         policy: Policy, budget: RetryBudget? = nil, cooldown: CooldownGate = CooldownGate(),
         breaker: CircuitBreaker? = nil
     ) {
-        compiled = CompiledPolicy(
-            policy: policy, budget: budget ?? policy.budget.map(RetryBudget.init(configuration:)), cooldown: cooldown,
+        compiled = CompiledPolicy(policy: policy)
+        state = SharedRetryState(
+            budget: budget ?? policy.budget.map(RetryBudget.init(configuration:)), cooldown: cooldown,
             breaker: breaker ?? policy.breaker.map(CircuitBreaker.init(configuration:)))
     }
 
@@ -34,28 +37,30 @@ public struct RetryDecider: Sendable {
     /// cooldown are shared through `store` under `key`, by default the
     /// policy's name.
     public init(policy: Policy, store: any RetryStateStore, key: String? = nil) {
-        let key = key ?? policy.name
-        self.init(
-            policy: policy,
-            budget: policy.budget.map { RetryBudget(configuration: $0, store: store, key: key) },
-            cooldown: CooldownGate(store: store, key: key),
-            breaker: policy.breaker.map { CircuitBreaker(configuration: $0, store: store, key: key) })
+        compiled = CompiledPolicy(policy: policy)
+        state = SharedRetryState(for: policy, store: store, key: key ?? policy.name)
     }
 
-    /// A decider for the same policy with state of its own: a new budget,
-    /// cooldown and breaker, as `RetryDecider(policy:)` makes them, kept
-    /// in this process. The compiled rules are shared, so making one
-    /// costs the state alone.
-    package func withOwnState() -> RetryDecider {
-        let policy = compiled.policy
-        return RetryDecider(
-            compiled: CompiledPolicy(
-                sharingResolutionOf: compiled, budget: policy.budget.map(RetryBudget.init(configuration:)),
-                cooldown: CooldownGate(), breaker: policy.breaker.map(CircuitBreaker.init(configuration:))))
-    }
-
-    private init(compiled: CompiledPolicy) {
+    /// A decider of `compiled` rules on `state`: the same rules on another
+    /// ledger decide independently of every decider on other ledgers, and
+    /// cost only the ledger to make.
+    public init(compiled: CompiledPolicy, state: SharedRetryState) {
         self.compiled = compiled
+        self.state = state
+    }
+
+    /// The same rules on a fresh ledger of their own, kept in this process,
+    /// as `RetryDecider(policy:)` makes it.
+    package func withFreshState() -> RetryDecider {
+        RetryDecider(compiled: compiled, state: SharedRetryState(for: compiled.policy))
+    }
+
+    /// Whether the policy keeps state across requests (a budget, a
+    /// circuit breaker or Retry-After cooldowns): without any, requests
+    /// under one decider cannot affect each other.
+    package var keepsState: Bool {
+        let policy = compiled.policy
+        return policy.budget != nil || policy.breaker != nil || policy.retryAfter.cooldown != .off
     }
 
     /// The header names the policy reads, so adapters can pass only those.
@@ -240,7 +245,7 @@ public struct RetryDecider: Sendable {
         // failure that stops first drains without waiting.
         var throttled = false
         var drainsLater = false
-        if let budget = compiled.budget, budget.configuration.style == .grpc {
+        if let budget = state.budget, budget.configuration.style == .grpc {
             if defersWaitingPayment && budget.paymentsWait {
                 drainsLater = true
             } else {
@@ -287,7 +292,7 @@ public struct RetryDecider: Sendable {
 
         var cost = 0
         var pending: BudgetPayment.Kind?
-        if let budget = compiled.budget {
+        if let budget = state.budget {
             switch budget.configuration.style {
             case .tokenBucket:
                 cost = budget.configuration.cost(for: kind, isTimeout: input.outcome == .transport(.timeout))
@@ -343,7 +348,7 @@ public struct RetryDecider: Sendable {
     private func stop(
         _ error: SDKError, _ reason: StopReason, resolutionIndex index: Int, draining: Bool = false
     ) -> Decision {
-        if draining, let budget = compiled.budget { _ = budget.drain(budget.configuration.retryCost) }
+        if draining, let budget = state.budget { _ = budget.drain(budget.configuration.retryCost) }
         return Decision(
             action: .stop(error, reason), ruleIndex: compiled.ruleIndex(resolutionIndex: index),
             ruleLocation: compiled.resolutions[index].location)

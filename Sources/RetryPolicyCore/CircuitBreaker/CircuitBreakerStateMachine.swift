@@ -198,33 +198,3 @@ public struct CircuitBreakerStateMachine: Sendable {
         adopted = nil
     }
 }
-
-extension CircuitBreakerStateMachine {
-    /// What changes of a breaker as calls come and go (its state, counts
-    /// and window), without its configuration: a value a simulation keeps
-    /// for each of many separate breakers of one policy.
-    package struct Saved: Sendable {
-        fileprivate var phase: Phase
-        fileprivate var generation: UInt64
-        fileprivate var openings: Int
-        fileprivate var consecutive: Int
-        fileprivate var window: Window
-    }
-
-    /// The breaker's state as a value (a breaker that shares its state
-    /// through a store is not saved).
-    package var saved: Saved {
-        precondition(adopted == nil, "a breaker shared through a store is not saved")
-        return Saved(phase: phase, generation: generation, openings: openings, consecutive: consecutive, window: window)
-    }
-
-    /// Takes the state `saved` from a breaker of the same configuration.
-    package mutating func restore(_ saved: Saved) {
-        phase = saved.phase
-        generation = saved.generation
-        openings = saved.openings
-        consecutive = saved.consecutive
-        window.restore(saved.window)
-        adopted = nil
-    }
-}

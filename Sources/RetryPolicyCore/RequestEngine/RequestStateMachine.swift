@@ -98,7 +98,9 @@ public struct RequestStateMachine: Sendable {
         case finished
     }
 
-    public let decider: RetryDecider
+    /// Its ledger changes only when a driver resumes a parked request of
+    /// another client in this machine (``resume(_:lastOutcome:ledger:)``).
+    public internal(set) var decider: RetryDecider
     /// The request, as the machine was made with it.
     public var request: RetryRequest {
         RetryRequest(
