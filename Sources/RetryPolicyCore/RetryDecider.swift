@@ -239,31 +239,21 @@ public struct RetryDecider: Sendable {
 
         if case .transport(.cancelled) = input.outcome { return stop(error, .cancelled, resolutionIndex: index) }
         guard action == .retry else { return stop(error, .notRetryable, resolutionIndex: index) }
-        // gRPC throttling counts every retryable failure, the last attempt
-        // included, before anything else decides (gRFC A6). A driver that
-        // awaits a waiting store drains when it pays for the retry; a
-        // failure that stops first drains without waiting.
-        var throttled = false
-        var drainsLater = false
-        if let budget = state.budget, budget.configuration.style == .grpc {
-            if defersWaitingPayment && budget.paymentsWait {
-                drainsLater = true
-            } else {
-                throttled = budget.drain(budget.configuration.retryCost) <= budget.configuration.threshold
-            }
-        }
+        // Some budget styles count every retryable failure, the last
+        // attempt included, before anything else decides (gRPC's, gRFC A6).
+        let mark = state.recordFailure(driverPays: defersWaitingPayment)
         guard input.attempt < compiled.attempts else {
-            return stop(error, .attemptsExhausted, resolutionIndex: index, draining: drainsLater)
+            return stop(error, .attemptsExhausted, resolutionIndex: index, abandoning: mark)
         }
         let refreshCredentials = compiled.resolutions[index].refreshCredentials
         if refreshCredentials && input.credentialRefreshes >= 1 {
-            return stop(error, .notRetryable, resolutionIndex: index, draining: drainsLater)
+            return stop(error, .notRetryable, resolutionIndex: index, abandoning: mark)
         }
         guard !input.markedUnsafe, compiled.allowsRetry(method: input.method, markedIdempotent: input.markedIdempotent)
         else {
-            return stop(error, .notIdempotent, resolutionIndex: index, draining: drainsLater)
+            return stop(error, .notIdempotent, resolutionIndex: index, abandoning: mark)
         }
-        if tooLong { return stop(error, .retryAfterTooLong, resolutionIndex: index, draining: drainsLater) }
+        if tooLong { return stop(error, .retryAfterTooLong, resolutionIndex: index, abandoning: mark) }
 
         var delay = Duration.zero
         var backoffBounds = Duration.zero...Duration.zero
@@ -287,25 +277,19 @@ public struct RetryDecider: Sendable {
 
         let total = compiled.hasEndpointOverrides ? compiled.policy.timeouts(for: input.endpoint).total : compiled.defaultTotal
         if let total, input.elapsed + delay >= total {
-            return stop(error, .deadlineExceeded, resolutionIndex: index, draining: drainsLater)
+            return stop(error, .deadlineExceeded, resolutionIndex: index, abandoning: mark)
         }
 
-        var cost = 0
+        let cost: Int
         var pending: BudgetPayment.Kind?
-        if let budget = state.budget {
-            switch budget.configuration.style {
-            case .tokenBucket:
-                cost = budget.configuration.cost(for: kind, isTimeout: input.outcome == .transport(.timeout))
-                if defersWaitingPayment && cost > 0 && budget.paymentsWait {
-                    pending = .withdraw
-                } else if !budget.withdraw(cost) {
-                    return stop(error, .budgetExhausted, resolutionIndex: index)
-                }
-            case .grpc:
-                if throttled { return stop(error, .budgetExhausted, resolutionIndex: index) }
-                cost = budget.configuration.retryCost
-                if drainsLater { pending = .drain }
-            }
+        switch state.payForRetry(
+            after: mark, kind: kind, isTimeout: input.outcome == .transport(.timeout), driverPays: defersWaitingPayment)
+        {
+        case .paid(let paid): cost = paid
+        case .pending(let payment, let owed):
+            cost = owed
+            pending = payment
+        case .refused: return stop(error, .budgetExhausted, resolutionIndex: index)
         }
 
         var decision = Decision(
@@ -342,13 +326,13 @@ public struct RetryDecider: Sendable {
     }
 
     /// A stop with `error` for `reason`, decided by the resolution at
-    /// `index`; `draining` records the failure under gRPC throttling first
-    /// when the decision left that to its payment.
+    /// `index`; the budget settles what it left of the failure marked
+    /// `mark` to a payment that will not come.
     @inline(__always)
     private func stop(
-        _ error: SDKError, _ reason: StopReason, resolutionIndex index: Int, draining: Bool = false
+        _ error: SDKError, _ reason: StopReason, resolutionIndex index: Int, abandoning mark: BudgetFailureMark = .unrecorded
     ) -> Decision {
-        if draining, let budget = state.budget { _ = budget.drain(budget.configuration.retryCost) }
+        state.abandon(mark)
         return Decision(
             action: .stop(error, reason), ruleIndex: compiled.ruleIndex(resolutionIndex: index),
             ruleLocation: compiled.resolutions[index].location)
@@ -368,38 +352,27 @@ public struct RetryDecider: Sendable {
     }
 
     /// Pays for a hedge that starts because the hedging delay passed (no
-    /// failure to put a price on it): the budget's transient retry cost,
-    /// or, under gRPC throttling, nothing while the tokens are above the
-    /// threshold. Returns what was paid, or `nil` when the budget refuses.
+    /// failure to put a price on it), as the budget's style prices it.
+    /// Returns what was paid, or `nil` when the budget refuses.
     public func payForHedge() -> Int? {
-        guard let budget else { return 0 }
-        let configuration = budget.configuration
-        switch configuration.style {
-        case .tokenBucket:
-            return budget.withdraw(configuration.retryCost) ? configuration.retryCost : nil
-        case .grpc:
-            return budget.available > configuration.threshold ? configuration.retryCost : nil
+        switch state.payForUnpricedRetry(driverPays: false) {
+        case .paid(let cost): cost
+        case .pending(_, let cost): cost
+        case .refused: nil
         }
     }
 
     /// Gives back what ``payForHedge()`` or a retry decision took for a
     /// hedge that never started.
     public func refundUnstartedHedge(_ cost: Int) {
-        guard cost > 0, let budget, budget.configuration.style == .tokenBucket else { return }
-        budget.deposit(cost)
+        guard cost > 0 else { return }
+        state.cancel(.paid(cost))
     }
 
-    /// A success returns what the last retry cost, or the configured
-    /// refund when it followed no retry; under gRPC throttling every
-    /// success returns the token ratio.
+    /// A success returns to the budget what its style says.
+    @inline(__always)
     private func refundSuccess(lastRetryCost: Int) {
-        guard let budget else { return }
-        let configuration = budget.configuration
-        if configuration.style == .grpc || lastRetryCost <= 0 {
-            budget.deposit(configuration.successRefund)
-        } else {
-            budget.deposit(lastRetryCost)
-        }
+        state.recordSuccess(lastRetryCost: lastRetryCost)
     }
 
     /// A honoured server delay (already cut to the cap) starts a cooldown

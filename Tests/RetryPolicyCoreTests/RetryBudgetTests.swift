@@ -16,7 +16,7 @@ import Testing
         #expect(budget.capacity == 500)
         #expect(budget.retryCost == 5)
         #expect(budget.timeoutRetryCost == 10)
-        #expect(budget.successRefund == 1)
+        #expect(budget.tokenBucket?.successRefund == 1)
         #expect(budget.consecutiveRetries == 100)
         #expect(budget.consecutiveTimeoutRetries == 50)
     }
