@@ -75,13 +75,3 @@ public final class CooldownGate: Sendable {
         }
     }
 }
-
-/// The answer to "may an attempt start now?".
-public enum Admission: Hashable, Sendable {
-    case proceed
-    /// A cooldown is active and the policy says to wait it out.
-    case wait(Duration)
-    /// A cooldown is active and the policy says to fail fast; no request is
-    /// sent.
-    case reject(SDKError)
-}

@@ -124,19 +124,10 @@ public struct RetryDecider: Sendable {
 
     /// Whether an attempt may start at `now`, given any server-directed
     /// cooldown. Call before every attempt, the first included.
+    /// The answer never carries a breaker ticket: the request state
+    /// machine asks the breaker itself, after the deadline and budget.
     public func admit(now: Timestamp) -> Admission {
-        guard policy.retryAfter.cooldown != .off, let (until, error) = cooldown.active(at: now) else {
-            return .proceed
-        }
-        let remaining = until.duration(since: now)
-        switch policy.retryAfter.cooldown {
-        case .off: return .proceed
-        case .wait: return .wait(remaining)
-        case .reject:
-            var rejected = error
-            rejected.retryAfter = remaining
-            return .reject(rejected)
-        }
+        state.admitThroughCooldown(at: now, mode: compiled.policy.retryAfter.cooldown)
     }
 
     // MARK: Deciding

@@ -122,7 +122,7 @@ import Testing
         let now = Timestamp(nanosecondsSince1970: 1_000_000_000_000)
         #expect(first.budget?.withdraw(7) == true)
         first.cooldown.record(until: now + .seconds(5), error: SDKError(kind: .status429))
-        if case (.proceed(let ticket), _) = first.breaker!.admit(at: now) {
+        if case (.proceed(let ticket?), _) = first.breaker!.admit(at: now) {
             _ = first.breaker!.record(failure: true, ticket: ticket, at: now)
         }
         #expect(first.budget?.available == 13)
@@ -132,7 +132,7 @@ import Testing
         #expect(second.budget?.available == 20)
         #expect(second.cooldown.active(at: now) == nil)
         #expect(second.breaker!.machine.withLock { $0.windowCounts } == (0, 0))
-        #expect(second.admit(now: now) == .proceed)
+        #expect(second.admit(now: now) == .proceed(ticket: nil))
         #expect(first.admit(now: now) == .wait(.seconds(5)))
 
         // A decision on one ledger spends from that ledger only.

@@ -46,7 +46,7 @@ extension RequestStateMachine {
     /// waits for an attempt in flight, a backoff or a cooldown, and keeps no
     /// history.
     package var isParkable: Bool {
-        guard !hedges, recording != .all, !rejectedByCooldown, !rejectedByBreaker else { return false }
+        guard !hedges, recording != .all, rejection == nil else { return false }
         switch state {
         case .attempting, .backingOff, .coolingDown: return true
         case .idle, .refreshing, .paying, .hedging, .finished: return false
@@ -106,8 +106,7 @@ extension RequestStateMachine {
         precondition(!hedges && recording == .none, "resume(_:lastOutcome:) takes a machine that records no attempts")
         if let ledger, ledger !== decider.state { decider = RetryDecider(compiled: decider.compiled, state: ledger) }
         if !history.isEmpty { history.removeAll(keepingCapacity: true) }
-        rejectedByCooldown = false
-        rejectedByBreaker = false
+        rejection = nil
         breakerTransition = nil
         input.outcome = lastOutcome ?? .status(200)
         input.elapsed = .zero
