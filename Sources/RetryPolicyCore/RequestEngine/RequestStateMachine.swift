@@ -99,7 +99,7 @@ public struct RequestStateMachine: Sendable {
     }
 
     /// Its ledger changes only when a driver resumes a parked request of
-    /// another client in this machine (``resume(_:lastOutcome:ledger:)``).
+    /// another client in this machine (`resume(_:lastOutcome:ledger:)`).
     public internal(set) var decider: RetryDecider
     /// The request, as the machine was made with it.
     public var request: RetryRequest {
