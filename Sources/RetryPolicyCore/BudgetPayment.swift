@@ -3,12 +3,14 @@
 /// `RequestStateMachine.Action.payBudget` hands to a driver, which awaits
 /// ``settle()`` and tells the machine the answer.
 public struct BudgetPayment: Sendable {
-    /// How the budget's style pays for a retry.
+    /// How the bucket is paid from: what the budget's style then makes of
+    /// the answer is its own rule.
     public enum Kind: Hashable, Sendable {
-        /// A token bucket: the retry takes its cost, or is refused.
+        /// The retry takes its cost, or is refused (a token bucket).
         case withdraw
-        /// gRPC throttling: the failure drains its cost, and the retry
-        /// goes ahead only while more than the threshold remains.
+        /// The failure drains its cost, whatever is left (gRPC
+        /// throttling, which then allows the retry only above its
+        /// threshold).
         case drain
     }
 
@@ -27,18 +29,12 @@ public struct BudgetPayment: Sendable {
     /// as long as it takes (each store bounds it); `true` when the budget
     /// pays for the retry.
     public func settle() async -> Bool {
-        switch kind {
-        case .withdraw: await budget.withdraw(cost)
-        case .drain: await budget.drain(cost) > budget.configuration.threshold
-        }
+        await budget.configuration.rules.settle(self)
     }
 
     /// Pays from this process's view of the bucket, without waiting (the
     /// store shares the spend later); `true` when the budget pays.
     public func settleWithoutWaiting() -> Bool {
-        switch kind {
-        case .withdraw: budget.withdraw(cost)
-        case .drain: budget.drain(cost) > budget.configuration.threshold
-        }
+        budget.configuration.rules.settleWithoutWaiting(self)
     }
 }

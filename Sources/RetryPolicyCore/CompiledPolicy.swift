@@ -1,5 +1,6 @@
-/// A policy compiled for deciding: the policy itself, the shared budget and
-/// cooldown, and the first-match resolution of every input.
+/// A policy compiled for deciding: the policy itself and the first-match
+/// resolution of every input. The rules only: what requests share (the
+/// budget, cooldown and breaker) is a ``SharedRetryState``.
 ///
 /// This is the one place that answers "which rule decides this status or
 /// transport failure for this method, with which action and error kind":
@@ -11,14 +12,10 @@
 /// (and once for the default and the implicit 2xx success), so deciding
 /// reads the action, error kind and flags without copying a rule.
 ///
-/// Immutable after construction and shared by every copy of a
-/// ``RetryDecider``.
+/// Immutable, and shared by every ``RetryDecider`` of the policy whatever
+/// state each decides on.
 public final class CompiledPolicy: Sendable {
     public let policy: Policy
-    public let budget: RetryBudget?
-    public let cooldown: CooldownGate
-    /// The shared circuit breaker, when the policy has one.
-    public let breaker: CircuitBreaker?
     /// The Retry-After header names the policy reads, in order.
     @usableFromInline let consultedHeaderNames: [String]
     /// Whether the policy's own timeout budget (no endpoint override) has
@@ -65,16 +62,8 @@ public final class CompiledPolicy: Sendable {
     /// Input slots: status codes 100-599, then the transport classes.
     package static let inputCount = StatusPattern.validCodes.count + TransportFailure.allCases.count
 
-    /// A policy compiled for analysis: no budget to spend, its own cooldown.
-    public convenience init(policy: Policy) {
-        self.init(policy: policy, budget: nil, cooldown: CooldownGate(), breaker: nil)
-    }
-
-    init(policy: Policy, budget: RetryBudget?, cooldown: CooldownGate, breaker: CircuitBreaker?) {
+    public init(policy: Policy) {
         self.policy = policy
-        self.budget = budget
-        self.cooldown = cooldown
-        self.breaker = breaker
         self.consultedHeaderNames = policy.retryAfter.headers.map(\.name)
         self.defaultBudgetHasLimits = policy.timeouts.perAttempt != nil || policy.timeouts.total != nil
         var named: [HTTPMethod] = []
@@ -123,34 +112,6 @@ public final class CompiledPolicy: Sendable {
             }
         }
         self.tables = tables
-    }
-
-    /// The same compiled policy with another budget, cooldown and breaker:
-    /// the resolution tables, which depend on the policy alone, are shared
-    /// rather than built again (a simulation gives each of a million
-    /// clients its own state under one policy).
-    package init(sharingResolutionOf other: CompiledPolicy, budget: RetryBudget?, cooldown: CooldownGate, breaker: CircuitBreaker?) {
-        policy = other.policy
-        self.budget = budget
-        self.cooldown = cooldown
-        self.breaker = breaker
-        consultedHeaderNames = other.consultedHeaderNames
-        defaultBudgetHasLimits = other.defaultBudgetHasLimits
-        namedMethods = other.namedMethods
-        tables = other.tables
-        resolutions = other.resolutions
-        ruleCount = other.ruleCount
-        width = other.width
-        attempts = other.attempts
-        retryableMethods = other.retryableMethods
-        honorsIdempotentRequests = other.honorsIdempotentRequests
-        defaultTotal = other.defaultTotal
-        defaultPerAttempt = other.defaultPerAttempt
-        hasEndpointOverrides = other.hasEndpointOverrides
-        retryAfterCap = other.retryAfterCap
-        aboveCap = other.aboveCap
-        combine = other.combine
-        keepsCooldowns = other.keepsCooldowns
     }
 
     /// The rule a resolution index stands for, if it stands for one.

@@ -41,12 +41,9 @@ extension RetryDecider {
         case (.stop, .stop):
             return decision
         case (.stop, .retry):
-            switch decision.pendingPayment {
-            case nil: refundUnstartedHedge(decision.budgetCost)
-            case .withdraw: break
-            // The failure still counts under gRPC throttling.
-            case .drain: if let budget { _ = budget.drain(budget.configuration.retryCost) }
-            }
+            // The budget's style gives back what the retry took, or
+            // settles what it left to the payment.
+            state.cancel(decision.pendingPayment.map { .pending($0, cost: decision.budgetCost) } ?? .paid(decision.budgetCost))
             var stopped = decision
             stopped.action = .stop(error(for: input.outcome, kind: decision.errorKind), .notRetryable)
             stopped.delayBounds = nil
@@ -75,22 +72,14 @@ extension RetryDecider {
             if let total = policy.timeouts(for: input.endpoint).total, input.elapsed + delay >= total {
                 return stop(.deadlineExceeded)
             }
-            var cost = 0
+            let cost: Int
             var pending: BudgetPayment.Kind?
-            if let budget {
-                cost = budget.configuration.retryCost
-                let paid: Bool
-                switch budget.configuration.style {
-                case .tokenBucket:
-                    if defersWaitingPayment && budget.paymentsWait {
-                        pending = .withdraw
-                        paid = true
-                    } else {
-                        paid = budget.withdraw(cost)
-                    }
-                case .grpc: paid = budget.available > budget.configuration.threshold
-                }
-                guard paid else { return stop(.budgetExhausted) }
+            switch state.payForUnpricedRetry(driverPays: defersWaitingPayment) {
+            case .paid(let paid): cost = paid
+            case .pending(let payment, let owed):
+                cost = owed
+                pending = payment
+            case .refused: return stop(.budgetExhausted)
             }
             var retry = Decision(
                 action: .retry(after: delay), ruleIndex: decision.ruleIndex, ruleLocation: decision.ruleLocation,

@@ -1,32 +1,35 @@
 /// The engine: turns what happened on an attempt into a ``Decision``.
 ///
-/// A decider is compiled once from a ``Policy`` and shared by every request
-/// under it (it is `Sendable` and immutable apart from the budget and the
-/// cooldown gate, which are lock-free or briefly locked). Deciding performs
-/// no heap allocation and no I/O: time and randomness come in as arguments,
-/// so the same inputs always give the same decision.
+/// A decider is the policy's compiled rules (``CompiledPolicy``, immutable)
+/// plus the ledger it decides on (``SharedRetryState``: the budget, the
+/// cooldown and the breaker, lock-free or briefly locked). Every request
+/// that shares the ledger shares one decider. Deciding performs no heap
+/// allocation and no I/O: time and randomness come in as arguments, so the
+/// same inputs on the same state always give the same decision.
 ///
-/// The compiled form lives in one shared object, so a decider is a single
-/// reference: copying it into every request, closure and async frame costs
-/// a retain, not a copy of the policy.
+/// Both parts are shared objects, so copying a decider into every request,
+/// closure and async frame costs two retains, not a copy of the policy.
 public struct RetryDecider: Sendable {
     @usableFromInline
     let compiled: CompiledPolicy
+    /// The ledger this decider spends from and records in.
+    public let state: SharedRetryState
 
     @inlinable public var policy: Policy { compiled.policy }
     /// The shared token bucket, when the policy has a budget.
-    @inlinable public var budget: RetryBudget? { compiled.budget }
+    public var budget: RetryBudget? { state.budget }
     /// The shared server-directed cooldown.
-    @inlinable public var cooldown: CooldownGate { compiled.cooldown }
+    public var cooldown: CooldownGate { state.cooldown }
     /// The shared circuit breaker, when the policy has one.
-    @inlinable public var breaker: CircuitBreaker? { compiled.breaker }
+    public var breaker: CircuitBreaker? { state.breaker }
 
     public init(
         policy: Policy, budget: RetryBudget? = nil, cooldown: CooldownGate = CooldownGate(),
         breaker: CircuitBreaker? = nil
     ) {
-        compiled = CompiledPolicy(
-            policy: policy, budget: budget ?? policy.budget.map(RetryBudget.init(configuration:)), cooldown: cooldown,
+        compiled = CompiledPolicy(policy: policy)
+        state = SharedRetryState(
+            budget: budget ?? policy.budget.map(RetryBudget.init(configuration:)), cooldown: cooldown,
             breaker: breaker ?? policy.breaker.map(CircuitBreaker.init(configuration:)))
     }
 
@@ -34,28 +37,30 @@ public struct RetryDecider: Sendable {
     /// cooldown are shared through `store` under `key`, by default the
     /// policy's name.
     public init(policy: Policy, store: any RetryStateStore, key: String? = nil) {
-        let key = key ?? policy.name
-        self.init(
-            policy: policy,
-            budget: policy.budget.map { RetryBudget(configuration: $0, store: store, key: key) },
-            cooldown: CooldownGate(store: store, key: key),
-            breaker: policy.breaker.map { CircuitBreaker(configuration: $0, store: store, key: key) })
+        compiled = CompiledPolicy(policy: policy)
+        state = SharedRetryState(for: policy, store: store, key: key ?? policy.name)
     }
 
-    /// A decider for the same policy with state of its own: a new budget,
-    /// cooldown and breaker, as `RetryDecider(policy:)` makes them, kept
-    /// in this process. The compiled rules are shared, so making one
-    /// costs the state alone.
-    package func withOwnState() -> RetryDecider {
-        let policy = compiled.policy
-        return RetryDecider(
-            compiled: CompiledPolicy(
-                sharingResolutionOf: compiled, budget: policy.budget.map(RetryBudget.init(configuration:)),
-                cooldown: CooldownGate(), breaker: policy.breaker.map(CircuitBreaker.init(configuration:))))
-    }
-
-    private init(compiled: CompiledPolicy) {
+    /// A decider of `compiled` rules on `state`: the same rules on another
+    /// ledger decide independently of every decider on other ledgers, and
+    /// cost only the ledger to make.
+    public init(compiled: CompiledPolicy, state: SharedRetryState) {
         self.compiled = compiled
+        self.state = state
+    }
+
+    /// The same rules on a fresh ledger of their own, kept in this process,
+    /// as `RetryDecider(policy:)` makes it.
+    package func withFreshState() -> RetryDecider {
+        RetryDecider(compiled: compiled, state: SharedRetryState(for: compiled.policy))
+    }
+
+    /// Whether the policy keeps state across requests (a budget, a
+    /// circuit breaker or Retry-After cooldowns): without any, requests
+    /// under one decider cannot affect each other.
+    package var keepsState: Bool {
+        let policy = compiled.policy
+        return policy.budget != nil || policy.breaker != nil || policy.retryAfter.cooldown != .off
     }
 
     /// The header names the policy reads, so adapters can pass only those.
@@ -119,19 +124,10 @@ public struct RetryDecider: Sendable {
 
     /// Whether an attempt may start at `now`, given any server-directed
     /// cooldown. Call before every attempt, the first included.
+    /// The answer never carries a breaker ticket: the request state
+    /// machine asks the breaker itself, after the deadline and budget.
     public func admit(now: Timestamp) -> Admission {
-        guard policy.retryAfter.cooldown != .off, let (until, error) = cooldown.active(at: now) else {
-            return .proceed
-        }
-        let remaining = until.duration(since: now)
-        switch policy.retryAfter.cooldown {
-        case .off: return .proceed
-        case .wait: return .wait(remaining)
-        case .reject:
-            var rejected = error
-            rejected.retryAfter = remaining
-            return .reject(rejected)
-        }
+        state.admitThroughCooldown(at: now, mode: compiled.policy.retryAfter.cooldown)
     }
 
     // MARK: Deciding
@@ -234,31 +230,21 @@ public struct RetryDecider: Sendable {
 
         if case .transport(.cancelled) = input.outcome { return stop(error, .cancelled, resolutionIndex: index) }
         guard action == .retry else { return stop(error, .notRetryable, resolutionIndex: index) }
-        // gRPC throttling counts every retryable failure, the last attempt
-        // included, before anything else decides (gRFC A6). A driver that
-        // awaits a waiting store drains when it pays for the retry; a
-        // failure that stops first drains without waiting.
-        var throttled = false
-        var drainsLater = false
-        if let budget = compiled.budget, budget.configuration.style == .grpc {
-            if defersWaitingPayment && budget.paymentsWait {
-                drainsLater = true
-            } else {
-                throttled = budget.drain(budget.configuration.retryCost) <= budget.configuration.threshold
-            }
-        }
+        // Some budget styles count every retryable failure, the last
+        // attempt included, before anything else decides (gRPC's, gRFC A6).
+        let mark = state.recordFailure(driverPays: defersWaitingPayment)
         guard input.attempt < compiled.attempts else {
-            return stop(error, .attemptsExhausted, resolutionIndex: index, draining: drainsLater)
+            return stop(error, .attemptsExhausted, resolutionIndex: index, abandoning: mark)
         }
         let refreshCredentials = compiled.resolutions[index].refreshCredentials
         if refreshCredentials && input.credentialRefreshes >= 1 {
-            return stop(error, .notRetryable, resolutionIndex: index, draining: drainsLater)
+            return stop(error, .notRetryable, resolutionIndex: index, abandoning: mark)
         }
         guard !input.markedUnsafe, compiled.allowsRetry(method: input.method, markedIdempotent: input.markedIdempotent)
         else {
-            return stop(error, .notIdempotent, resolutionIndex: index, draining: drainsLater)
+            return stop(error, .notIdempotent, resolutionIndex: index, abandoning: mark)
         }
-        if tooLong { return stop(error, .retryAfterTooLong, resolutionIndex: index, draining: drainsLater) }
+        if tooLong { return stop(error, .retryAfterTooLong, resolutionIndex: index, abandoning: mark) }
 
         var delay = Duration.zero
         var backoffBounds = Duration.zero...Duration.zero
@@ -282,25 +268,19 @@ public struct RetryDecider: Sendable {
 
         let total = compiled.hasEndpointOverrides ? compiled.policy.timeouts(for: input.endpoint).total : compiled.defaultTotal
         if let total, input.elapsed + delay >= total {
-            return stop(error, .deadlineExceeded, resolutionIndex: index, draining: drainsLater)
+            return stop(error, .deadlineExceeded, resolutionIndex: index, abandoning: mark)
         }
 
-        var cost = 0
+        let cost: Int
         var pending: BudgetPayment.Kind?
-        if let budget = compiled.budget {
-            switch budget.configuration.style {
-            case .tokenBucket:
-                cost = budget.configuration.cost(for: kind, isTimeout: input.outcome == .transport(.timeout))
-                if defersWaitingPayment && cost > 0 && budget.paymentsWait {
-                    pending = .withdraw
-                } else if !budget.withdraw(cost) {
-                    return stop(error, .budgetExhausted, resolutionIndex: index)
-                }
-            case .grpc:
-                if throttled { return stop(error, .budgetExhausted, resolutionIndex: index) }
-                cost = budget.configuration.retryCost
-                if drainsLater { pending = .drain }
-            }
+        switch state.payForRetry(
+            after: mark, kind: kind, isTimeout: input.outcome == .transport(.timeout), driverPays: defersWaitingPayment)
+        {
+        case .paid(let paid): cost = paid
+        case .pending(let payment, let owed):
+            cost = owed
+            pending = payment
+        case .refused: return stop(error, .budgetExhausted, resolutionIndex: index)
         }
 
         var decision = Decision(
@@ -337,13 +317,13 @@ public struct RetryDecider: Sendable {
     }
 
     /// A stop with `error` for `reason`, decided by the resolution at
-    /// `index`; `draining` records the failure under gRPC throttling first
-    /// when the decision left that to its payment.
+    /// `index`; the budget settles what it left of the failure marked
+    /// `mark` to a payment that will not come.
     @inline(__always)
     private func stop(
-        _ error: SDKError, _ reason: StopReason, resolutionIndex index: Int, draining: Bool = false
+        _ error: SDKError, _ reason: StopReason, resolutionIndex index: Int, abandoning mark: BudgetFailureMark = .unrecorded
     ) -> Decision {
-        if draining, let budget = compiled.budget { _ = budget.drain(budget.configuration.retryCost) }
+        state.abandon(mark)
         return Decision(
             action: .stop(error, reason), ruleIndex: compiled.ruleIndex(resolutionIndex: index),
             ruleLocation: compiled.resolutions[index].location)
@@ -363,38 +343,27 @@ public struct RetryDecider: Sendable {
     }
 
     /// Pays for a hedge that starts because the hedging delay passed (no
-    /// failure to put a price on it): the budget's transient retry cost,
-    /// or, under gRPC throttling, nothing while the tokens are above the
-    /// threshold. Returns what was paid, or `nil` when the budget refuses.
+    /// failure to put a price on it), as the budget's style prices it.
+    /// Returns what was paid, or `nil` when the budget refuses.
     public func payForHedge() -> Int? {
-        guard let budget else { return 0 }
-        let configuration = budget.configuration
-        switch configuration.style {
-        case .tokenBucket:
-            return budget.withdraw(configuration.retryCost) ? configuration.retryCost : nil
-        case .grpc:
-            return budget.available > configuration.threshold ? configuration.retryCost : nil
+        switch state.payForUnpricedRetry(driverPays: false) {
+        case .paid(let cost): cost
+        case .pending(_, let cost): cost
+        case .refused: nil
         }
     }
 
     /// Gives back what ``payForHedge()`` or a retry decision took for a
     /// hedge that never started.
     public func refundUnstartedHedge(_ cost: Int) {
-        guard cost > 0, let budget, budget.configuration.style == .tokenBucket else { return }
-        budget.deposit(cost)
+        guard cost > 0 else { return }
+        state.cancel(.paid(cost))
     }
 
-    /// A success returns what the last retry cost, or the configured
-    /// refund when it followed no retry; under gRPC throttling every
-    /// success returns the token ratio.
+    /// A success returns to the budget what its style says.
+    @inline(__always)
     private func refundSuccess(lastRetryCost: Int) {
-        guard let budget else { return }
-        let configuration = budget.configuration
-        if configuration.style == .grpc || lastRetryCost <= 0 {
-            budget.deposit(configuration.successRefund)
-        } else {
-            budget.deposit(lastRetryCost)
-        }
+        state.recordSuccess(lastRetryCost: lastRetryCost)
     }
 
     /// A honoured server delay (already cut to the cap) starts a cooldown

@@ -64,7 +64,7 @@ public protocol RetryStateStore: AnyObject, Sendable {
     /// store defined elsewhere shares budgets and cooldowns and keeps the
     /// default for the three breaker requirements.
     func admit(at now: Timestamp, through breaker: CircuitBreaker)
-        -> (CircuitBreakerStateMachine.Admission, CircuitBreakerTransition?)
+        -> (Admission, CircuitBreakerTransition?)
 
     /// A call admitted by `breaker` ended; the default records it in this
     /// process. Must not wait.

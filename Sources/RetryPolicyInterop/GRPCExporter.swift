@@ -157,12 +157,16 @@ public enum GRPCExporter {
     static func throttling(_ budget: RetryBudgetConfiguration, behaviour: PolicyBehaviour) -> (InteropValue?, [InteropWarning]) {
         var warnings: [InteropWarning] = []
         let at = behaviour.location("budget")
-        if budget.style == .grpc {
+        let bucket: TokenBucketBudget
+        switch budget.rules {
+        case .grpc(let throttling):
             // The same rule, numbers in thousandths: exact.
             return (.object([
-                .init("maxTokens", .int(budget.maxTokens)),
-                .init("tokenRatio", .number(NumberText.thousandths(budget.successRefund))),
+                .init("maxTokens", .int(throttling.maxTokens)),
+                .init("tokenRatio", .number(NumberText.thousandths(throttling.tokenRatio))),
             ]), warnings)
+        case .tokenBucket(let tokenBucket):
+            bucket = tokenBucket
         }
         guard budget.retryCost > 0 else {
             warnings.append(InteropWarning(feature: "budget", location: at, message: "a budget whose retries cost nothing has no gRPC throttling equivalent; not exported"))
@@ -184,10 +188,10 @@ public enum GRPCExporter {
                 message: "gRPC charges every failure the same; timeout_retry_cost \(budget.timeoutRetryCost) differs from retry_cost \(budget.retryCost)"))
         }
         // tokenRatio: up to three decimals, greater than zero.
-        var thousandths = budget.successRefund * 1000 / budget.retryCost
-        if (budget.successRefund * 1000) % budget.retryCost != 0 {
+        var thousandths = bucket.successRefund * 1000 / budget.retryCost
+        if (bucket.successRefund * 1000) % budget.retryCost != 0 {
             warnings.append(InteropWarning(feature: "budget.success_refund", location: behaviour.location("budget.success_refund", "budget"),
-                message: "gRPC's tokenRatio has three decimals; success_refund / retry_cost = \(budget.successRefund)/\(budget.retryCost) is rounded down"))
+                message: "gRPC's tokenRatio has three decimals; success_refund / retry_cost = \(bucket.successRefund)/\(budget.retryCost) is rounded down"))
         }
         if thousandths <= 0 {
             warnings.append(InteropWarning(feature: "budget.success_refund", location: behaviour.location("budget.success_refund", "budget"),

@@ -106,7 +106,7 @@ struct BreakLengthTests {
         #expect(adopted == .opened(until: t0 + .seconds(300), breakDuration: .seconds(300), reason: .shared))
         #expect(machine.consecutiveOpenings == CircuitBreakerConfiguration.maximumOpenings)
         // Half-open after the break; the probe fails: one more opening.
-        guard case .proceed(let probe) = machine.admit(at: t0 + .seconds(300)).0 else {
+        guard case .proceed(let probe?) = machine.admit(at: t0 + .seconds(300)).0 else {
             Issue.record("the probe was rejected")
             return
         }

@@ -65,27 +65,36 @@ import Testing
     }
 
     @Test("aws-standard: 500 tokens, retry 5, timeout 10, throttling 5, refund 1")
-    func awsStandardNumbers() {
+    func awsStandardNumbers() throws {
         let preset = RetryBudgetConfiguration.awsStandard
         #expect(preset.style == .tokenBucket)
-        #expect([preset.capacity, preset.retryCost, preset.timeoutRetryCost, preset.throttlingRetryCost, preset.successRefund] == [500, 5, 10, 5, 1])
-        #expect(preset.throttlingErrors == [.status429])
+        let bucket = try #require(preset.tokenBucket)
+        #expect(bucket == .awsStandard)
+        #expect([bucket.capacity, bucket.retryCost, bucket.timeoutRetryCost, bucket.throttlingRetryCost, bucket.successRefund] == [500, 5, 10, 5, 1])
+        #expect(bucket.throttlingErrors == [.status429])
         #expect(preset.preset == "aws-standard")
     }
 
     @Test("aws-standard-2026: 500 tokens, transient 14, timeout 14 (no surcharge), throttling 5, refund 1")
-    func awsStandard2026Numbers() {
+    func awsStandard2026Numbers() throws {
         let preset = RetryBudgetConfiguration.awsStandard2026
         #expect(preset.style == .tokenBucket)
-        #expect([preset.capacity, preset.retryCost, preset.timeoutRetryCost, preset.throttlingRetryCost, preset.successRefund] == [500, 14, 14, 5, 1])
-        #expect(preset.throttlingErrors == [.status429])
+        let bucket = try #require(preset.tokenBucket)
+        #expect(bucket == .awsStandard2026)
+        #expect([bucket.capacity, bucket.retryCost, bucket.timeoutRetryCost, bucket.throttlingRetryCost, bucket.successRefund] == [500, 14, 14, 5, 1])
+        #expect(bucket.throttlingErrors == [.status429])
+        #expect(preset.preset == "aws-standard-2026")
     }
 
-    @Test("grpc: thousandths of a token, a failure costs 1000, threshold half of capacity")
-    func grpcNumbers() {
+    @Test("grpc: thousandths of a token, a failure costs 1000, threshold half of capacity, token_ratio its own number")
+    func grpcNumbers() throws {
         let preset = RetryBudgetConfiguration.grpc(maxTokens: 10, tokenRatioThousandths: 100)
         #expect(preset.style == .grpc)
-        #expect([preset.capacity, preset.retryCost, preset.timeoutRetryCost, preset.throttlingRetryCost, preset.successRefund] == [10_000, 1000, 1000, 1000, 100])
+        let throttling = try #require(preset.grpcThrottling)
+        #expect(throttling == GRPCRetryThrottling(maxTokens: 10, tokenRatio: 100))
+        #expect(preset.tokenBucket == nil)
+        #expect([preset.capacity, preset.retryCost, preset.timeoutRetryCost, preset.throttlingRetryCost] == [10_000, 1000, 1000, 1000])
+        #expect(preset.throttlingErrors.isEmpty)
         #expect(preset.maxTokens == 10)
         #expect(preset.threshold == 5000)
         // Failures 1-4 leave 9, 8, 7, 6 tokens (> 5); the fifth leaves 5.
@@ -108,9 +117,9 @@ import Testing
         #expect(decide(old, .transport(.timeout)).budgetCost == 10)
 
         // Which kinds throttle is data: a policy may count 503 as throttling.
-        var custom = RetryBudgetConfiguration.awsStandard2026
+        var custom = TokenBucketBudget.awsStandard2026
         custom.throttlingErrors = [.status5xx]
-        let byData = RetryDecider(policy: Self.policy(custom))
+        let byData = RetryDecider(policy: Self.policy(RetryBudgetConfiguration(rules: .tokenBucket(custom))))
         #expect(decide(byData, .status(503)).budgetCost == 5)
         #expect(decide(byData, .status(429)).budgetCost == 14)
     }

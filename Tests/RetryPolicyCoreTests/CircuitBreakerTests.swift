@@ -24,7 +24,7 @@ private struct HandClock {
     /// Admits one call and records its result; returns the transition.
     @discardableResult
     static func call(_ machine: inout Machine, failure: Bool, at now: Timestamp) -> CircuitBreakerTransition? {
-        guard case .proceed(let ticket) = machine.admit(at: now).0 else {
+        guard case .proceed(let ticket?) = machine.admit(at: now).0 else {
             Issue.record("call rejected in state \(machine.state)")
             return nil
         }
@@ -95,7 +95,7 @@ private struct HandClock {
         Self.call(&machine, failure: true, at: clock.now)
         clock.advance(.seconds(10) - .nanoseconds(1))
         let (early, none) = machine.admit(at: clock.now)
-        #expect(early == .reject(retryAfter: .nanoseconds(1)))
+        #expect(early == machine.configuration.rejection(retryAfter: .nanoseconds(1)))
         #expect(none == nil)
         clock.advance(.nanoseconds(1))
         let (admission, transition) = machine.admit(at: clock.now)
@@ -113,8 +113,8 @@ private struct HandClock {
         var machine = Machine(configuration: Self.config(minimumCalls: 2, consecutive: 1, probes: 2))
         Self.call(&machine, failure: true, at: clock.now)
         clock.advance(.seconds(10))
-        guard case (.proceed(let first), .halfOpened) = machine.admit(at: clock.now),
-            case (.proceed(let second), nil) = machine.admit(at: clock.now)
+        guard case (.proceed(let first?), .halfOpened) = machine.admit(at: clock.now),
+            case (.proceed(let second?), nil) = machine.admit(at: clock.now)
         else {
             Issue.record("two probes expected")
             return
@@ -207,12 +207,12 @@ private struct HandClock {
     func staleTicketsAndRelease() {
         var clock = HandClock()
         var machine = Machine(configuration: Self.config(consecutive: 1, probes: 1))
-        guard case .proceed(let stale) = machine.admit(at: clock.now).0 else { return }
+        guard case .proceed(let stale?) = machine.admit(at: clock.now).0 else { return }
         Self.call(&machine, failure: true, at: clock.now)
         // The call admitted before the breaker opened reports a success.
         #expect(machine.record(failure: false, ticket: stale, at: clock.now) == nil)
         clock.advance(.seconds(10))
-        guard case .proceed(let probe) = machine.admit(at: clock.now).0 else { return }
+        guard case .proceed(let probe?) = machine.admit(at: clock.now).0 else { return }
         #expect(Self.isRejected(&machine, at: clock.now))
         machine.release(probe)
         #expect(!Self.isRejected(&machine, at: clock.now))
@@ -233,7 +233,7 @@ private struct HandClock {
                 case 0, 1:
                     let (admission, transition) = machine.admit(at: clock.now)
                     if transition == .halfOpened { probesThisPeriod = 0 }
-                    if case .proceed(let ticket) = admission {
+                    if case .proceed(let ticket?) = admission {
                         if machine.state == .halfOpen { probesThisPeriod += 1 }
                         inFlight.append((ticket, code % 5 == 0))
                     }

@@ -34,8 +34,8 @@ import Testing
         #expect(decision.error?.retryAfter == .seconds(30))
         #expect(decision.stopReason == .notRetryable)
         // "respect Retry-After": the next request is not sent before it ends.
-        #expect(decider.admit(now: now + .seconds(10)) == .reject(SDKError(kind: .status429, statusCode: 429, retryAfter: .seconds(20))))
-        #expect(decider.admit(now: now + .seconds(30)) == .proceed)
+        #expect(decider.admit(now: now + .seconds(10)) == .reject(SDKError(kind: .status429, statusCode: 429, retryAfter: .seconds(20)), .cooldown))
+        #expect(decider.admit(now: now + .seconds(30)) == .proceed(ticket: nil))
     }
 
     @Test(arguments: platforms, Array(500...599))

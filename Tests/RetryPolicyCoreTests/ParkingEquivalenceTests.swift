@@ -3,10 +3,11 @@ import PropertyBased
 import Testing
 
 /// A simulation keeps each request parked between events, with its
-/// decider's state as a value, and resumes it on a shared decider when its
-/// next event comes. That must change nothing: a request parked and
-/// resumed at every step, on deciders that hand their state on at every
-/// step, acts exactly as one machine on one decider.
+/// client's ledger beside it, and resumes it in a machine made under the
+/// same compiled rules on another ledger when its next event comes. That
+/// must change nothing: a request parked and resumed at every step, in
+/// machines made on other ledgers, acts exactly as one machine on one
+/// decider.
 @Suite struct ParkingEquivalenceTests {
     static let outcomes: [AttemptOutcome] = DecisionInvariantTests.outcomes + [
         .status(429, retryAfter: "2"), .status(503, retryAfter: "1"),
@@ -40,10 +41,10 @@ import Testing
         var jitter = SplitMix64(seed: seed)
         let origin = Timestamp(nanosecondsSince1970: 1_700_000_000_000_000_000)
         let template = RetryDecider(policy: policy)
-        // Parking: two deciders take turns, each taking the state the
-        // other left, so no step sees the state object of the one before.
-        let deciders = parking ? [template.withOwnState(), template.withOwnState()] : [template]
-        var state = deciders[0].initialOwnState
+        // Parking: machines made on two other ledgers take turns resuming
+        // the request, which brings its own ledger each time.
+        let deciders = parking ? [template.withFreshState(), template.withFreshState()] : [template]
+        let state = template.state
         // A machine of each decider, left by an earlier request or step and
         // reused to resume the next parked one (as the simulation does).
         var spare: [RequestStateMachine?] = [nil, nil]
@@ -56,12 +57,10 @@ import Testing
             func decider() -> RetryDecider {
                 guard parking else { return deciders[0] }
                 turn += 1
-                let next = deciders[turn % 2]
-                next.restore(state)
-                return next
+                return deciders[turn % 2]
             }
             var machine = parking
-                ? RequestStateMachine(decider: decider(), request: RetryRequest(), recordingNoAttempts: (), concurrentAttempts: false)
+                ? RequestStateMachine(decider: template, request: RetryRequest(), recordingNoAttempts: (), concurrentAttempts: false)
                 : RequestStateMachine(decider: deciders[0], request: RetryRequest(), keepsHistory: false)
             var action = machine.start(at: time())
             var lastOutcome: AttemptOutcome?
@@ -70,13 +69,13 @@ import Testing
                 step += 1
                 steps.append(Self.describe(action) + " \(String(describing: machine.breakerTransition))")
                 if parking, machine.isParkable {
-                    state = machine.decider.ownState
+                    #expect(machine.decider.state === state)
                     let parked = machine.park()
                     spare[turn % 2] = machine
                     let next = decider()
                     machine = spare[turn % 2]
                         ?? RequestStateMachine(decider: next, request: RetryRequest(), recordingNoAttempts: (), concurrentAttempts: false)
-                    machine.resume(parked, lastOutcome: parked.isAttempting ? nil : lastOutcome)
+                    machine.resume(parked, lastOutcome: parked.isAttempting ? nil : lastOutcome, ledger: state)
                 }
                 switch action {
                 case .startAttempt:
@@ -95,7 +94,6 @@ import Testing
                     step = 40
                 }
             }
-            if parking { state = machine.decider.ownState }
             now += .milliseconds(Int64(outcomes.next() % 2000))
         }
         return steps
@@ -112,30 +110,38 @@ import Testing
         }
     }
 
-    @Test("a decider's own state survives a round trip: budget tokens, cooldown and breaker")
-    func ownStateRoundTrip() {
-        var policy = DecisionInvariantTests.policy(seed: 3, attempts: 3)
-        policy.budget = RetryBudgetConfiguration(capacity: 20)
+    @Test("two deciders over the same compiled rules with different ledgers share no state")
+    func separateLedgersShareNothing() {
+        var policy = BudgetStyleTests.policy(RetryBudgetConfiguration(capacity: 20), attempts: 3)
         policy.retryAfter.cooldown = .wait
         policy.breaker = Self.breakers[1]
-        let first = RetryDecider(policy: policy).withOwnState()
+        let compiled = CompiledPolicy(policy: policy)
+        let first = RetryDecider(compiled: compiled, state: SharedRetryState(for: policy))
+        let second = RetryDecider(compiled: compiled, state: SharedRetryState(for: policy))
+        #expect(first.compiledPolicy === second.compiledPolicy)
         let now = Timestamp(nanosecondsSince1970: 1_000_000_000_000)
         #expect(first.budget?.withdraw(7) == true)
         first.cooldown.record(until: now + .seconds(5), error: SDKError(kind: .status429))
-        if case (.proceed(let ticket), _) = first.breaker!.admit(at: now) {
+        if case (.proceed(let ticket?), _) = first.breaker!.admit(at: now) {
             _ = first.breaker!.record(failure: true, ticket: ticket, at: now)
         }
+        #expect(first.budget?.available == 13)
+        #expect(first.cooldown.active(at: now) != nil)
+        #expect(first.breaker!.machine.withLock { $0.windowCounts } == (1, 1))
 
-        let second = first.withOwnState()
-        #expect(second.budget?.available == 20)
-        second.restore(first.ownState)
-        #expect(second.budget?.available == 13)
-        #expect(second.cooldown.active(at: now)?.until == now + .seconds(5))
-        #expect(second.breaker!.machine.withLock { $0.windowCounts } == (1, 1))
-
-        second.restore(first.initialOwnState)
         #expect(second.budget?.available == 20)
         #expect(second.cooldown.active(at: now) == nil)
         #expect(second.breaker!.machine.withLock { $0.windowCounts } == (0, 0))
+        #expect(second.admit(now: now) == .proceed(ticket: nil))
+        #expect(first.admit(now: now) == .wait(.seconds(5)))
+
+        // A decision on one ledger spends from that ledger only.
+        var generator = SplitMix64(seed: 1)
+        var input = DecisionInput(outcome: .status(503), attempt: 1, method: .get)
+        input.now = now
+        let decision = second.decide(input, using: &generator)
+        #expect(decision.budgetCost > 0)
+        #expect(second.budget?.available == 20 - decision.budgetCost)
+        #expect(first.budget?.available == 13)
     }
 }

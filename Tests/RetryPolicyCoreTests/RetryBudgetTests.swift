@@ -16,7 +16,7 @@ import Testing
         #expect(budget.capacity == 500)
         #expect(budget.retryCost == 5)
         #expect(budget.timeoutRetryCost == 10)
-        #expect(budget.successRefund == 1)
+        #expect(budget.tokenBucket?.successRefund == 1)
         #expect(budget.consecutiveRetries == 100)
         #expect(budget.consecutiveTimeoutRetries == 50)
     }
@@ -93,17 +93,17 @@ import Testing
     @Test("Wait mode answers wait(remaining)")
     func waitMode() {
         let decider = RetryDecider(policy: TestPolicies.mobileSDK(cooldown: .wait))
-        #expect(decider.admit(now: now) == .proceed)
+        #expect(decider.admit(now: now) == .proceed(ticket: nil))
         _ = decider.decide(DecisionInput(outcome: .status(503, retryAfter: "20"), now: now))
         #expect(decider.admit(now: now + .seconds(5)) == .wait(.seconds(15)))
-        #expect(decider.admit(now: now + .seconds(20)) == .proceed)
+        #expect(decider.admit(now: now + .seconds(20)) == .proceed(ticket: nil))
     }
 
     @Test("Off mode never holds a request back")
     func offMode() {
         let decider = RetryDecider(policy: TestPolicies.mobileSDK(cooldown: .off))
         _ = decider.decide(DecisionInput(outcome: .status(429, retryAfter: "20"), now: now))
-        #expect(decider.admit(now: now) == .proceed)
+        #expect(decider.admit(now: now) == .proceed(ticket: nil))
     }
 
     @Test("A cooldown is clamped to the cap and never shortened by a later, smaller value")
@@ -123,6 +123,6 @@ import Testing
         _ = a.decide(DecisionInput(outcome: .status(429, retryAfter: "10"), now: now))
         #expect(b.admit(now: now) == .wait(.seconds(10)))
         gate.reset()
-        #expect(b.admit(now: now) == .proceed)
+        #expect(b.admit(now: now) == .proceed(ticket: nil))
     }
 }

@@ -17,7 +17,7 @@ import Testing
     }
 
     static func ticket(_ machine: inout Machine, at now: Timestamp) -> Machine.Ticket? {
-        if case .proceed(let ticket) = machine.admit(at: now).0 { ticket } else { nil }
+        if case .proceed(let ticket?) = machine.admit(at: now).0 { ticket } else { nil }
     }
 
     static func open(_ machine: inout Machine, at now: Timestamp) {
@@ -40,7 +40,7 @@ import Testing
         #expect(machine.windowCounts == (0, 0))
         // A call admitted before the opening no longer counts.
         #expect(machine.record(failure: true, ticket: pending, at: Self.t0) == nil)
-        #expect(machine.admit(at: Self.t0 + .seconds(5)).0 == .reject(retryAfter: .seconds(15)))
+        #expect(machine.admit(at: Self.t0 + .seconds(5)).0 == machine.configuration.rejection(retryAfter: .seconds(15)))
     }
 
     @Test("open: an opening from elsewhere extends the break, never shortens it")
@@ -150,21 +150,21 @@ import Testing
     func liveBreakerProbeAdmission() throws {
         let breaker = CircuitBreaker(configuration: Self.machine(probes: 2).configuration)
         let closed = try #require(breaker.admitWithoutProbe(at: Self.t0))
-        guard case .proceed(let ticket) = closed.0 else {
+        guard case .proceed(let ticket?) = closed.0 else {
             Issue.record("closed breaker rejected")
             return
         }
         #expect(breaker.recordLocallyNotingProbe(failure: true, ticket: ticket, at: Self.t0) == (nil, false))
         for _ in 0..<2 {
-            if case .proceed(let ticket) = breaker.admitLocally(at: Self.t0).0 { _ = breaker.recordLocally(failure: true, ticket: ticket, at: Self.t0) }
+            if case .proceed(let ticket?) = breaker.admitLocally(at: Self.t0).0 { _ = breaker.recordLocally(failure: true, ticket: ticket, at: Self.t0) }
         }
         #expect(breaker.state == .open(until: Self.t0 + .seconds(10)))
-        #expect(breaker.admitWithoutProbe(at: Self.t0 + .seconds(9))?.0 == .reject(retryAfter: .seconds(1)))
+        #expect(breaker.admitWithoutProbe(at: Self.t0 + .seconds(9))?.0 == breaker.configuration.rejection(retryAfter: .seconds(1)))
         #expect(breaker.admitWithoutProbe(at: Self.t0 + .seconds(10)) == nil, "the break is over: a probe needs a permit")
         // A permit granted: the breaker goes half-open and admits the probe.
         let (first, started) = breaker.admitProbe(at: Self.t0 + .seconds(10), newPeriod: false)
         #expect(started == .halfOpened)
-        guard case .proceed(let probe) = first else {
+        guard case .proceed(let probe?) = first else {
             Issue.record("granted probe rejected")
             return
         }
@@ -180,7 +180,7 @@ import Testing
         #expect(breaker.isProbe(probe))
         let (third, restarted) = breaker.admitProbe(at: Self.t0 + .seconds(10), newPeriod: true)
         #expect(restarted == nil)
-        guard case .proceed(let fresh) = third else {
+        guard case .proceed(let fresh?) = third else {
             Issue.record("probe of a new period rejected")
             return
         }
@@ -195,8 +195,8 @@ import Testing
     func adoptedChangeReportedByNextAdmission() {
         var machine = Self.machine()
         let opened = machine.adoptOpening(until: Self.t0 + .seconds(10), openings: 1, at: Self.t0)
-        #expect(machine.admit(at: Self.t0 + .seconds(1)) == (.reject(retryAfter: .seconds(9)), opened))
-        #expect(machine.admit(at: Self.t0 + .seconds(2)) == (.reject(retryAfter: .seconds(8)), nil))
+        #expect(machine.admit(at: Self.t0 + .seconds(1)) == (machine.configuration.rejection(retryAfter: .seconds(9)), opened))
+        #expect(machine.admit(at: Self.t0 + .seconds(2)) == (machine.configuration.rejection(retryAfter: .seconds(8)), nil))
         #expect(machine.adoptClosing() == .closed)
         let (admission, transition) = machine.admit(at: Self.t0 + .seconds(3))
         guard case .proceed = admission else {

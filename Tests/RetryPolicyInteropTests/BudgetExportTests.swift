@@ -36,7 +36,7 @@ struct BudgetExportTests {
         let imported = try Importer.importPolicy(bytes: Array(result.text.utf8), path: "svc.json", from: .grpc)
         #expect(imported.policy.budget?.style == .grpc)
         #expect(imported.policy.budget?.capacity == 7000)
-        #expect(imported.policy.budget?.successRefund == 125)
+        #expect(imported.policy.budget?.grpcThrottling?.tokenRatio == 125)
         #expect(try policyFile(imported).contains("budget:\n  preset: grpc\n  max_tokens: 7\n  token_ratio: 0.125\n"))
     }
 

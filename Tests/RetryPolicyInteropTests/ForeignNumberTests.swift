@@ -136,7 +136,7 @@ struct ForeignNumberTests {
     func grpcThrottlingEdges() throws {
         let retry = #""methodConfig": [{"name": [{}], "retryPolicy": {"maxAttempts": 2, "initialBackoff": "1s", "maxBackoff": "1s", "backoffMultiplier": 2, "retryableStatusCodes": ["UNAVAILABLE"]}}]"#
         let large = try Self.outcome(#"{"retryThrottling": {"maxTokens": 4294967295, "tokenRatio": 4294967295.9999}, \#(retry)}"#, .grpc).get()
-        #expect(large.budget?.maxTokens == 1000 && large.budget?.successRefund == 1_000_000)
+        #expect(large.budget?.maxTokens == 1000 && large.budget?.grpcThrottling?.tokenRatio == 1_000_000)
         #expect(large.warnings.contains { $0.feature == "maxTokens" } && large.warnings.contains { $0.feature == "tokenRatio" })
         try Self.expectLoads(large)
         Self.expectRefused(Self.outcome(#"{"retryThrottling": {"maxTokens": 4294967296, "tokenRatio": 1}, \#(retry)}"#, .grpc), id: "RPI03", line: 1)

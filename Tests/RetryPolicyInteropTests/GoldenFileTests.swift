@@ -92,7 +92,7 @@ struct GoldenFileTests {
         #expect(loaded.backoff.initial == policy.backoff.initial && (loaded.backoff.max ?? Backoff.ceiling) == (policy.backoff.max ?? Backoff.ceiling))
         #expect(loaded.timeouts.perAttempt == policy.timeouts.perAttempt && loaded.timeouts.total == policy.timeouts.total)
         #expect(loaded.hedging?.delay == policy.hedging?.delay && loaded.retryAfter.headers == policy.retryAfter.headers)
-        #expect(loaded.budget?.capacity == policy.budget?.capacity && loaded.budget?.successRefund == policy.budget?.successRefund)
+        #expect(loaded.budget?.capacity == policy.budget?.capacity && loaded.budget?.rules == policy.budget?.rules)
         #expect(loaded.rules.map(\.statuses) == policy.rules.map(\.statuses) && loaded.rules.map(\.action) == policy.rules.map(\.action))
     }
 

@@ -24,7 +24,7 @@ struct RoundTripPropertyTests {
                     // gRPC throttling survives the trip exactly.
                     #expect(reloaded.budget?.style == budget.style)
                     #expect(reloaded.budget?.capacity == budget.capacity)
-                    #expect(reloaded.budget?.successRefund == budget.successRefund)
+                    #expect(reloaded.budget?.rules == budget.rules)
                 }
             } catch {
                 Issue.record("seed \(seed): \(error)")
@@ -94,7 +94,7 @@ struct GRPCTokenRatioTests {
         // 2.042 * 1000 is 2041.9999999999998 as a Double; 0.001, 0.1 and 0.57 likewise miss by a hair.
         for (text, thousandths) in [("2.042", 2042), ("0.001", 1), ("0.1", 100), ("0.57", 570), ("1", 1000)] {
             let policy = try imported(text)
-            #expect(policy.budget?.successRefund == thousandths, "\(text)")
+            #expect(policy.budget?.grpcThrottling?.tokenRatio == thousandths, "\(text)")
             #expect(policy.warnings.isEmpty, "\(text): \(policy.warnings)")
         }
     }
@@ -102,7 +102,7 @@ struct GRPCTokenRatioTests {
     @Test("a fourth decimal is cut, with a warning, as gRPC cuts it")
     func fourthDecimal() throws {
         let policy = try imported("0.1239")
-        #expect(policy.budget?.successRefund == 123)
+        #expect(policy.budget?.grpcThrottling?.tokenRatio == 123)
         #expect(policy.warnings.map(\.description).contains { $0.contains("three decimals") })
     }
 }

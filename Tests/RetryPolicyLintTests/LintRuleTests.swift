@@ -451,8 +451,9 @@ struct BudgetLintRuleTests {
 
     @Test("RP119 reports throttling kinds no retrying rule reports, and is silent when the kind is retried")
     func throttlingKinds() throws {
-        var custom = RetryBudgetConfiguration.awsStandard2026
-        custom.throttlingErrors = [SDKError.Kind(rawValue: "rate_limited")]
+        var bucket = TokenBucketBudget.awsStandard2026
+        bucket.throttlingErrors = [SDKError.Kind(rawValue: "rate_limited")]
+        let custom = RetryBudgetConfiguration(rules: .tokenBucket(bucket), preset: "aws-standard-2026")
         let found = findings(budgeted(custom, keys: ["budget.throttling_errors": 43])).filter { $0.id == "RP119" }
         try #require(found.count == 1)
         #expect(found[0].location.line == 43)

@@ -220,11 +220,11 @@ struct PostgresStoreTests {
         // the rest of the suite competes for the machine.
         #expect(b.statistics.cooldownsReceived >= 5, "rounds arrived in \(times) without notifications: \(b.statistics)")
         #expect(b.statistics.reconnections == 0, "\(b.statistics)")
-        #expect(otherKey.admit(now: wallNow()) == .proceed, "a cooldown leaked to another key")
+        #expect(otherKey.admit(now: wallNow()) == .proceed(ticket: nil), "a cooldown leaked to another key")
 
         let late = try await database.store()
         let lateDecider = await late.decider(for: fleetPolicy(cooldown: .reject))
-        guard case .reject(let error) = lateDecider.admit(now: wallNow()) else {
+        guard case .reject(let error, _) = lateDecider.admit(now: wallNow()) else {
             Issue.record("a store started during a cooldown did not see it")
             return
         }
@@ -245,10 +245,10 @@ struct PostgresStoreTests {
         let markerB = await b.decider(for: fleetPolicy(), key: "extend-after")
         let now = wallNow()
         _ = await first.decide(DecisionInput(outcome: retryAfter(503, "20"), now: now))
-        #expect(await waitFor { second.admit(now: now) != .proceed } != nil)
+        #expect(await waitFor { second.admit(now: now) != .proceed(ticket: nil) } != nil)
         _ = await second.decide(DecisionInput(outcome: retryAfter(429, "2"), now: now))
         _ = await markerB.decide(DecisionInput(outcome: retryAfter(503, "5"), now: now))
-        #expect(await waitFor { markerA.admit(now: now) != .proceed } != nil)
+        #expect(await waitFor { markerA.admit(now: now) != .proceed(ticket: nil) } != nil)
         #expect(first.admit(now: now) == .wait(.seconds(20)))
         #expect(second.admit(now: now) == .wait(.seconds(20)))
         let stored = try database.query("SELECT until_ns, status FROM retry_policy_cooldown WHERE key = 'extend'")

@@ -19,7 +19,7 @@ func breakerPolicy(probes: Int = 2) -> Policy {
 extension CircuitBreaker {
     /// Admits one call; its ticket, or `nil` when rejected.
     func ticket(at now: Timestamp) -> CircuitBreakerStateMachine.Ticket? {
-        if case .proceed(let ticket) = admit(at: now).0 { ticket } else { nil }
+        if case .proceed(let ticket?) = admit(at: now).0 { ticket } else { nil }
     }
 
     func rejects(at now: Timestamp) -> Bool { ticket(at: now) == nil }
@@ -62,7 +62,7 @@ struct SharedBreakerTests {
             #expect(seen != nil, "round \(round): the opening never arrived")
             times.append(elapsed)
             let before = b.statistics.roundTrips
-            guard case .reject(let retryAfter) = receiver.admit(at: t0 + .seconds(1)).0 else {
+            guard case .reject(let rejected, .breaker) = receiver.admit(at: t0 + .seconds(1)).0, case let retryAfter = rejected.retryAfter else {
                 Issue.record("round \(round): the receiver admitted a call while open")
                 continue
             }
@@ -203,19 +203,19 @@ struct SharedBreakerTests {
         #expect(await waitFor { two.state == .open(until: t0 + .seconds(10)) } != nil)
         let afterBreak = t0 + .seconds(11)
         let (admission, transition) = two.admit(at: afterBreak)
-        guard case .proceed(let probe) = admission else {
+        guard case .proceed(let probe?) = admission else {
             Issue.record("B's probe was not admitted: \(admission)")
             return
         }
         #expect(transition == .halfOpened)
         // The only permit is out: A rejects, without a break to wait for.
-        #expect(one.admit(at: afterBreak).0 == .reject(retryAfter: nil))
+        #expect(one.admit(at: afterBreak).0 == one.configuration.rejection(retryAfter: nil))
         #expect(a.statistics.probePermitsRefused == 1)
         // For the next 100 ms of its time A rejects without asking again.
         let asked = a.statistics.roundTrips
-        #expect(one.admit(at: afterBreak + .milliseconds(99)).0 == .reject(retryAfter: nil))
+        #expect(one.admit(at: afterBreak + .milliseconds(99)).0 == one.configuration.rejection(retryAfter: nil))
         #expect(a.statistics.roundTrips == asked)
-        #expect(one.admit(at: afterBreak + .milliseconds(100)).0 == .reject(retryAfter: nil))
+        #expect(one.admit(at: afterBreak + .milliseconds(100)).0 == one.configuration.rejection(retryAfter: nil))
         #expect(a.statistics.roundTrips == asked + 1)
         #expect(two.record(failure: false, ticket: probe, at: afterBreak) == .closed)
         #expect(await waitFor { one.state == .closed } != nil, "A did not close")
@@ -272,7 +272,7 @@ struct SharedBreakerTests {
                 == .opened(until: afterBreak + .seconds(20), breakDuration: .seconds(20), reason: .probeFailed))
         #expect(await waitFor { one.state == .open(until: afterBreak + .seconds(20)) } != nil, "A did not reopen")
         #expect(one.consecutiveOpenings == 2)
-        guard case .reject(let retryAfter) = one.admit(at: afterBreak + .seconds(5)).0 else {
+        guard case .reject(let rejected, .breaker) = one.admit(at: afterBreak + .seconds(5)).0, case let retryAfter = rejected.retryAfter else {
             Issue.record("A admitted during the grown break")
             return
         }
@@ -296,7 +296,7 @@ struct SharedBreakerTests {
         one.open(at: t0)
         #expect(await waitFor { two.state == .open(until: t0 + .seconds(10)) } != nil)
         let stuck = try #require(one.ticket(at: t0 + .seconds(11)))  // never reports
-        #expect(two.admit(at: t0 + .seconds(40)).0 == .reject(retryAfter: nil))
+        #expect(two.admit(at: t0 + .seconds(40)).0 == two.configuration.rejection(retryAfter: nil))
         let probe = try #require(two.ticket(at: t0 + .seconds(42)), "the lapsed permit was not claimed again")
         #expect(two.record(failure: false, ticket: probe, at: t0 + .seconds(42)) == .closed)
         #expect(await waitFor { one.state == .closed } != nil)
@@ -359,7 +359,7 @@ extension SharedBreakerTests {
         #expect(await waitFor { one.state == .open(until: t0 + .seconds(10)) } != nil)
         let probe = try #require(loose.ticket(at: t0 + .seconds(11)))
         #expect(c.statistics.probePermitsGranted == 1)
-        #expect(one.admit(at: t0 + .seconds(11)).0 == .reject(retryAfter: nil))
+        #expect(one.admit(at: t0 + .seconds(11)).0 == one.configuration.rejection(retryAfter: nil))
         #expect(loose.record(failure: false, ticket: probe, at: t0 + .seconds(11)) == .closed)
         #expect(await waitFor { one.state == .closed } != nil, "the unregistered breaker's success was not counted")
         for store in [a, c] { await store.shutdown() }
@@ -400,7 +400,7 @@ struct SharedBreakerRestartTests {
         // breaker lets its own probe through, without waiting.
         let fallbacksBefore = a.statistics.fallbacks
         let (admission, transition) = one.admit(at: t0 + .seconds(11))
-        guard case .proceed(let probe) = admission else {
+        guard case .proceed(let probe?) = admission else {
             Issue.record("the local fallback rejected the probe")
             return
         }

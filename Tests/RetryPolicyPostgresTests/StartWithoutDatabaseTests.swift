@@ -51,7 +51,7 @@ struct StartWithoutDatabaseTests {
         let breakerA = try #require(deciderA.breaker)
         let breakerB = try #require(deciderB.breaker)
         #expect(breakerA.open(at: now) == .opened(until: now + .seconds(120), breakDuration: .seconds(120), reason: .consecutiveFailures))
-        #expect(deciderB.admit(now: now) == .proceed, "B heard of a cooldown with no database")
+        #expect(deciderB.admit(now: now) == .proceed(ticket: nil), "B heard of a cooldown with no database")
         #expect(breakerB.state == .closed)
 
         try server.startServer()

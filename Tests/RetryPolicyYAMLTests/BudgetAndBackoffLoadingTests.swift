@@ -50,9 +50,9 @@ import Testing
     func presets() throws {
         #expect(try Self.load("budget:\n  preset: aws-standard\n").budget?.capacity == 500)
         let standard = try #require(try Self.load("budget:\n  preset: aws-standard\n").budget)
-        #expect([standard.capacity, standard.retryCost, standard.timeoutRetryCost, standard.throttlingRetryCost, standard.successRefund] == [500, 5, 10, 5, 1])
+        #expect([standard.capacity, standard.retryCost, standard.timeoutRetryCost, standard.throttlingRetryCost, standard.tokenBucket?.successRefund] == [500, 5, 10, 5, 1])
         let new = try #require(try Self.load("budget:\n  preset: aws-standard-2026\n").budget)
-        #expect([new.capacity, new.retryCost, new.timeoutRetryCost, new.throttlingRetryCost, new.successRefund] == [500, 14, 14, 5, 1])
+        #expect([new.capacity, new.retryCost, new.timeoutRetryCost, new.throttlingRetryCost, new.tokenBucket?.successRefund] == [500, 14, 14, 5, 1])
         #expect(new.throttlingErrors == [.status429])
         #expect(new.preset == "aws-standard-2026")
         let overridden = try #require(try Self.load("budget:\n  preset: aws-standard-2026\n  capacity: 100\n  retry_cost: 20\n").budget)
@@ -60,7 +60,7 @@ import Testing
         #expect([overridden.capacity, overridden.retryCost, overridden.timeoutRetryCost, overridden.throttlingRetryCost] == [100, 20, 14, 5])
         let grpc = try #require(try Self.load("budget:\n  preset: grpc\n  max_tokens: 10\n  token_ratio: 0.1\n").budget)
         #expect(grpc == .grpc(maxTokens: 10, tokenRatioThousandths: 100, location: grpc.location))
-        #expect(try Self.load("budget:\n  preset: grpc\n  max_tokens: 1000\n  token_ratio: 1000\n").budget?.successRefund == 1_000_000)
+        #expect(try Self.load("budget:\n  preset: grpc\n  max_tokens: 1000\n  token_ratio: 1000\n").budget?.grpcThrottling?.tokenRatio == 1_000_000)
     }
 
     @Test("Without a preset, throttling costs what any retry costs unless stated; throttling_errors takes declared kinds")

@@ -241,13 +241,13 @@ let allTransports = TransportFailure.allCases
                 DecisionInput(outcome: .response(status: 429, headers: ["Retry-After": "30"]), now: now), using: &generator)
             #expect(decided.error?.kind == .status429)
             #expect(decided.error?.retryAfter == .seconds(30))
-            guard case .reject(let error) = decider.admit(now: now + .seconds(10)) else {
+            guard case .reject(let error, _) = decider.admit(now: now + .seconds(10)) else {
                 Issue.record("\(policy.name) admitted a request during the cooldown")
                 continue
             }
             #expect(error.kind == .status429)
             #expect(error.retryAfter == .seconds(20))
-            #expect(decider.admit(now: now + .seconds(30)) == .proceed)
+            #expect(decider.admit(now: now + .seconds(30)) == .proceed(ticket: nil))
         }
     }
 
@@ -256,8 +256,8 @@ let allTransports = TransportFailure.allCases
         let now = Timestamp(secondsSince1970: 1_700_000_000)
         var generator = SplitMix64(seed: 1)
         _ = decider.decide(DecisionInput(outcome: .response(status: 429, headers: ["Retry-After": "86400"]), now: now), using: &generator)
-        #expect(decider.admit(now: now + .seconds(59)) != .proceed)
-        #expect(decider.admit(now: now + .seconds(60)) == .proceed)
+        #expect(decider.admit(now: now + .seconds(59)) != .proceed(ticket: nil))
+        #expect(decider.admit(now: now + .seconds(60)) == .proceed(ticket: nil))
     }
 
     /// Only 429 respects Retry-After; a 503's header starts no cooldown
@@ -267,7 +267,7 @@ let allTransports = TransportFailure.allCases
         let now = Timestamp(secondsSince1970: 1_700_000_000)
         var generator = SplitMix64(seed: 1)
         _ = decider.decide(DecisionInput(outcome: .response(status: 503, headers: ["Retry-After": "30"]), now: now), using: &generator)
-        #expect(decider.admit(now: now + .seconds(1)) == .proceed)
+        #expect(decider.admit(now: now + .seconds(1)) == .proceed(ticket: nil))
     }
 
     /// "Parity Status: iOS and Android have equivalent retry policies":

@@ -173,7 +173,7 @@ func registerSharedStateBenchmarks(url: String) {
             benchmark.startMeasurement()
             var start = clock.now
             for _ in 0..<3 {
-                guard case .proceed(let ticket) = a.admit(at: t0).0 else { break }
+                guard case .proceed(let ticket?) = a.admit(at: t0).0 else { break }
                 _ = a.record(failure: true, ticket: ticket, at: t0)
             }
             while b.state == .closed {
@@ -184,7 +184,7 @@ func registerSharedStateBenchmarks(url: String) {
             // B claims the only probe permit (one round trip) and succeeds:
             // A closes.
             start = clock.now
-            guard case .proceed(let probe) = b.admit(at: t0 + .seconds(11)).0 else { fatalError("no probe permit") }
+            guard case .proceed(let probe?) = b.admit(at: t0 + .seconds(11)).0 else { fatalError("no probe permit") }
             benchmark.measurement(claim, microseconds(clock.now - start))
             start = clock.now
             _ = b.record(failure: false, ticket: probe, at: t0 + .seconds(11))
@@ -226,7 +226,7 @@ func decideOnLocalView(_ decider: RetryDecider, _ input: DecisionInput) -> Decis
 }
 
 func admitAndSucceed(_ breaker: CircuitBreaker, at now: Timestamp) {
-    if case .proceed(let ticket) = breaker.admit(at: now).0 {
+    if case .proceed(let ticket?) = breaker.admit(at: now).0 {
         blackHole(breaker.record(failure: false, ticket: ticket, at: now))
     }
 }

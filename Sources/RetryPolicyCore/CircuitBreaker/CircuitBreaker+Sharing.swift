@@ -13,7 +13,7 @@ extension CircuitBreaker {
     /// elsewhere: closed, or open with the break still running. `nil` once
     /// the break is over (open or half-open), when a shared breaker must
     /// first claim a probe permit. One lock, no state read twice.
-    package func admitWithoutProbe(at now: Timestamp) -> (CircuitBreakerStateMachine.Admission, CircuitBreakerTransition?)? {
+    package func admitWithoutProbe(at now: Timestamp) -> (Admission, CircuitBreakerTransition?)? {
         machine.withLock { machine in
             switch machine.state {
             case .closed: return machine.admit(at: now)
@@ -54,7 +54,7 @@ extension CircuitBreaker {
     /// (a fleet-wide permit): a breaker that is not half-open, or with
     /// `newPeriod` one whose probes belong to an earlier period, starts a
     /// new half-open period first; then the probe is admitted in it.
-    package func admitProbe(at now: Timestamp, newPeriod: Bool) -> (CircuitBreakerStateMachine.Admission, CircuitBreakerTransition?) {
+    package func admitProbe(at now: Timestamp, newPeriod: Bool) -> (Admission, CircuitBreakerTransition?) {
         machine.withLock { machine in
             var started: CircuitBreakerTransition?
             if newPeriod || machine.state != .halfOpen { started = machine.beginProbing() }
@@ -64,7 +64,7 @@ extension CircuitBreaker {
     }
 
     /// Admission against this process's state only.
-    package func admitLocally(at now: Timestamp) -> (CircuitBreakerStateMachine.Admission, CircuitBreakerTransition?) {
+    package func admitLocally(at now: Timestamp) -> (Admission, CircuitBreakerTransition?) {
         machine.withLock { $0.admit(at: now) }
     }
 

@@ -28,7 +28,7 @@ public final class CircuitBreaker: Sendable {
 
     public var state: CircuitBreakerStateMachine.State { machine.withLock { $0.state } }
 
-    public func admit(at now: Timestamp) -> (CircuitBreakerStateMachine.Admission, CircuitBreakerTransition?) {
+    public func admit(at now: Timestamp) -> (Admission, CircuitBreakerTransition?) {
         if let store { return store.admit(at: now, through: self) }
         return admitLocally(at: now)
     }

@@ -12,13 +12,6 @@ public struct CircuitBreakerStateMachine: Sendable {
         let generation: UInt64
     }
 
-    public enum Admission: Hashable, Sendable {
-        case proceed(Ticket)
-        /// Rejected: open (`retryAfter` is what is left of the break) or
-        /// half-open with every probe already out (`nil`).
-        case reject(retryAfter: Duration?)
-    }
-
     /// The state, as seen from outside.
     public enum State: Hashable, Sendable {
         case closed
@@ -73,15 +66,15 @@ public struct CircuitBreakerStateMachine: Sendable {
         }
         switch phase {
         case .closed:
-            return (.proceed(Ticket(generation: generation)), nil)
+            return (.proceed(ticket: Ticket(generation: generation)), nil)
         case .open(let until):
-            if now < until { return (.reject(retryAfter: until.duration(since: now)), nil) }
+            if now < until { return (configuration.rejection(retryAfter: until.duration(since: now)), nil) }
             enter(.halfOpen(admitted: 1, succeeded: 0))
-            return (.proceed(Ticket(generation: generation)), .halfOpened)
+            return (.proceed(ticket: Ticket(generation: generation)), .halfOpened)
         case .halfOpen(let admitted, let succeeded):
-            guard admitted < configuration.halfOpenProbes else { return (.reject(retryAfter: nil), nil) }
+            guard admitted < configuration.halfOpenProbes else { return (configuration.rejection(retryAfter: nil), nil) }
             phase = .halfOpen(admitted: admitted + 1, succeeded: succeeded)
-            return (.proceed(Ticket(generation: generation)), nil)
+            return (.proceed(ticket: Ticket(generation: generation)), nil)
         }
     }
 
@@ -199,32 +192,12 @@ public struct CircuitBreakerStateMachine: Sendable {
     }
 }
 
-extension CircuitBreakerStateMachine {
-    /// What changes of a breaker as calls come and go (its state, counts
-    /// and window), without its configuration: a value a simulation keeps
-    /// for each of many separate breakers of one policy.
-    package struct Saved: Sendable {
-        fileprivate var phase: Phase
-        fileprivate var generation: UInt64
-        fileprivate var openings: Int
-        fileprivate var consecutive: Int
-        fileprivate var window: Window
-    }
-
-    /// The breaker's state as a value (a breaker that shares its state
-    /// through a store is not saved).
-    package var saved: Saved {
-        precondition(adopted == nil, "a breaker shared through a store is not saved")
-        return Saved(phase: phase, generation: generation, openings: openings, consecutive: consecutive, window: window)
-    }
-
-    /// Takes the state `saved` from a breaker of the same configuration.
-    package mutating func restore(_ saved: Saved) {
-        phase = saved.phase
-        generation = saved.generation
-        openings = saved.openings
-        consecutive = saved.consecutive
-        window.restore(saved.window)
-        adopted = nil
+extension CircuitBreakerConfiguration {
+    /// A breaker's refusal: open, with `retryAfter` left of the break, or
+    /// half-open with every probe already out (`nil`).
+    package func rejection(retryAfter: Duration?) -> Admission {
+        var error = SDKError(kind: self.error, retryAfter: retryAfter)
+        error.detail = retryAfter == nil ? "circuit half-open, every probe in flight" : "circuit open"
+        return .reject(error, .breaker)
     }
 }

@@ -35,18 +35,6 @@ extension CircuitBreakerStateMachine {
             }
         }
 
-        /// Takes the calls of `other` (of the same sampling) into this
-        /// window's own storage: a window restored for one client after
-        /// another keeps its buffer instead of growing a new one each time.
-        mutating func restore(_ other: Window) {
-            slots.removeAll(keepingCapacity: true)
-            slots.append(contentsOf: other.slots)
-            next = other.next
-            newestBucket = other.newestBucket
-            calls = other.calls
-            failures = other.failures
-        }
-
         mutating func add(failure: Bool, at now: Timestamp) {
             let value = failure ? 1 : 0
             switch sampling {

@@ -2,7 +2,7 @@ extension CompiledPolicy {
     /// Whether the policy's breaker counts `outcome` (sent with `method`)
     /// as a failure. A cancelled attempt is never one.
     public func breakerCountsFailure(_ outcome: AttemptOutcome, method: HTTPMethod) -> Bool {
-        guard let failures = breaker?.configuration.failures ?? policy.breaker?.failures else { return false }
+        guard let failures = policy.breaker?.failures else { return false }
         return breakerCountsFailure(outcome, method: method, failures: failures)
     }
 

@@ -1,7 +1,7 @@
 extension RetryStateStore {
     /// The default: the breaker's state lives in this process.
     public func admit(at now: Timestamp, through breaker: CircuitBreaker)
-        -> (CircuitBreakerStateMachine.Admission, CircuitBreakerTransition?)
+        -> (Admission, CircuitBreakerTransition?)
     {
         breaker.admitLocally(at: now)
     }

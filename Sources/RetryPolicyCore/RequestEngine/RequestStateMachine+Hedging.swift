@@ -14,9 +14,10 @@ extension RequestStateMachine {
     struct Halt: Sendable {
         var error: SDKError
         var reason: StopReason
-        /// The request reports this error rather than its last attempt's
-        /// (a circuit breaker or cooldown rejection).
-        var keepsError: Bool
+        /// What refused the next copy, when admission did; a circuit
+        /// breaker's or cooldown's error is reported rather than the last
+        /// attempt's.
+        var rejection: Admission.Rejection?
     }
 
     /// The state of a hedged request.
@@ -129,7 +130,7 @@ extension RequestStateMachine {
                 // starts; otherwise its `attempts_exhausted` only says that
                 // it paid for none.
                 append(record)
-                if mayStartMore { hedge.halted = Halt(error: error, reason: reason, keepsError: false) }
+                if mayStartMore { hedge.halted = Halt(error: error, reason: reason, rejection: nil) }
                 store(hedge)
                 if hedge.inFlight.isEmpty && nextHedgeIn(hedge, at: time) == nil {
                     return finishHedged(hedge, error: error, reason: reason, thrown: thrown)
@@ -159,19 +160,20 @@ extension RequestStateMachine {
         }
         if time.elapsed < nextAt { return .hedge(start: nil, nextHedgeIn: nextAt - time.elapsed) }
         let payment: Payment = hedge.prepaid.map { .paid($0) } ?? (hedge.started == 0 ? .paid(0) : .onStart)
-        switch admission(at: time, checkingCooldown: true, payment: payment) {
+        let (answer, limit, cost) = admission(at: time, checkingCooldown: true, payment: payment)
+        switch answer {
         case .wait(let remaining):
             hedge.nextAt = time.elapsed + remaining
             store(hedge)
             return .hedge(start: nil, nextHedgeIn: remaining)
-        case .refused(let error, let reason, let rejection):
+        case .reject(let error, let rejection):
             hedge.prepaid = nil
             hedge.nextAt = nil
-            hedge.halted = Halt(error: error, reason: reason, keepsError: rejection != nil)
+            hedge.halted = Halt(error: error, reason: rejection.stopReason, rejection: rejection)
             store(hedge)
             guard hedge.inFlight.isEmpty else { return .hedge(start: nil, nextHedgeIn: nil) }
-            return finishHedged(hedge, error: error, reason: reason, thrown: nil)
-        case .admitted(let ticket, let limit, let cost):
+            return finishHedged(hedge, error: error, reason: rejection.stopReason, thrown: nil)
+        case .proceed(let ticket):
             hedge.prepaid = nil
             hedge.started += 1
             input.attempt = hedge.started
@@ -205,9 +207,9 @@ extension RequestStateMachine {
         var reason = reason
         if let halted = hedge.halted {
             reason = halted.reason
-            if halted.keepsError {
-                error = halted.error
-                if reason == .circuitOpen { rejectedByBreaker = true } else { rejectedByCooldown = true }
+            if let rejection = halted.rejection {
+                self.rejection = rejection
+                if rejection.reportsOwnError { error = halted.error }
             }
         }
         return .fail(RetryFailure(error: error, reason: reason, attempts: history, underlyingError: thrown))

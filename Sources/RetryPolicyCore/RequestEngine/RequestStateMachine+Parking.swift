@@ -3,10 +3,11 @@
 /// A machine holds its decider, its request and its last attempt's record,
 /// which is right for a driver that runs one request (the executor keeps
 /// it in its async frame) and too much for a simulation that holds a
-/// million requests between events, all under one decider and most with
-/// the same request. ``Parked`` keeps only what is this request's own and
-/// needed to go on; the driver keeps the decider, the request and the last
-/// attempt's outcome, and resumes the machine when its next event comes.
+/// million requests between events, all under one policy's rules and most
+/// with the same request. ``Parked`` keeps only what is this request's own
+/// and needed to go on; the driver keeps the decider (or, for separate
+/// clients, each one's ledger), the request and the last attempt's
+/// outcome, and resumes the machine when its next event comes.
 extension RequestStateMachine {
     /// A sequential request between two events, without its decider, its
     /// request or its records: made by ``park()``, taken back by a
@@ -45,7 +46,7 @@ extension RequestStateMachine {
     /// waits for an attempt in flight, a backoff or a cooldown, and keeps no
     /// history.
     package var isParkable: Bool {
-        guard !hedges, recording != .all, !rejectedByCooldown, !rejectedByBreaker else { return false }
+        guard !hedges, recording != .all, rejection == nil else { return false }
         switch state {
         case .attempting, .backingOff, .coolingDown: return true
         case .idle, .refreshing, .paying, .hedging, .finished: return false
@@ -83,8 +84,8 @@ extension RequestStateMachine {
     }
 
     /// Resumes the request parked by ``park()`` in this machine: one made
-    /// with `recordingNoAttempts` for the request and under the decider
-    /// the parked one was made with, fresh or after running another such
+    /// with `recordingNoAttempts` for the request and under the compiled
+    /// rules the parked one was made with, fresh or after running another such
     /// request (everything a request changes as it runs is set anew; what
     /// the machine was made with stays). A driver that resumes many
     /// requests reuses one machine rather than making one each time.
@@ -99,11 +100,13 @@ extension RequestStateMachine {
     ///   - lastOutcome: the outcome of the last attempt that finished, when
     ///     the machine was parked while waiting for a backoff or a
     ///     cooldown; `nil` while attempting.
-    package mutating func resume(_ parked: Parked, lastOutcome: AttemptOutcome?) {
+    ///   - ledger: the ledger of the parked request's client, when it is
+    ///     not the one this machine decides on (`nil`: the machine's own).
+    package mutating func resume(_ parked: Parked, lastOutcome: AttemptOutcome?, ledger: SharedRetryState? = nil) {
         precondition(!hedges && recording == .none, "resume(_:lastOutcome:) takes a machine that records no attempts")
+        if let ledger, ledger !== decider.state { decider = RetryDecider(compiled: decider.compiled, state: ledger) }
         if !history.isEmpty { history.removeAll(keepingCapacity: true) }
-        rejectedByCooldown = false
-        rejectedByBreaker = false
+        rejection = nil
         breakerTransition = nil
         input.outcome = lastOutcome ?? .status(200)
         input.elapsed = .zero

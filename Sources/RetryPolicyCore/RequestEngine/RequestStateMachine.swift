@@ -98,7 +98,9 @@ public struct RequestStateMachine: Sendable {
         case finished
     }
 
-    public let decider: RetryDecider
+    /// Its ledger changes only when a driver resumes a parked request of
+    /// another client in this machine (`resume(_:lastOutcome:ledger:)`).
+    public internal(set) var decider: RetryDecider
     /// The request, as the machine was made with it.
     public var request: RetryRequest {
         RetryRequest(
@@ -112,11 +114,14 @@ public struct RequestStateMachine: Sendable {
     /// was made with `keepsHistory: false`, none for a sequential request
     /// of a machine that records no attempts).
     public internal(set) var history: [AttemptRecord] = []
+    /// What refused an attempt, when the request ended because admission
+    /// refused one.
+    public internal(set) var rejection: Admission.Rejection?
     /// Whether the request ended because a cooldown rejected an attempt.
-    public internal(set) var rejectedByCooldown = false
+    public var rejectedByCooldown: Bool { rejection == .cooldown }
     /// Whether the request ended because the circuit breaker rejected an
     /// attempt.
-    public internal(set) var rejectedByBreaker = false
+    public var rejectedByBreaker: Bool { rejection == .breaker }
     /// The change of the policy's circuit breaker the last event caused,
     /// if any (a driver reports it: event, log line, metric).
     public internal(set) var breakerTransition: CircuitBreakerTransition?

@@ -238,24 +238,21 @@ package enum PolicyValidator {
             if let preset = budget.preset, !["aws-standard", "aws-standard-2026", "grpc"].contains(preset) {
                 add("RP013", "budget.preset", "expected aws-standard, aws-standard-2026 or grpc, found '\(preset)'")
             }
-            switch budget.style {
-            case .tokenBucket:
-                integer(budget.capacity, at: "budget.capacity", in: PolicyBounds.budgetCapacity)
-                integer(budget.retryCost, at: "budget.retry_cost", in: PolicyBounds.budgetAmount)
-                integer(budget.timeoutRetryCost, at: "budget.timeout_retry_cost", in: PolicyBounds.budgetAmount)
-                integer(budget.throttlingRetryCost, at: "budget.throttling_retry_cost", in: PolicyBounds.budgetAmount)
-                integer(budget.successRefund, at: "budget.success_refund", in: PolicyBounds.budgetAmount)
-                for kind in budget.throttlingErrors.sorted() {
+            switch budget.rules {
+            case .tokenBucket(let bucket):
+                integer(bucket.capacity, at: "budget.capacity", in: PolicyBounds.budgetCapacity)
+                integer(bucket.retryCost, at: "budget.retry_cost", in: PolicyBounds.budgetAmount)
+                integer(bucket.timeoutRetryCost, at: "budget.timeout_retry_cost", in: PolicyBounds.budgetAmount)
+                integer(bucket.throttlingRetryCost, at: "budget.throttling_retry_cost", in: PolicyBounds.budgetAmount)
+                integer(bucket.successRefund, at: "budget.success_refund", in: PolicyBounds.budgetAmount)
+                for kind in bucket.throttlingErrors.sorted() {
                     errorKind(kind, at: "budget.throttling_errors", known: known)
                 }
-            case .grpc:
-                integer(budget.maxTokens, at: "budget.max_tokens", in: PolicyBounds.grpcMaxTokens)
-                if budget.capacity % 1000 != 0 {
-                    add("RP013", "budget.max_tokens", "expected a whole number of tokens, found a capacity of \(budget.capacity) thousandths")
-                }
-                if budget.successRefund <= 0 || budget.successRefund > 1_000_000 {
+            case .grpc(let throttling):
+                integer(throttling.maxTokens, at: "budget.max_tokens", in: PolicyBounds.grpcMaxTokens)
+                if throttling.tokenRatio <= 0 || throttling.tokenRatio > 1_000_000 {
                     add("RP019", "budget.token_ratio",
-                        "expected a number above 0 and at most 1000, found \(NumberText.number(Double(budget.successRefund) / 1000))")
+                        "expected a number above 0 and at most 1000, found \(NumberText.number(Double(throttling.tokenRatio) / 1000))")
                 }
             }
         }

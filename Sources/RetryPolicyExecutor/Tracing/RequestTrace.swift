@@ -169,7 +169,7 @@ final class RequestTrace: Sendable {
 
     /// The request stopped: the budget or a cooldown may be why, and the
     /// stop event says which.
-    func failed(_ failure: RetryFailure, rejection: Rejection?, at time: Timestamp) {
+    func failed(_ failure: RetryFailure, rejection: Admission.Rejection?, at time: Timestamp) {
         let instant = TraceInstant(time)
         cancelOpenAttempts(at: instant)
         switch rejection {
@@ -177,7 +177,9 @@ final class RequestTrace: Sendable {
             span.addEvent(SpanEvent(name: "retry_policy.cooldown.reject", at: instant, attributes: [:]))
         case .breaker:
             span.addEvent(SpanEvent(name: "retry_policy.breaker.reject", at: instant, attributes: [:]))
-        case nil:
+        // The budget's refusal has its own event below, from the stop
+        // reason; the deadline's is the stop itself.
+        case .deadline, .budget, nil:
             break
         }
         if failure.reason == .budgetExhausted {
@@ -196,22 +198,6 @@ final class RequestTrace: Sendable {
         }
         span.setStatus(SpanStatus(code: .error, message: failure.reason.rawValue))
         span.end(at: instant)
-    }
-
-    /// What refused the request before it was sent.
-    enum Rejection {
-        case cooldown
-        case breaker
-
-        init?(_ machine: RequestStateMachine) {
-            if machine.rejectedByCooldown {
-                self = .cooldown
-            } else if machine.rejectedByBreaker {
-                self = .breaker
-            } else {
-                return nil
-            }
-        }
     }
 }
 

@@ -64,7 +64,7 @@ extension RetryExecutor {
     @usableFromInline @inline(never)
     func traceFailed(_ failure: RetryFailure, machine: RequestStateMachine?, at instant: C.Instant) {
         currentTrace?.failed(
-            failure, rejection: machine.flatMap(RequestTrace.Rejection.init), at: wallClock.timestamp(at: instant))
+            failure, rejection: machine?.rejection, at: wallClock.timestamp(at: instant))
     }
 
     /// Runs `body`, the request's loop, inside its request span when the

@@ -18,15 +18,19 @@ enum BudgetInNumbers: PolicyCheck {
 
     static func check(_ policy: Policy, context: LintContext) -> [LintFinding] {
         guard let budget = policy.budget, policy.retries else { return [] }
-        if budget.style == .grpc {
-            var message = "gRPC throttling (max_tokens \(budget.maxTokens)) allows \(budget.consecutiveRetries) consecutive "
+        let bucket: TokenBucketBudget
+        switch budget.rules {
+        case .grpc(let throttling):
+            var message = "gRPC throttling (max_tokens \(throttling.maxTokens)) allows \(budget.consecutiveRetries) consecutive "
                 + "failed retries from full: every retryable failure costs one token and retries stop at half"
-            if budget.successRefund > 0 {
+            if throttling.tokenRatio > 0 {
                 // A retry needs more than threshold + one failure's cost.
-                let refill = (budget.threshold + budget.retryCost) / budget.successRefund + 1
-                message += "; from empty, \(refill) successes (token_ratio \(NumberText.thousandths(budget.successRefund))) allow the next retry"
+                let refill = (throttling.threshold + GRPCRetryThrottling.failureCost) / throttling.tokenRatio + 1
+                message += "; from empty, \(refill) successes (token_ratio \(NumberText.thousandths(throttling.tokenRatio))) allow the next retry"
             }
             return [finding(at: context.place(key: "budget", or: budget.location, policy), message)]
+        case .tokenBucket(let tokenBucket):
+            bucket = tokenBucket
         }
         var message = "the budget is empty after \(budget.consecutiveRetries) consecutive failed retries "
             + "(capacity \(budget.capacity) / retry_cost \(budget.retryCost))"
@@ -37,8 +41,8 @@ enum BudgetInNumbers: PolicyCheck {
             let kinds = budget.throttlingErrors.map(\.rawValue).sorted().joined(separator: ", ")
             message += ", or \(budget.consecutiveThrottlingRetries) after throttling (\(kinds.isEmpty ? "no error kinds" : kinds); throttling_retry_cost \(budget.throttlingRetryCost))"
         }
-        if budget.successRefund > 0 {
-            let refill = (budget.capacity + budget.successRefund - 1) / budget.successRefund
+        if bucket.successRefund > 0 {
+            let refill = (bucket.capacity + bucket.successRefund - 1) / bucket.successRefund
             message += "; refilling it from empty takes \(refill) first-try successes"
         } else {
             message += "; first-try successes refund nothing, so only successful retries refill it"

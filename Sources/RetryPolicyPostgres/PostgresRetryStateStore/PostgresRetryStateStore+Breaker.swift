@@ -45,7 +45,7 @@ extension PostgresRetryStateStore {
     // MARK: RetryStateStore
 
     public func admit(at now: Timestamp, through breaker: CircuitBreaker)
-        -> (CircuitBreakerStateMachine.Admission, CircuitBreakerTransition?)
+        -> (Admission, CircuitBreakerTransition?)
     {
         guard let key = breaker.key else { return breaker.admitLocally(at: now) }
         // Closed, or open with the break running: local, no round trip.
@@ -55,7 +55,7 @@ extension PostgresRetryStateStore {
         let id = ObjectIdentifier(breaker)
         if let until = state.withLock({ $0.keys[key]?.claimAgain[id] }), now < until {
             counters.add(\.probePermitsRefused)
-            return (.reject(retryAfter: nil), nil)
+            return (breaker.configuration.rejection(retryAfter: nil), nil)
         }
         guard let connection = liveConnection() else {
             return breakerFallBack(breaker, at: now, reason: "disconnected")
@@ -117,7 +117,7 @@ extension PostgresRetryStateStore {
                     entry.claimAgain[id] = again
                     state.keys[key] = entry
                 }
-                return (.reject(retryAfter: nil), nil)
+                return (breaker.configuration.rejection(retryAfter: nil), nil)
             }
             return breaker.admitLocally(at: now)
         case .failure(let error):
@@ -366,7 +366,7 @@ extension PostgresRetryStateStore {
     // MARK: Fallback
 
     private func breakerFallBack(_ breaker: CircuitBreaker, at now: Timestamp, reason: String)
-        -> (CircuitBreakerStateMachine.Admission, CircuitBreakerTransition?)
+        -> (Admission, CircuitBreakerTransition?)
     {
         counters.add(\.fallbacks)
         fallbackCounter.increment()

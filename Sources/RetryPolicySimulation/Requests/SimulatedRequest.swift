@@ -63,10 +63,11 @@ struct SimulatedRequest: Sendable {
     /// the same request and decider with `recordingNoAttempts`, whatever
     /// it did since), the request parked by ``park()`` whose next event is
     /// at `time`: a driver reuses one rather than making one for every
-    /// event.
-    mutating func resume(_ parked: Parked, at time: Duration) {
+    /// event. `state` is the parked request's own ledger, when requests
+    /// do not share one.
+    mutating func resume(_ parked: Parked, at time: Duration, state: SharedRetryState? = nil) {
         let attempting = parked.machine.isAttempting
-        machine.resume(parked.machine, lastOutcome: attempting ? nil : parked.outcome)
+        machine.resume(parked.machine, lastOutcome: attempting ? nil : parked.outcome, ledger: state)
         startedAt = parked.startedAt
         now = time
         copies.removeAll()

@@ -32,15 +32,15 @@ extension SimulatedTraffic {
         let origin = RequestTimeline.origin
         let streams = generator.next()
         let decider: RetryDecider
-        let ownState: RetryDecider.OwnState?
+        let separate: Bool
         switch deciders {
         case .shared(let shared):
             precondition(!shared.keepsState, "requests sharing a budget, breaker or cooldown run together, with run(...)")
             decider = shared
-            ownState = nil
+            separate = false
         case .perRequest(let template):
-            decider = template.withOwnState()
-            ownState = decider.initialOwnState
+            decider = template
+            separate = true
         }
         var previous: (time: Duration, id: Int)?
         while let arrival = arrivals.next() {
@@ -48,11 +48,10 @@ extension SimulatedTraffic {
             if let previous { precondition(previous < (time, id), "arrivals come in order of (time, id)") }
             previous = (time, id)
             observer.reached(time)
-            if let ownState { decider.restore(ownState) }
             var jitter = SplitMix64(stream: id, of: streams)
             var request = SimulatedRequest(
                 machine: RequestStateMachine(
-                    decider: decider, request: sent, recordingNoAttempts: (), concurrentAttempts: true),
+                    decider: separate ? decider.withFreshState() : decider, request: sent, recordingNoAttempts: (), concurrentAttempts: true),
                 startedAt: time, origin: origin)
             var action = request.start()
             while true {

@@ -28,9 +28,9 @@ public enum SimulatedTraffic {
         /// inside one process: they share its budget, cooldown and
         /// breaker.
         case shared(RetryDecider)
-        /// Each request has state of its own (a fresh budget, cooldown and
-        /// breaker, as `RetryDecider(policy:)` makes them) under the
-        /// policy of this decider, as separate processes would.
+        /// Each request has a ledger of its own (a fresh budget, cooldown
+        /// and breaker, as `RetryDecider(policy:)` makes them) under the
+        /// compiled rules of this decider, as separate processes would.
         case perRequest(RetryDecider)
     }
 
@@ -65,24 +65,24 @@ public enum SimulatedTraffic {
     }
 
     /// A sequential request between events: parked, with its request as
-    /// an index into the run's distinct requests. The state of its own
-    /// decider, when requests do not share one, is kept apart under the
-    /// same slot, so that shared traffic pays nothing for it.
+    /// an index into the run's distinct requests. Its own ledger, when
+    /// requests do not share one, is kept apart under the same slot, so
+    /// that shared traffic pays nothing for it.
     private struct ParkedEntry {
         var request: SimulatedRequest.Parked
         var requestIndex: Int32
         var jitter: SplitMix64
     }
 
-    /// A hedged request between events, whole, with its id, the time of
-    /// its next event and the state of its own decider.
+    /// A hedged request between events, whole (its machine keeps its
+    /// decider and so its ledger), with its id and the time of its next
+    /// event.
     private struct HedgedEntry {
         var request: SimulatedRequest
         var requestIndex: Int32
         var jitter: SplitMix64
         var id: Int
         var scheduled: Duration
-        var own: RetryDecider.OwnState?
     }
 
     /// Runs every arrival to its end, and returns when the last request
@@ -103,7 +103,7 @@ public enum SimulatedTraffic {
     ) {
         let origin = RequestTimeline.origin
         var parked = RequestSlots<ParkedEntry>()
-        var parkedStates = RequestSlots<RetryDecider.OwnState>()
+        var parkedStates = RequestSlots<SharedRetryState>()
         var hedged = RequestSlots<HedgedEntry>()
         var queue = EventQueue<Event>()
         // The next arrival waits in the queue like any event, so that
@@ -111,18 +111,18 @@ public enum SimulatedTraffic {
         let streams = generator.next()
         var arrival = arrivals.next()
         if let first = arrival { queue.push(Event(time: first.time, id: first.id, slot: Event.arrival)) }
-        // Requests with state of their own run, one at a time, on one
-        // decider of their own, which takes each request's state when its
-        // event comes.
+        // Requests with state of their own each get a ledger of their own
+        // under the same compiled rules; a parked one keeps its ledger
+        // beside it and hands it to the machine that resumes it.
         let decider: RetryDecider
-        let ownState: RetryDecider.OwnState?
+        let separate: Bool
         switch deciders {
         case .shared(let shared):
             decider = shared
-            ownState = nil
+            separate = false
         case .perRequest(let template):
-            decider = template.withOwnState()
-            ownState = decider.initialOwnState
+            decider = template
+            separate = true
         }
         var requests = DistinctRequests()
         /// Does what `action` asks of `request` at `time`, then keeps the
@@ -131,7 +131,7 @@ public enum SimulatedTraffic {
         /// so that it is never copied on its way.
         func handle(
             _ request: inout SimulatedRequest, _ action: RequestStateMachine.Action, id: Int, at time: Duration,
-            requestIndex: Int32, jitter: SplitMix64, own: RetryDecider.OwnState?, parkedSlot: Int?, hedgedSlot: Int?
+            requestIndex: Int32, jitter: SplitMix64, parkedSlot: Int?, hedgedSlot: Int?
         ) {
             if case .shared = deciders, let transition = request.machine.breakerTransition {
                 observer.breakerChanged(transition, at: time)
@@ -140,17 +140,16 @@ public enum SimulatedTraffic {
             guard let end = perform(&request, action, id: id, sending: sent, responder: &responder, observer: &observer)
             else {
                 let next = request.nextEvent!
-                let own = own == nil ? nil : decider.ownState
                 if request.isParkable {
                     if let hedgedSlot { hedged.release(hedgedSlot) }
                     let slot = parked.store(
                         ParkedEntry(request: request.park(), requestIndex: requestIndex, jitter: jitter), in: parkedSlot)
-                    if let own { parkedStates.store(own, at: slot) }
+                    if separate { parkedStates.store(request.machine.decider.state, at: slot) }
                     queue.push(Event(time: next, id: id, slot: Int32(slot)))
                 } else {
                     if let parkedSlot { parked.release(parkedSlot) }
                     let entry = HedgedEntry(
-                        request: request, requestIndex: requestIndex, jitter: jitter, id: id, scheduled: next, own: own)
+                        request: request, requestIndex: requestIndex, jitter: jitter, id: id, scheduled: next)
                     let slot = hedged.store(entry, in: hedgedSlot)
                     queue.push(Event(time: next, id: id, slot: Int32(-1 - slot)))
                 }
@@ -173,7 +172,6 @@ public enum SimulatedTraffic {
                     precondition((next.time, next.id) < (following.time, following.id), "arrivals come in order of (time, id)")
                     queue.push(Event(time: following.time, id: following.id, slot: Event.arrival))
                 }
-                if let ownState { decider.restore(ownState) }
                 let requestIndex = requests.index(of: next.request)
                 if requests.count > resumers.count {
                     let machine = RequestStateMachine(
@@ -182,28 +180,28 @@ public enum SimulatedTraffic {
                 }
                 var request = SimulatedRequest(
                     machine: RequestStateMachine(
-                        decider: decider, request: next.request, recordingNoAttempts: (), concurrentAttempts: true),
+                        decider: separate ? decider.withFreshState() : decider, request: next.request,
+                        recordingNoAttempts: (), concurrentAttempts: true),
                     startedAt: next.time, origin: origin)
                 let action = request.start()
                 handle(
                     &request, action, id: next.id, at: next.time, requestIndex: requestIndex,
-                    jitter: SplitMix64(stream: next.id, of: streams), own: ownState, parkedSlot: nil, hedgedSlot: nil)
+                    jitter: SplitMix64(stream: next.id, of: streams), parkedSlot: nil, hedgedSlot: nil)
             } else if event.slot >= 0 {
                 let slot = Int(event.slot)
                 let time = event.time
                 guard var entry = parked.take(slot) else { preconditionFailure("a parked request has one event") }
-                var own: RetryDecider.OwnState?
-                if ownState != nil {
-                    guard let state = parkedStates.take(slot) else { preconditionFailure("a parked request keeps its state") }
-                    decider.restore(state)
-                    own = state
+                var state: SharedRetryState?
+                if separate {
+                    guard let own = parkedStates.take(slot) else { preconditionFailure("a parked request keeps its ledger") }
+                    state = own
                 }
                 let kind = Int(entry.requestIndex)
-                resumers[kind].resume(entry.request, at: time)
+                resumers[kind].resume(entry.request, at: time, state: state)
                 let action = resumers[kind].advance(using: &entry.jitter)
                 handle(
                     &resumers[kind], action, id: event.id, at: time, requestIndex: entry.requestIndex,
-                    jitter: entry.jitter, own: own, parkedSlot: slot, hedgedSlot: nil)
+                    jitter: entry.jitter, parkedSlot: slot, hedgedSlot: nil)
             } else {
                 let slot = Int(-1 - event.slot)
                 let time = event.time
@@ -215,11 +213,10 @@ public enum SimulatedTraffic {
                     _ = hedged.store(entry, in: slot)
                     continue
                 }
-                if let own = entry.own { decider.restore(own) }
                 let action = entry.request.advance(using: &entry.jitter)
                 handle(
                     &entry.request, action, id: event.id, at: time, requestIndex: entry.requestIndex,
-                    jitter: entry.jitter, own: entry.own, parkedSlot: nil, hedgedSlot: slot)
+                    jitter: entry.jitter, parkedSlot: nil, hedgedSlot: slot)
             }
         }
     }

@@ -328,24 +328,25 @@ struct PolicyDecoder {
         case .grpc, nil: result = RetryBudgetConfiguration()
         }
         result.location = fields.location
+        var bucket = result.tokenBucket ?? TokenBucketBudget()
         if let node = fields["capacity"], let value = reader.integer(node, at: fields.path("capacity"), describing: PolicyBounds.budgetCapacity) {
-            result.capacity = value
+            bucket.capacity = value
         }
         if let node = fields["retry_cost"], let value = reader.integer(node, at: fields.path("retry_cost"), describing: PolicyBounds.budgetAmount) {
-            result.retryCost = value
+            bucket.retryCost = value
             // Without a preset, throttling costs what any retry costs
             // unless stated (the format before throttling costs existed).
-            if preset == nil { result.throttlingRetryCost = value }
+            if preset == nil { bucket.throttlingRetryCost = value }
         }
         if let node = fields["timeout_retry_cost"],
             let value = reader.integer(node, at: fields.path("timeout_retry_cost"), describing: PolicyBounds.budgetAmount)
         {
-            result.timeoutRetryCost = value
+            bucket.timeoutRetryCost = value
         }
         if let node = fields["throttling_retry_cost"],
             let value = reader.integer(node, at: fields.path("throttling_retry_cost"), describing: PolicyBounds.budgetAmount)
         {
-            result.throttlingRetryCost = value
+            bucket.throttlingRetryCost = value
         }
         if let node = fields["throttling_errors"],
             let items = reader.list(node, at: fields.path("throttling_errors"), what: "a list of error kinds")
@@ -354,11 +355,12 @@ struct PolicyDecoder {
             for item in items {
                 if let kind = reader.errorKind(item, at: fields.path("throttling_errors"), known: known) { kinds.insert(kind) }
             }
-            result.throttlingErrors = kinds
+            bucket.throttlingErrors = kinds
         }
         if let node = fields["success_refund"], let value = reader.integer(node, at: fields.path("success_refund"), describing: PolicyBounds.budgetAmount) {
-            result.successRefund = value
+            bucket.successRefund = value
         }
+        result.rules = .tokenBucket(bucket)
         return result
     }
 

@@ -165,19 +165,19 @@ public enum PolicyWriter {
 
     private static func budget(_ budget: RetryBudgetConfiguration, _ out: inout Output) {
         out.line("budget:")
-        switch budget.style {
-        case .grpc:
+        switch budget.rules {
+        case .grpc(let throttling):
             out.line("  preset: grpc")
-            out.line("  max_tokens: \(budget.maxTokens)")
-            out.line("  token_ratio: \(NumberText.decimal(Int64(budget.successRefund), fractionDigits: 3))")
-        case .tokenBucket:
+            out.line("  max_tokens: \(throttling.maxTokens)")
+            out.line("  token_ratio: \(NumberText.decimal(Int64(throttling.tokenRatio), fractionDigits: 3))")
+        case .tokenBucket(let bucket):
             if let preset = budget.preset { out.line("  preset: \(preset)") }
-            out.line("  capacity: \(budget.capacity)")
-            out.line("  retry_cost: \(budget.retryCost)")
-            out.line("  timeout_retry_cost: \(budget.timeoutRetryCost)")
-            out.line("  throttling_retry_cost: \(budget.throttlingRetryCost)")
-            out.line("  throttling_errors: \(list(budget.throttlingErrors.sorted().map(\.rawValue)))")
-            out.line("  success_refund: \(budget.successRefund)")
+            out.line("  capacity: \(bucket.capacity)")
+            out.line("  retry_cost: \(bucket.retryCost)")
+            out.line("  timeout_retry_cost: \(bucket.timeoutRetryCost)")
+            out.line("  throttling_retry_cost: \(bucket.throttlingRetryCost)")
+            out.line("  throttling_errors: \(list(bucket.throttlingErrors.sorted().map(\.rawValue)))")
+            out.line("  success_refund: \(bucket.successRefund)")
         }
     }
 
