@@ -339,6 +339,7 @@ let package = Package(
             dependencies: [
                 "ChildProcessSupport",
                 "RetryPolicyCore",
+                "RetryPolicyTestSupport",
                 "RetryPolicyYAML",
                 "RetryPolicyLint",
                 "RetryPolicyInterop",

@@ -34,30 +34,96 @@ public struct Backoff: Hashable, Sendable {
         case custom(CustomBackoff)
 
         /// Every shape a policy file can name (`shape:`), the default
-        /// first, each with its parameter's file default. The decoder reads
-        /// `shape:` against this list and the schema's `shape` enum agrees
-        /// with it (`SchemaAgreementTests`); a shape left out cannot be
-        /// written to a file, which the writer's round-trip test catches.
-        public static let named: [Growth] = [.exponential(multiplier: 2), .linear(step: .zero)]
+        /// first, each with its parameter's file default (zero for a
+        /// required one). The decoder reads `shape:` against this list and
+        /// the schema's `shape` enum agrees with it (`BackoffShapeTests`).
+        public static let named: [Growth] = fileShapes.map { $0.growth($0.parameter.fileDefault ?? $0.parameter.values.zero)! }
 
         /// The name a policy file gives the shape (`shape: linear`);
         /// `nil` for one defined in code, which has no file form.
-        public var name: String? {
-            switch self {
-            case .exponential: "exponential"
-            case .linear: "linear"
-            case .custom: nil
-            }
-        }
+        public var name: String? { fileForm?.shape.name }
 
         /// The shape's own parameter as a policy file states it, under
         /// its `backoff` key (`multiplier`, `step`), which any other shape
         /// refuses; `nil` for a shape without one.
         public var parameter: (key: String, value: Parameter)? {
+            fileForm.map { ($0.shape.parameter.key, $0.value) }
+        }
+
+        /// The shape's file description and its parameter's value; `nil`
+        /// for a shape defined in code. The one switch from a growth to its
+        /// file form: a new case does not compile without its entry.
+        package var fileForm: (shape: FileShape, value: Parameter)? {
             switch self {
-            case .exponential(let multiplier): ("multiplier", .number(multiplier))
-            case .linear(let step): ("step", .duration(step))
+            case .exponential(let multiplier): (FileShape.exponential, .number(multiplier))
+            case .linear(let step): (FileShape.linear, .duration(step))
             case .custom: nil
+            }
+        }
+
+        /// Every shape a policy file can name, the default first. The
+        /// decoder, the validator's range checks and the loader's list of
+        /// `backoff` keys read this table; the schema states the same
+        /// (`BackoffShapeTests`, `SchemaAgreementTests`).
+        package static let fileShapes: [FileShape] = [.exponential, .linear]
+
+        /// One shape as a policy file states it: its `shape:` name and its
+        /// one parameter.
+        package struct FileShape: Sendable {
+            package let name: String
+            package let parameter: ParameterForm
+            /// The shape with its parameter's value; `nil` for a value of
+            /// the other kind.
+            package let growth: @Sendable (Parameter) -> Growth?
+
+            package static let exponential = FileShape(
+                name: "exponential",
+                parameter: ParameterForm(key: "multiplier", values: .number(0...100), fileDefault: .number(2)),
+                growth: { if case .number(let multiplier) = $0 { .exponential(multiplier: multiplier) } else { nil } })
+
+            package static let linear = FileShape(
+                name: "linear",
+                parameter: ParameterForm(
+                    key: "step", values: .duration, fileDefault: nil,
+                    whyRequired: "adds it per retry", suggestion: "write step: 0s for a constant delay"),
+                growth: { if case .duration(let step) = $0 { .linear(step: step) } else { nil } })
+        }
+
+        /// A shape's parameter: its key under `backoff`, the values it
+        /// admits, and what a file that leaves it out gets.
+        package struct ParameterForm: Sendable {
+            package let key: String
+            package let values: Values
+            /// The value when a file leaves the key out; `nil` makes the
+            /// key required.
+            package let fileDefault: Parameter?
+            /// Why a required parameter is needed and what to write, for
+            /// the missing-key error.
+            package let whyRequired: String
+            package let suggestion: String
+
+            package init(key: String, values: Values, fileDefault: Parameter?, whyRequired: String = "", suggestion: String = "") {
+                self.key = key
+                self.values = values
+                self.fileDefault = fileDefault
+                self.whyRequired = whyRequired
+                self.suggestion = suggestion
+            }
+        }
+
+        /// The values a parameter admits.
+        package enum Values: Sendable {
+            /// A number in the range.
+            case number(ClosedRange<Double>)
+            /// A duration from zero to the 100-day ceiling (``Backoff/ceiling``).
+            case duration
+
+            /// The smallest value admitted.
+            package var zero: Parameter {
+                switch self {
+                case .number(let range): .number(range.lowerBound)
+                case .duration: .duration(.zero)
+                }
             }
         }
 

@@ -2,6 +2,7 @@ import PropertyBased
 import RetryPolicyCore
 import RetryPolicyExecutor
 import RetryPolicySimulation
+import RetryPolicyTestSupport
 import Testing
 
 /// The executor on a manual clock and the simulator (`retry-policy
@@ -16,86 +17,65 @@ struct ExecutorSimulatorAgreementTests {
 
     static let origin = RequestTimeline.origin
 
-    /// A policy from `genes`; gene value 0 gives the simplest choice.
-    static func policy(_ genes: [Int]) -> Policy {
-        func pick<T>(_ index: Int, _ options: [T]) -> T { options[genes[index] % options.count] }
-        let initial = pick(1, [100, 1, 50, 250, 1000])
-        let jitter = pick(4, [Backoff.Jitter.none, .full, .equal, .decorrelated])
-        let maximum = Duration.milliseconds(initial * pick(2, [1, 2, 4, 10]))
-        // Gene 3: an exponential multiplier, or a linear step.
-        let backoff = genes[3] % 5 < 3
-            ? Backoff(initial: .milliseconds(initial), max: maximum, multiplier: pick(3, [1.0, 2.0, 1.5]), jitter: jitter)
-            : .linear(initial: .milliseconds(initial), step: .milliseconds(genes[3] % 5 == 3 ? initial / 2 : 0), max: maximum, jitter: jitter)
-        let retryAfter = RetryAfterPolicy(
-            honor: pick(5, [true, false]), cap: pick(6, [Duration.seconds(2), nil, .seconds(5), .milliseconds(500)]),
-            aboveCap: pick(7, RetryAfterPolicy.AboveCap.allCases), combine: pick(8, RetryAfterPolicy.Combine.allCases),
-            cooldown: pick(9, RetryAfterPolicy.Cooldown.allCases))
-        let perAttempt: [Duration?] = [nil, .milliseconds(200), .seconds(1), .milliseconds(50)]
-        let total: [Duration?] = [nil, .seconds(2), .seconds(5), .milliseconds(700)]
-        var endpoints: [String: TimeoutBudget] = [:]
-        if genes[12] % 2 == 1 { endpoints["search"] = TimeoutBudget(perAttempt: pick(13, perAttempt), total: pick(14, total)) }
-        let budgets: [RetryBudgetConfiguration?] = [
+    /// The policies of these properties: every backoff shape and jitter,
+    /// Retry-After handling, timeouts per request and per endpoint,
+    /// idempotency, budgets of every style, rule tables in any order, and
+    /// breakers small enough to open, half-open and close within a request.
+    static let generator: PolicyGenerator = {
+        var generator = PolicyGenerator()
+        generator.attempts = 1...5
+        generator.initialDelay = .oneOf([100, 1, 50, 250, 1000])
+        generator.maxDelay = .times(.oneOf([1, 2, 4, 10]))
+        generator.multipliers = [1.0, 2.0, 1.5]
+        generator.linearStep = .fractionsOfInitial([0.5, 0])
+        generator.jitters = [.none, .full, .equal, .decorrelated]
+        generator.retryAfterCaps = [.seconds(2), nil, .seconds(5), .milliseconds(500)]
+        generator.perAttemptTimeout = .oneOf([nil, .milliseconds(200), .seconds(1), .milliseconds(50)])
+        generator.totalTimeout = .oneOf([nil, .seconds(2), .seconds(5), .milliseconds(700)])
+        generator.endpoint = .drawn("search")
+        generator.idempotencies = [Idempotency(), Idempotency(retryableMethods: [.get, .post]), Idempotency(honorIdempotentRequests: false)]
+        generator.budget = .oneOf([
             nil, RetryBudgetConfiguration(capacity: 20, retryCost: 5, timeoutRetryCost: 10, successRefund: 1), nil,
             RetryBudgetConfiguration(capacity: 5, retryCost: 5, timeoutRetryCost: 5, successRefund: 0), nil,
             RetryBudgetConfiguration(capacity: 0), .awsStandard2026,
             RetryBudgetConfiguration(capacity: 19, retryCost: 14, timeoutRetryCost: 14, throttlingRetryCost: 5, successRefund: 1),
             .grpc(maxTokens: 3, tokenRatioThousandths: 500), .grpc(maxTokens: 10, tokenRatioThousandths: 100),
-        ]
-        let idempotency = pick(16, [
-            Idempotency(), Idempotency(retryableMethods: [.get, .post]), Idempotency(honorIdempotentRequests: false),
         ])
-        let templates: [Rule] = [
-            Rule(statuses: [.code(429)], error: .status429, action: .retry),
-            Rule(statuses: [.range(500...599)], error: .status5xx, action: .retry),
-            Rule(statuses: [.code(401)], error: .unauthorized, action: .retry, refreshCredentials: true),
-            Rule(transports: [.timeout], error: .timeout, action: .retry),
-            Rule(transports: [.connectionLost], error: .networkError, action: .retry),
-            Rule(statuses: [.code(503)], methods: [.post], error: .status5xx, action: .stop),
-            Rule(statuses: [.code(404)], action: .success),
-            Rule(statuses: [.range(500...599)], methods: [.get], error: .status5xx, action: .retry, honorRetryAfter: false),
-        ]
-        // Which templates, and where the list starts (order matters: the
-        // first match wins).
-        let chosen = templates.indices.filter { genes[17] & (1 << $0) == 0 }
-        let rotation = chosen.isEmpty ? 0 : genes[18] % chosen.count
-        let rules = (chosen[rotation...] + chosen[..<rotation]).map { templates[$0] }
-        let defaults: [DefaultRule?] = [
-            DefaultRule(error: .internalError, action: .stop), DefaultRule(error: .networkError, action: .retry), nil,
-        ]
-        var policy = Policy(
-            name: "generated", attempts: 1 + genes[0] % 5, backoff: backoff, retryAfter: retryAfter,
-            timeouts: TimeoutBudget(perAttempt: pick(10, perAttempt), total: pick(11, total)), endpoints: endpoints,
-            idempotency: idempotency, budget: pick(15, budgets), rules: rules, defaultRule: pick(19, defaults))
-        policy.breaker = breaker(genes)
-        return policy
-    }
+        generator.rules = .templates(
+            [
+                Rule(statuses: [.code(429)], error: .status429, action: .retry),
+                Rule(statuses: [.range(500...599)], error: .status5xx, action: .retry),
+                Rule(statuses: [.code(401)], error: .unauthorized, action: .retry, refreshCredentials: true),
+                Rule(transports: [.timeout], error: .timeout, action: .retry),
+                Rule(transports: [.connectionLost], error: .networkError, action: .retry),
+                Rule(statuses: [.code(503)], methods: [.post], error: .status5xx, action: .stop),
+                Rule(statuses: [.code(404)], action: .success),
+                Rule(statuses: [.range(500...599)], methods: [.get], error: .status5xx, action: .retry, honorRetryAfter: false),
+            ],
+            defaults: [DefaultRule(error: .internalError, action: .stop), DefaultRule(error: .networkError, action: .retry), nil])
+        generator.breaker = .random
+        // Delays of whole milliseconds plus a nanosecond: an instant a
+        // timer sets never coincides with one an answer sets.
+        generator.hedgingDelays = [50, 120, 300, 20].map { .milliseconds($0) + .nanoseconds(1) }
+        generator.hedgingMethods = [nil, [.get, .put], [.get, .post]]
+        return generator
+    }()
 
-    /// A circuit breaker small enough to open, half-open and close within
-    /// one request's few attempts, or none.
-    static func breaker(_ genes: [Int]) -> CircuitBreakerConfiguration? {
-        func pick<T>(_ index: Int, _ options: [T]) -> T { options[genes[index] % options.count] }
-        guard genes[23] % 3 != 0 else { return nil }
-        let failures: [CircuitBreakerConfiguration.Failures] = [
-            .retried, .init(errors: [.status5xx, .timeout]), .init(statuses: [.range(500...599), .code(429)]),
-            .init(rules: [0]),
-        ]
-        return CircuitBreakerConfiguration(
-            sampling: pick(24, [.count(4), .time(.seconds(1)), .count(2)]),
-            failureRatio: pick(25, [0.5, 1.0, 0.3]),
-            minimumCalls: pick(26, [2, 3, 1]),
-            consecutiveFailures: pick(27, [nil, 1, 2, 3]),
-            breakDuration: pick(28, [Duration.milliseconds(150), .milliseconds(40), .seconds(3)]),
-            breakMultiplier: pick(29, [1.0, 2.0]),
-            maxBreak: .milliseconds(500),
-            halfOpenProbes: pick(30, [1, 2]),
-            failures: pick(31, failures),
-            error: pick(32, [SDKError.Kind.status5xx, .networkError]))
+    /// How many genes a case draws: the request's three, then the policy's.
+    static let geneCount = 40
+
+    /// A policy from `genes` (after the request's); gene value 0 gives the
+    /// simplest choice.
+    static func policy(_ genes: [Int], hedged: Bool = false) -> Policy {
+        var generator = Self.generator
+        if hedged { generator.hedging = .always }
+        return generator.policy(genes: Array(genes.dropFirst(3)))
     }
 
     static func request(_ genes: [Int]) -> RetryRequest {
         RetryRequest(
-            method: [HTTPMethod.get, .post, .put][genes[20] % 3], markedIdempotent: genes[21] % 2 == 1,
-            endpoint: [nil, "search"][genes[22] % 2])
+            method: [HTTPMethod.get, .post, .put][genes[0] % 3], markedIdempotent: genes[1] % 2 == 1,
+            endpoint: [nil, "search"][genes[2] % 2])
     }
 
     /// What the server does on one attempt, and how long it takes. A
@@ -393,7 +373,7 @@ struct ExecutorSimulatorAgreementTests {
         defer { #expect(circuitOpen.withLock { $0 } > 0, "no generated case ended with circuit_open") }
         await propertyCheck(
             count: 2_000,
-            input: Gen.int(in: 0...1_000).array(of: 33), Gen.int(in: 0...100_000).array(of: 1...6), Gen.uint64()
+            input: Gen.int(in: 0...1_000).array(of: Self.geneCount), Gen.int(in: 0...100_000).array(of: 1...6), Gen.uint64()
         ) { genes, codes, seed in
             let policy = Self.policy(genes)
             let request = Self.request(genes)
@@ -410,7 +390,7 @@ struct ExecutorSimulatorAgreementTests {
     func inCallerTaskExecutorAndSimulatorAgree() async {
         await propertyCheck(
             count: 1_000,
-            input: Gen.int(in: 0...1_000).array(of: 33), Gen.int(in: 0...100_000).array(of: 1...6), Gen.uint64()
+            input: Gen.int(in: 0...1_000).array(of: Self.geneCount), Gen.int(in: 0...100_000).array(of: 1...6), Gen.uint64()
         ) { genes, codes, seed in
             // `run` cannot interrupt an attempt or run copies side by side:
             // time limits and hedging are `runConcurrently`'s (and the
@@ -430,16 +410,6 @@ struct ExecutorSimulatorAgreementTests {
     }
 
     // MARK: Hedging
-
-    /// A hedging section for `genes`.
-    static func hedging(_ genes: [Int]) -> HedgingPolicy {
-        func pick<T>(_ index: Int, _ options: [T]) -> T { options[genes[index] % options.count] }
-        // Delays of whole milliseconds plus a nanosecond: an instant a
-        // timer sets never coincides with one an answer sets.
-        return HedgingPolicy(
-            delay: .milliseconds(pick(33, [50, 120, 300, 20])) + .nanoseconds(1),
-            methods: pick(34, [nil, [.get, .put], [.get, .post]]))
-    }
 
     /// The script with one step per attempt (the last repeated) and
     /// attempt *k*'s latency made distinct by 2^k microseconds on top of
@@ -471,10 +441,9 @@ struct ExecutorSimulatorAgreementTests {
         }
         await propertyCheck(
             count: 800,
-            input: Gen.int(in: 0...1_000).array(of: 35), Gen.int(in: 0...100_000).array(of: 1...6), Gen.uint64()
+            input: Gen.int(in: 0...1_000).array(of: Self.geneCount), Gen.int(in: 0...100_000).array(of: 1...6), Gen.uint64()
         ) { genes, codes, seed in
-            var policy = Self.policy(genes)
-            policy.hedging = Self.hedging(genes)
+            let policy = Self.policy(genes, hedged: true)
             let request = Self.request(genes)
             let script = Self.distinct(codes.map(Self.step), attempts: policy.attempts)
             let simulated = Self.simulated(policy, request, script, seed: seed)

@@ -201,7 +201,7 @@ struct ShadowModeTests {
     func selfShadowNeverDiverges() async {
         await propertyCheck(
             count: 1_000,
-            input: Gen.int(in: 0...1_000).array(of: 33), Gen.int(in: 0...100_000).array(of: 1...6), Gen.uint64()
+            input: Gen.int(in: 0...1_000).array(of: ExecutorSimulatorAgreementTests.geneCount), Gen.int(in: 0...100_000).array(of: 1...6), Gen.uint64()
         ) { genes, codes, seed in
             var policy = ExecutorSimulatorAgreementTests.policy(genes)
             policy.hedging = nil

@@ -1,6 +1,7 @@
 import RetryPolicyCore
 import RetryPolicyInterop
 import RetryPolicyLint
+import RetryPolicyTestSupport
 import RetryPolicyYAML
 
 /// Loads policy YAML as the CLI does.
@@ -22,35 +23,31 @@ func roundTrip(_ policy: Policy, through format: InteropFormat) throws -> (expor
 /// seed, written as YAML and read back by the loader (so the policy is one
 /// a user could write).
 func expressiblePolicy(seed: Int, format: InteropFormat) throws -> Policy {
-    var random = SplitMix64(seed: UInt64(truncatingIfNeeded: seed))
-    func pick<T>(_ values: [T]) -> T { values[Int.random(in: 0..<values.count, using: &random)] }
-    func chance() -> Bool { Bool.random(using: &random) }
-    var policy: ImportedPolicy
+    var choices = GeneratorChoices(seed: UInt64(truncatingIfNeeded: seed))
+    // The numbers from the one generator, inside what the format states;
+    // which failures are retried from the format's own vocabulary, drawn
+    // from the same choices.
+    let drawn = try expressibleNumbers(format).policy(choices: &choices)
+    func pick<T>(_ values: [T]) -> T { choices.pick(values) }
+    func chance() -> Bool { choices.chance(2) }
+    var policy = ImportedPolicy(
+        name: "\(format)-\(seed)", source: "generated", format: format, attempts: drawn.attempts, backoff: drawn.backoff)
+    policy.timeouts = drawn.timeouts
+    policy.budget = drawn.budget
     switch format {
     case .grpc:
         let codes: [GRPCStatus] = [.unavailable, .deadlineExceeded, .internal, .unauthenticated, .permissionDenied, .unimplemented, .unknown]
         var chosen = codes.filter { _ in chance() }
         if chosen.isEmpty { chosen = [pick(codes)] }
-        let initial = Int.random(in: 1...2000, using: &random)
-        policy = ImportedPolicy(
-            name: "grpc-\(seed)", source: "generated", format: .grpc, attempts: Int.random(in: 2...5, using: &random),
-            backoff: Backoff(initial: .milliseconds(initial), max: .milliseconds(Int.random(in: 1...30000, using: &random)),
-                             multiplier: pick([1, 1.5, 2, 3]), jitter: .full))
         for code in chosen {
             policy.retriedStatuses.formUnion(code.httpStatuses)
             policy.retriedTransports.formUnion(code.transports)
         }
         policy.retryAfter = RetryAfterPolicy(honor: true, headers: [.init(name: "grpc-retry-pushback-ms", format: .milliseconds)])
-        if chance() { policy.timeouts.total = .milliseconds(Int.random(in: 1...60000, using: &random)) }
-        if chance() {
-            // gRPC throttling itself: exactly expressible.
-            policy.budget = .grpc(maxTokens: Int.random(in: 1...1000, using: &random),
-                                  tokenRatioThousandths: Int.random(in: 1...3000, using: &random))
-        }
     case .envoy, .istio:
         var statuses: Set<Int> = []
         var transports: Set<TransportFailure> = []
-        switch Int.random(in: 0...2, using: &random) {
+        switch choices.int(in: 0...2) {
         case 0:
             statuses.formUnion(500...599)
             transports.formUnion(EnvoyConditionsForTests.all)
@@ -62,24 +59,54 @@ func expressiblePolicy(seed: Int, format: InteropFormat) throws -> Policy {
             if chance() { transports.formUnion(EnvoyConditionsForTests.reset) }
         }
         if chance() { statuses.insert(409) }
-        for _ in 0..<Int.random(in: 0...3, using: &random) { statuses.insert(pick([408, 425, 429, 500, 503, 520, 302, 404])) }
+        for _ in 0..<choices.int(in: 0...3) { statuses.insert(pick([408, 425, 429, 500, 503, 520, 302, 404])) }
         if statuses.isEmpty && transports.isEmpty { statuses.insert(429) }
-        let backoff = format == .istio
-            ? Backoff(initial: .milliseconds(25), max: .milliseconds(250), multiplier: 2, jitter: .full)
-            : {
-                let initial = Int.random(in: 1...2000, using: &random)
-                return Backoff(initial: .milliseconds(initial), max: .milliseconds(initial * Int.random(in: 1...20, using: &random)), multiplier: 2, jitter: .full)
-            }()
-        policy = ImportedPolicy(name: "\(format)-\(seed)", source: "generated", format: format,
-                                attempts: Int.random(in: format == .istio ? 2...6 : 1...6, using: &random), backoff: backoff)
         policy.retriedStatuses = statuses
         policy.retriedTransports = transports
-        if chance() { policy.timeouts.perAttempt = .milliseconds(Int.random(in: 1...10000, using: &random)) }
-        if chance() { policy.timeouts.total = .milliseconds(Int.random(in: 1...60000, using: &random)) }
     default:
-        fatalError("not an export target")
+        throw RoundTripFailure(message: "\(format) is not an export target")
     }
     return try loadPolicy(policyFile(policy), path: "generated-\(seed).yaml")
+}
+
+/// The generator's settings for what `format` can state exactly: its
+/// attempts, an exponential backoff with full jitter and the multipliers
+/// it has, the timeouts and the budget it has.
+func expressibleNumbers(_ format: InteropFormat) throws -> PolicyGenerator {
+    var generator = PolicyGenerator()
+    generator.linearBackoff = false
+    generator.jitters = [.full]
+    generator.rules = .standard
+    generator.budget = .none
+    switch format {
+    case .grpc:
+        generator.attempts = 2...5
+        generator.initialDelay = .range(1...2000)
+        generator.maxDelay = .within(.range(1...30_000))
+        generator.multipliers = [1, 1.5, 2, 3]
+        generator.perAttemptTimeout = .oneOf([nil])
+        generator.totalTimeout = .sometimes(1...60_000)
+        // gRPC throttling itself: exactly expressible.
+        generator.budget = .sometimesGRPC(maxTokens: 1...1000, tokenRatioThousandths: 1...3000)
+    case .envoy:
+        generator.attempts = 1...6
+        generator.initialDelay = .range(1...2000)
+        generator.maxDelay = .times(.range(1...20))
+        generator.multipliers = [2]
+        generator.perAttemptTimeout = .sometimes(1...10_000)
+        generator.totalTimeout = .sometimes(1...60_000)
+    case .istio:
+        // Istio's fixed backoff: 25ms doubling to 250ms.
+        generator.attempts = 2...6
+        generator.initialDelay = .oneOf([25])
+        generator.maxDelay = .within(.oneOf([250]))
+        generator.multipliers = [2]
+        generator.perAttemptTimeout = .sometimes(1...10_000)
+        generator.totalTimeout = .sometimes(1...60_000)
+    default:
+        throw RoundTripFailure(message: "\(format) is not an export target")
+    }
+    return generator
 }
 
 /// Envoy's transport groups, restated so that the tests do not take them

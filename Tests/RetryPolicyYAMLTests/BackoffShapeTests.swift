@@ -25,9 +25,50 @@ import Testing
         let properties = try #require(backoff["properties"] as? [String: Any])
         let shape = try #require(properties["shape"] as? [String: Any])
         #expect(shape["enum"] as? [String] == Self.names)
-        for growth in Backoff.Growth.named {
-            if let key = growth.parameter?.key { #expect(properties[key] != nil, "schema has no backoff.\(key)") }
+        #expect(Self.names == Backoff.Growth.fileShapes.map(\.name))
+        // Each parameter is of its kind and range; which shape needs or
+        // refuses it, SchemaAgreementTests checks by validating documents.
+        for fileShape in Backoff.Growth.fileShapes {
+            let key = fileShape.parameter.key
+            let property = try #require(properties[key] as? [String: Any], "schema has no backoff.\(key)")
+            switch fileShape.parameter.values {
+            case .number(let range):
+                #expect(property["type"] as? String == "number", "backoff.\(key)")
+                #expect(property["minimum"] as? Double == range.lowerBound, "backoff.\(key)")
+                #expect(property["maximum"] as? Double == range.upperBound, "backoff.\(key)")
+            case .duration:
+                #expect(property["$ref"] as? String == "#/$defs/duration", "backoff.\(key)")
+            }
         }
+    }
+
+    @Test("each file shape builds from its own kind of value and names itself", arguments: Backoff.Growth.fileShapes.indices)
+    func fileShapesAreTheirOwn(_ index: Int) throws {
+        let fileShape = Backoff.Growth.fileShapes[index]
+        let values = fileShape.parameter.values
+        let growth = try #require(fileShape.growth(values.zero), "\(fileShape.name) refuses its own kind of value")
+        let form = try #require(growth.fileForm)
+        #expect(form.shape.name == fileShape.name)
+        #expect(form.value == values.zero)
+        let otherKind: Backoff.Growth.Parameter = if case .number = values { .duration(.zero) } else { .number(0) }
+        #expect(fileShape.growth(otherKind) == nil)
+        if let standard = fileShape.parameter.fileDefault { #expect(fileShape.growth(standard)?.fileForm?.value == standard) }
+    }
+
+    @Test("a policy built in code is held to each shape's parameter range", arguments: Backoff.Growth.fileShapes.indices)
+    func validatorReadsTheRanges(_ index: Int) throws {
+        let fileShape = Backoff.Growth.fileShapes[index]
+        let outside: Backoff.Growth.Parameter = switch fileShape.parameter.values {
+        case .number(let range): .number(range.upperBound + 1)
+        case .duration: .duration(Backoff.ceiling + .seconds(1))
+        }
+        var policy = Policy(name: "p", attempts: 3, backoff: Backoff(initial: .milliseconds(100), max: .seconds(5), growth: try #require(fileShape.growth(outside))))
+        policy.rules = [Rule(statuses: [.statusClass(5)], error: .status5xx, action: .retry)]
+        #expect(throws: (any Error).self) { try policy.validated() }
+        let problems = policy.problems
+        #expect(problems.map(\.keyPath) == ["backoff.\(fileShape.parameter.key)"], "\(problems)")
+        policy.backoff.growth = try #require(fileShape.growth(fileShape.parameter.values.zero))
+        #expect(policy.problems.isEmpty)
     }
 
     /// The schema object whose `properties` hold `property`.

@@ -2,6 +2,7 @@ import ChildProcessSupport
 import Foundation
 import RetryPolicyCore
 import RetryPolicyYAML
+import SchemaTestSupport
 import Testing
 
 /// The JSON Schema (what editors check) and the loader (what runs) agree:
@@ -99,6 +100,60 @@ import Testing
         // Neither side can pass by accepting or rejecting everything.
         #expect(schemaAccepted >= 10)
         #expect(schemaRejected >= 20)
+    }
+
+    /// Backoff sections drawn from `Backoff.Growth.fileShapes`: each
+    /// shape named, left to the default or misspelled, with every set of
+    /// the shapes' parameter keys, each value at the ends of its range,
+    /// just outside it, or of another kind. The schema and the loader give
+    /// each the same verdict, so the schema's shapes, parameters, ranges
+    /// and required keys are the table's.
+    @Test func backoffShapesAgreeWithTheirDescription() throws {
+        let shapes = Backoff.Growth.fileShapes
+        var keys: [String] = []
+        for shape in shapes where !keys.contains(shape.parameter.key) { keys.append(shape.parameter.key) }
+        func samples(_ values: Backoff.Growth.Values) -> [String] {
+            switch values {
+            case .number(let range):
+                ["\(range.lowerBound)", "\(range.upperBound)", "\(range.lowerBound - 0.5)", "\(range.upperBound + 1)", "\"2\"", "1s"]
+            case .duration: ["0s", "250ms", "2m", "-1s", "2", "\"\""]
+            }
+        }
+        let valuesOf = Dictionary(shapes.map { ($0.parameter.key, $0.parameter.values) }, uniquingKeysWith: { first, _ in first })
+        var sections: [String] = []
+        for shapeLine in [""] + (shapes.map(\.name) + ["quadratic"]).map({ "  shape: \($0)\n" }) {
+            // Every set of keys, each at its smallest value.
+            for mask in 0..<(1 << keys.count) {
+                let present = keys.indices.filter { mask & (1 << $0) != 0 }.map { keys[$0] }
+                sections.append(shapeLine + present.map { "  \($0): \(samples(valuesOf[$0]!)[0])\n" }.joined())
+            }
+            // Each key alone at every sample value.
+            for key in keys {
+                for sample in samples(valuesOf[key]!) { sections.append(shapeLine + "  \(key): \(sample)\n") }
+            }
+        }
+        let directory = try SchemaGeneration.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var paths: [String] = []
+        for (index, section) in sections.enumerated() {
+            let path = "\(directory)/backoff-\(index).yaml"
+            let text = "version: 1\nname: p\nbackoff:\n  initial: 1s\n  max: 5s\n" + section
+            try text.write(toFile: path, atomically: true, encoding: .utf8)
+            paths.append(path)
+        }
+        let verdicts = try Self.schemaVerdicts(for: paths)
+        var accepted = 0
+        for (path, section) in zip(paths, sections) {
+            let schema = try #require(verdicts[path], "no schema verdict for \(section)")
+            var diagnostics: [Diagnostic] = []
+            do { _ = try PolicyLoader().loadDocument(atPath: path) } catch { diagnostics = error.diagnostics }
+            #expect(schema.valid == diagnostics.isEmpty,
+                    "backoff:\n\(section): schema \(schema.valid ? "accepts" : "refuses") \(schema.problems), loader \(diagnostics.map(\.description))")
+            if schema.valid { accepted += 1 }
+        }
+        // Both verdicts occur for every shape.
+        #expect(accepted >= shapes.count * 3)
+        #expect(sections.count - accepted >= shapes.count * 3)
     }
 
     @Test func theSchemaIsAValidDraft202012SchemaWithDescriptions() throws {

@@ -1,10 +1,10 @@
 /// The ranges that keep a policy's numbers meaningful; beyond them a value
 /// is a mistake. The loader reads files against them and
 /// ``PolicyValidator`` checks policies built in code against them, and the
-/// JSON Schema states the same.
+/// JSON Schema states the same. A backoff shape's parameter has its range
+/// beside the shape, in `Backoff.Growth.FileShape`.
 package enum PolicyBounds {
     package static let attempts = 1...100
-    package static let multiplier = 0.0...100.0
     package static let budgetCapacity = 1...1_000_000
     package static let budgetAmount = 0...1_000_000
     package static let amplification = 1...1_000_000

@@ -165,10 +165,14 @@ package enum PolicyValidator {
                         suggestion: "the floor is applied after the cap; lower 'min' or raise 'max'")
                 }
             }
-            switch backoff.growth {
-            case .exponential(let multiplier): number(multiplier, at: "backoff.multiplier", in: PolicyBounds.multiplier)
-            case .linear(let step): duration(step, at: "backoff.step")
-            case .custom: break
+            // The shape's parameter against the range its file form admits.
+            if let (shape, value) = backoff.growth.fileForm {
+                let keyPath = "backoff.\(shape.parameter.key)"
+                switch (shape.parameter.values, value) {
+                case (.number(let range), .number(let number)): self.number(number, at: keyPath, in: range)
+                case (.duration, .duration(let duration)): self.duration(duration, at: keyPath)
+                default: break  // each shape's value is of its parameter's kind (BackoffShapeTests)
+                }
             }
         }
 

@@ -188,39 +188,40 @@ struct PolicyDecoder {
     private mutating func backoff(_ node: YAMLNode) -> Backoff? {
         guard let fields = reader.fields(node, at: "backoff", allowed: PolicyKeys.backoff) else { return nil }
         let initial = fields["initial"].flatMap { reader.duration($0, at: fields.path("initial")) } ?? .zero
-        let named = Backoff.Growth.named
-        var shape = named[0]
-        if let node = fields["shape"], let name = reader.choice(node, at: fields.path("shape"), among: named.compactMap(\.name)) {
-            shape = named.first { $0.name == name }!
+        // Every shape and its parameter come from `Backoff.Growth.fileShapes`.
+        let shapes = Backoff.Growth.fileShapes
+        var shape = shapes[0]
+        if let node = fields["shape"], let name = reader.choice(node, at: fields.path("shape"), among: shapes.map(\.name)) {
+            shape = shapes.first { $0.name == name }!
         }
-        let shapeName = shape.name ?? ""
+        let parameter = shape.parameter
         // Another shape's parameter would be ignored: refused, so the
         // policy means what it says.
-        for other in named where other.name != shape.name {
-            guard let key = other.parameter?.key, key != shape.parameter?.key, let entry = fields.entries[key] else { continue }
-            let otherName = other.name ?? ""
-            let own = shape.parameter.map { "'\($0.key)'" } ?? "nothing"
+        for other in shapes where other.name != shape.name {
+            let key = other.parameter.key
+            guard key != parameter.key, let entry = fields.entries[key] else { continue }
             reader.report(
                 .keyConflict, at: entry.key.location,
-                "backoff.\(key): applies only to shape \(otherName), found shape \(shapeName)",
+                "backoff.\(key): applies only to shape \(other.name), found shape \(shape.name)",
                 suggestion: fields["shape"] == nil
-                    ? "add 'shape: \(otherName)', or use \(own) for \(Self.article(shapeName)) \(shapeName) backoff"
-                    : "\(Self.article(shapeName)) \(shapeName) backoff grows by \(own); remove '\(key)'")
+                    ? "add 'shape: \(other.name)', or use '\(parameter.key)' for \(Self.article(shape.name)) \(shape.name) backoff"
+                    : "\(Self.article(shape.name)) \(shape.name) backoff grows by '\(parameter.key)'; remove '\(key)'")
         }
-        let growth: Backoff.Growth
-        switch shape {
-        case .exponential(let standard):
-            let multiplier = fields["multiplier"].flatMap { reader.number($0, at: fields.path("multiplier"), describing: PolicyBounds.multiplier) }
-            growth = .exponential(multiplier: multiplier ?? standard)
-        case .linear:
-            if fields["step"] == nil {
-                reader.report(.missingKey, at: fields.location, "missing required key 'step' in 'backoff' (shape linear adds it per retry)",
-                              suggestion: "write step: 0s for a constant delay")
+        var value = parameter.fileDefault
+        if let node = fields[parameter.key] {
+            let keyPath = fields.path(parameter.key)
+            switch parameter.values {
+            case .number(let range): value = reader.number(node, at: keyPath, describing: range).map { .number($0) }
+            case .duration: value = reader.duration(node, at: keyPath).map { .duration($0) }
             }
-            growth = .linear(step: fields["step"].flatMap { reader.duration($0, at: fields.path("step")) } ?? .zero)
-        case .custom:
-            growth = shape  // not a file shape: `named` never holds one
+        } else if value == nil {
+            reader.report(
+                .missingKey, at: fields.location,
+                "missing required key '\(parameter.key)' in 'backoff' (shape \(shape.name) \(parameter.whyRequired))",
+                suggestion: parameter.suggestion)
         }
+        // A value that did not read was reported; the shape still decodes.
+        let growth = shape.growth(value ?? parameter.fileDefault ?? parameter.values.zero) ?? Backoff.Growth.named[0]
         var result = Backoff(initial: initial, max: initial, growth: growth, location: fields.location)
         // A max below initial is well-formed; lint reports it (RP104).
         if let node = fields["max"], let max = reader.duration(node, at: fields.path("max")) { result.max = max }

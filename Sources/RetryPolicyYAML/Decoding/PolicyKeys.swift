@@ -1,3 +1,5 @@
+import RetryPolicyCore
+
 /// The keys of the policy format, in the order the format document lists
 /// them; unknown-key messages list them in this order.
 enum PolicyKeys {
@@ -8,7 +10,13 @@ enum PolicyKeys {
     ]
     static let stack = ["version", "name", "description", "stack", "max_amplification"]
     static let idempotency = ["methods", "honor_idempotent_requests"]
-    static let backoff = ["shape", "initial", "step", "max", "min", "multiplier", "jitter"]
+    /// Each shape's parameter key (`Backoff.Growth.fileShapes`) after
+    /// `initial`.
+    static let backoff: [String] = {
+        var keys = ["shape", "initial"]
+        for shape in Backoff.Growth.fileShapes where !keys.contains(shape.parameter.key) { keys.append(shape.parameter.key) }
+        return keys + ["max", "min", "jitter"]
+    }()
     static let retryAfter = ["honor", "cap", "above_cap", "combine", "cooldown", "headers"]
     static let header = ["name", "format"]
     static let timeouts = ["per_attempt", "total"]
