@@ -44,6 +44,17 @@ public enum MetricCatalogue {
 
         /// The full name under another prefix.
         public func name(prefix: String) -> String { prefix + "." + suffix }
+
+        /// The metric's attribute keys paired with `values`, given in the
+        /// order of ``attributes``: a call site names values, never keys, so
+        /// its series carry exactly the keys listed here.
+        public func dimensions(_ values: [String]) -> [(String, String)] {
+            assert(values.count == attributes.count, "\(suffix): \(attributes.count) attributes, \(values.count) values")
+            return Array(zip(attributes, values))
+        }
+
+        /// `dimensions(_:)` with the values listed.
+        public func dimensions(_ values: String...) -> [(String, String)] { dimensions(values) }
     }
 
     /// The attribute keys. An attribute that does not apply to a series

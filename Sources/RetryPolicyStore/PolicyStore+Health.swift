@@ -107,7 +107,7 @@ struct StoreGauges: Sendable {
 
     init(directory: String, factory: any MetricsFactory) {
         func gauge(_ metric: MetricCatalogue.Metric) -> Gauge {
-            Gauge(label: metric.name, dimensions: [(MetricCatalogue.Attribute.storeDirectory, directory)], factory: factory)
+            Gauge(label: metric.name, dimensions: metric.dimensions(directory), factory: factory)
         }
         generation = gauge(MetricCatalogue.storeGeneration)
         policies = gauge(MetricCatalogue.storePolicies)

@@ -121,4 +121,11 @@ struct MetricCatalogueDocumentTests {
         #expect(MetricCatalogue.attempts.name == "retry_policy.client.attempts")
         #expect(MetricCatalogue.attempts.name(prefix: "checkout") == "checkout.client.attempts")
     }
+
+    @Test("a call site's values are paired with the catalogue's keys, in order")
+    func dimensions() {
+        let pairs = MetricCatalogue.waits.dimensions("tmdb", "search", "backoff")
+        #expect(pairs.map(\.0) == ["retry_policy.policy", "retry_policy.endpoint", "retry_policy.wait.cause"])
+        #expect(pairs.map(\.1) == ["tmdb", "search", "backoff"])
+    }
 }

@@ -17,8 +17,12 @@ public struct RetryHooks: Sendable {
     /// acts.
     public var shadow: ShadowPolicy?
 
-    /// - Parameter tracing: by default the tracer bootstrapped in
-    ///   `InstrumentationSystem`, and `nil` (costing nothing) when none is.
+    /// - Parameters:
+    ///   - observer: receives every event of every request.
+    ///   - telemetry: metrics and logs.
+    ///   - tracing: by default the tracer bootstrapped in
+    ///     `InstrumentationSystem`, and `nil` (costing nothing) when none is.
+    ///   - shadow: a candidate policy compared after every request.
     public init(
         observer: RetryObserver? = nil,
         telemetry: RetryTelemetry? = nil,

@@ -8,8 +8,6 @@ import RetryPolicyMetricCatalogue
 /// metrics `MetricCatalogue.shadowRequests` and
 /// `MetricCatalogue.shadowDivergences`).
 extension RetryExecutor {
-    private typealias Key = MetricCatalogue.Attribute
-
     @usableFromInline @inline(never)
     func compareShadow(
         _ history: ArraySlice<AttemptRecord>, liveEnd: StopReason?, request: RetryRequest, start: C.Instant
@@ -23,18 +21,13 @@ extension RetryExecutor {
         if let factory = shadow.factory {
             Counter(
                 label: MetricCatalogue.shadowRequests.name,
-                dimensions: [
-                    (Key.policy, live.name), (Key.shadowPolicy, candidate), (Key.shadowCoverage, comparison.coverage.rawValue),
-                ],
+                dimensions: MetricCatalogue.shadowRequests.dimensions(live.name, candidate, comparison.coverage.rawValue),
                 factory: factory
             ).increment()
             for divergence in comparison.divergences {
                 Counter(
                     label: MetricCatalogue.shadowDivergences.name,
-                    dimensions: [
-                        (Key.policy, live.name), (Key.shadowPolicy, candidate),
-                        (Key.shadowDivergence, divergence.kind.rawValue),
-                    ],
+                    dimensions: MetricCatalogue.shadowDivergences.dimensions(live.name, candidate, divergence.kind.rawValue),
                     factory: factory
                 ).increment()
             }

@@ -47,17 +47,10 @@ public struct RetryTelemetry: Sendable {
             let endpointName = endpoint ?? "none"
             var status = "none"
             if case .response(let code, _) = record.outcome { status = String(code) }
-            Counter(
-                label: MetricCatalogue.attempts.name(prefix: labelPrefix),
-                dimensions: [
-                    (Key.policy, policy), (Key.endpoint, endpointName), (Key.decision, decision),
-                    (Key.errorType, Self.errorType(of: record)), (Key.statusCode, status),
-                ],
-                factory: factory
-            ).increment()
+            increment(MetricCatalogue.attempts, policy, endpointName, decision, Self.errorType(of: record), status)
             Timer(
                 label: MetricCatalogue.attemptDuration.name(prefix: labelPrefix),
-                dimensions: [(Key.policy, policy), (Key.endpoint, endpointName), (Key.decision, decision)],
+                dimensions: MetricCatalogue.attemptDuration.dimensions(policy, endpointName, decision),
                 preferredDisplayUnit: .seconds,
                 factory: factory
             ).recordNanoseconds(record.duration.nanosecondsSaturated)
@@ -80,7 +73,7 @@ public struct RetryTelemetry: Sendable {
         guard let factory else { return }
         Timer(
             label: MetricCatalogue.waits.name(prefix: labelPrefix),
-            dimensions: [(Key.policy, policy), (Key.endpoint, endpoint ?? Key.none), (Key.waitCause, cause.rawValue)],
+            dimensions: MetricCatalogue.waits.dimensions(policy, endpoint ?? Key.none, cause.rawValue),
             preferredDisplayUnit: .seconds,
             factory: factory
         ).recordNanoseconds(delay.nanosecondsSaturated)
@@ -95,21 +88,26 @@ public struct RetryTelemetry: Sendable {
     ) {
         let outcome = failure == nil ? "success" : "failure"
         let errorType = failure?.error.kind.rawValue ?? Key.none
-        let base = [(Key.policy, policy), (Key.endpoint, endpoint ?? Key.none), (Key.outcome, outcome)]
+        let endpoint = endpoint ?? Key.none
+        let stopReason = failure?.reason.rawValue ?? Key.none
+        let catalogue = MetricCatalogue.self
         Recorder(
-            label: MetricCatalogue.callAttempts.name(prefix: labelPrefix), dimensions: base + [(Key.errorType, errorType)],
-            aggregate: true,
+            label: catalogue.callAttempts.name(prefix: labelPrefix),
+            dimensions: catalogue.callAttempts.dimensions(policy, endpoint, outcome, errorType), aggregate: true,
             factory: factory
         ).record(attempts)
-        Recorder(label: MetricCatalogue.callRetries.name(prefix: labelPrefix), dimensions: base, aggregate: true, factory: factory)
-            .record(max(0, attempts - 1))
+        Recorder(
+            label: catalogue.callRetries.name(prefix: labelPrefix),
+            dimensions: catalogue.callRetries.dimensions(policy, endpoint, outcome), aggregate: true, factory: factory
+        ).record(max(0, attempts - 1))
         Timer(
-            label: MetricCatalogue.callRetryDelay.name(prefix: labelPrefix), dimensions: base, preferredDisplayUnit: .seconds,
-            factory: factory)
-            .recordNanoseconds(waited.nanosecondsSaturated)
+            label: catalogue.callRetryDelay.name(prefix: labelPrefix),
+            dimensions: catalogue.callRetryDelay.dimensions(policy, endpoint, outcome), preferredDisplayUnit: .seconds,
+            factory: factory
+        ).recordNanoseconds(waited.nanosecondsSaturated)
         Timer(
-            label: MetricCatalogue.callDuration.name(prefix: labelPrefix),
-            dimensions: base + [(Key.errorType, errorType), (Key.stopReason, failure?.reason.rawValue ?? Key.none)],
+            label: catalogue.callDuration.name(prefix: labelPrefix),
+            dimensions: catalogue.callDuration.dimensions(policy, endpoint, outcome, errorType, stopReason),
             preferredDisplayUnit: .seconds,
             factory: factory
         ).recordNanoseconds(elapsed.nanosecondsSaturated)
@@ -154,8 +152,10 @@ public struct RetryTelemetry: Sendable {
         guard let factory, let budget else { return }
         let available = budget.available
         let tokens = budget.configuration.style == .grpc ? Double(available) / 1000 : Double(available)
-        Gauge(label: MetricCatalogue.budgetTokens.name(prefix: labelPrefix), dimensions: [(Key.policy, policy)], factory: factory)
-            .record(tokens)
+        Gauge(
+            label: MetricCatalogue.budgetTokens.name(prefix: labelPrefix),
+            dimensions: MetricCatalogue.budgetTokens.dimensions(policy), factory: factory
+        ).record(tokens)
     }
 
     @usableFromInline
@@ -175,15 +175,11 @@ public struct RetryTelemetry: Sendable {
             metadata["retry.breaker.until"] = "\(until)"
         }
         if let factory {
-            Counter(
-                label: MetricCatalogue.breakerTransitions.name(prefix: labelPrefix),
-                dimensions: [(Key.policy, policy), (Key.breakerState, transition.state), (Key.breakerReason, reason)],
-                factory: factory
-            ).increment()
+            increment(MetricCatalogue.breakerTransitions, policy, transition.state, reason)
             for state in ["closed", "open", "half_open"] {
                 Gauge(
                     label: MetricCatalogue.breakerState.name(prefix: labelPrefix),
-                    dimensions: [(Key.policy, policy), (Key.breakerState, state)],
+                    dimensions: MetricCatalogue.breakerState.dimensions(policy, state),
                     factory: factory
                 ).record(state == transition.state ? 1 : 0)
             }
@@ -192,6 +188,16 @@ public struct RetryTelemetry: Sendable {
     }
 
     private typealias Key = MetricCatalogue.Attribute
+
+    /// Adds one to the counter `metric` (under ``labelPrefix``), with its
+    /// attributes' `values` in the catalogue's order.
+    @usableFromInline
+    func increment(_ metric: MetricCatalogue.Metric, _ values: String...) {
+        guard let factory else { return }
+        Counter(
+            label: metric.name(prefix: labelPrefix), dimensions: metric.dimensions(values), factory: factory
+        ).increment()
+    }
 
     /// `error.type` of an attempt: the transport class of a failure that
     /// never got a response, the error kind of a response the policy did
