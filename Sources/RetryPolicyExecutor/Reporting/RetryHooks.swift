@@ -35,9 +35,6 @@ public struct RetryHooks: Sendable {
         self.shadow = shadow
     }
 
-    /// Nothing to report to.
-    public static var none: RetryHooks { RetryHooks(tracing: nil) }
-
     /// No hook is set: a request has nothing to report.
     public var isEmpty: Bool { observer == nil && telemetry == nil && tracing == nil && shadow == nil }
 }
