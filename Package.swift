@@ -98,10 +98,14 @@ let package = Package(
 
         // Runs operations under a decider; telemetry. No YAML: the executor and the
         // HTTP adapters above it never link libyaml.
+        // The names, instruments and attributes of every metric the package records.
+        .target(name: "RetryPolicyMetricCatalogue"),
+
         .target(
             name: "RetryPolicyExecutor",
             dependencies: [
                 "RetryPolicyCore",
+                "RetryPolicyMetricCatalogue",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
@@ -114,6 +118,7 @@ let package = Package(
             dependencies: [
                 "RetryPolicyCore",
                 "RetryPolicyYAML",
+                "RetryPolicyMetricCatalogue",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Atomics", package: "swift-atomics"),
@@ -147,6 +152,7 @@ let package = Package(
             name: "RetryPolicyPostgres",
             dependencies: [
                 "RetryPolicyCore",
+                "RetryPolicyMetricCatalogue",
                 .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["Postgres"])),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -270,6 +276,7 @@ let package = Package(
                 "RetryPolicyCore",
                 "RetryPolicyTestSupport",
                 "RetryPolicyExecutor",
+                "RetryPolicyMetricCatalogue",
                 // The examples load their policies from YAML.
                 "RetryPolicyYAML",
                 // The simulator, which the executor must agree with.

@@ -1,5 +1,6 @@
 import Metrics
 import RetryPolicyCore
+import RetryPolicyMetricCatalogue
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -92,19 +93,8 @@ extension PolicyStore {
     }
 }
 
-/// The store's gauges, each with the attribute `retry_policy.store.directory`
-/// (names in OpenTelemetry's style, as the executor's metrics):
-///
-/// | gauge | unit | value |
-/// |---|---|---|
-/// | `retry_policy.store.generation` | 1 | the served generation |
-/// | `retry_policy.store.policies` | {policy} | policies served |
-/// | `retry_policy.store.problem_files` | {file} | files (or the directory) whose current content does not load |
-/// | `retry_policy.store.pending_removals` | {policy} | policies served while their file is absent |
-/// | `retry_policy.store.last_reload.timestamp` | s | Unix time the directory was last read |
-/// | `retry_policy.store.last_change.timestamp` | s | Unix time the generation last changed |
-/// | `retry_policy.store.stale_since.timestamp` | s | Unix time since which a problem has been open; 0 when none |
-/// | `retry_policy.store.watching` | 1 | 2 events, 1 polling, 0 not watching |
+/// The store's gauges (`MetricCatalogue.storeGeneration` and the entries
+/// after it), each with the attribute `retry_policy.store.directory`.
 struct StoreGauges: Sendable {
     let generation: Gauge
     let policies: Gauge
@@ -116,17 +106,17 @@ struct StoreGauges: Sendable {
     let watching: Gauge
 
     init(directory: String, factory: any MetricsFactory) {
-        func gauge(_ name: String) -> Gauge {
-            Gauge(label: "retry_policy.store." + name, dimensions: [("retry_policy.store.directory", directory)], factory: factory)
+        func gauge(_ metric: MetricCatalogue.Metric) -> Gauge {
+            Gauge(label: metric.name, dimensions: metric.dimensions(directory), factory: factory)
         }
-        generation = gauge("generation")
-        policies = gauge("policies")
-        problemFiles = gauge("problem_files")
-        pendingRemovals = gauge("pending_removals")
-        lastReload = gauge("last_reload.timestamp")
-        lastChange = gauge("last_change.timestamp")
-        staleSince = gauge("stale_since.timestamp")
-        watching = gauge("watching")
+        generation = gauge(MetricCatalogue.storeGeneration)
+        policies = gauge(MetricCatalogue.storePolicies)
+        problemFiles = gauge(MetricCatalogue.storeProblemFiles)
+        pendingRemovals = gauge(MetricCatalogue.storePendingRemovals)
+        lastReload = gauge(MetricCatalogue.storeLastReload)
+        lastChange = gauge(MetricCatalogue.storeLastChange)
+        staleSince = gauge(MetricCatalogue.storeStaleSince)
+        watching = gauge(MetricCatalogue.storeWatching)
         watching.record(0)
     }
 }

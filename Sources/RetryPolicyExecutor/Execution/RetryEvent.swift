@@ -3,17 +3,14 @@ import RetryPolicyCore
 /// What an executor reports while it works, for timelines (`--verbose`),
 /// tests and custom telemetry.
 public enum RetryEvent: Hashable, Sendable {
-    /// Why the executor is waiting: the request state machine's
-    /// `WaitReason`.
-    public typealias WaitCause = WaitReason
-
     /// An attempt is about to be sent; `at` is measured from the start of
     /// the request.
     case attemptStarted(number: Int, at: Duration)
     /// An attempt finished and the policy decided.
     case attemptFinished(AttemptRecord)
-    /// The executor sleeps before the next attempt.
-    case waiting(Duration, cause: WaitCause)
+    /// The executor sleeps before the next attempt, for the reason the
+    /// request state machine gave.
+    case waiting(Duration, cause: WaitReason)
     /// Credentials are being refreshed before a retry.
     case refreshingCredentials
     /// The request succeeded.

@@ -1,7 +1,7 @@
 import Instrumentation
 import RetryPolicyCore
 
-/// A request whose copies run side by side (hedging).
+/// The hedged driver: a request whose copies run side by side.
 extension RetryExecutor {
     /// What a hedged request waits for: an attempt's result, its timer, or
     /// the caller's cancellation.
@@ -31,8 +31,8 @@ extension RetryExecutor {
         now: C.Instant,
         using generator: inout G,
         isolation: isolated (any Actor)?,
-        judge: (Value) -> AttemptOutcome,
-        judgeError: (any Error) -> AttemptOutcome,
+        hooks: RequestHooks<Value>,
+        judge: (_ result: Result<Value, any Error>, _ attempt: Int?, _ judged: AttemptOutcome?) -> RequestHooks<Value>.Judgement,
         operation: @Sendable (AttemptContext) async throws -> Value
     ) async throws(RetryFailure) -> Value {
         var action = first
@@ -63,7 +63,7 @@ extension RetryExecutor {
                                     group.cancelAll()
                                     return .failure(executor.cancellation(&machine, request: request, start: start))
                                 }
-                                if executor.observer != nil {
+                                if executor.setup.isObserved {
                                     executor.reportAttemptStarted(number: attempt.number, at: start.duration(to: now))
                                 }
                                 let context = AttemptContext(
@@ -73,7 +73,7 @@ extension RetryExecutor {
                                 // The copy's span, whose context the copy runs in.
                                 let traceContext =
                                     executor.setup.isTraced
-                                    ? executor.traceAttemptStarted(attempt.number, at: now, hedge: attempt.number > 1)
+                                    ? executor.startAttemptSpan(attempt.number, at: now, hedge: attempt.number > 1)
                                     : nil
                                 group.addTask {
                                     func send() async -> AttemptResult<Value> {
@@ -105,7 +105,7 @@ extension RetryExecutor {
                                     } catch {}
                                 }
                             }
-                            if executor.observer != nil { executor.observer?(.nextHedge(in: next)) }
+                            if executor.setup.isObserved { executor.reportNextHedge(in: next) }
                         case .startAttempt(let number, let limit):
                             // One attempt alone: a copy with no hedge timer.
                             action = .hedge(start: .init(number: number, timeLimit: limit), nextHedgeIn: nil)
@@ -142,7 +142,7 @@ extension RetryExecutor {
                         case .fail(let failure):
                             group.cancelAll()
                             executor.reportRecords(of: machine, from: &reported, request: request, start: start)
-                            return .failure(executor.fail(failure, lastResponse: lastValue, request: request, start: start, machine: machine))
+                            return .failure(executor.fail(failure, lastResponse: lastValue.flatMap(hooks.keep), request: request, start: start, machine: machine))
                         }
 
                         // The next event that counts.
@@ -171,17 +171,14 @@ extension RetryExecutor {
                             do throws(RetryFailure) {
                                 action = try executor.attemptFinished(
                                     result, number: number, machine: &machine, end: now, start: start, lastValue: &lastValue,
-                                    request: request, using: &generator, judge: judge, judgeError: judgeError,
-                                    override: { _, _, _ in .asPolicySays }, reportsRecord: false)
+                                    request: request, using: &generator, judge: judge, reportsRecord: false)
                             } catch {
                                 group.cancelAll()
                                 return .failure(error)
                             }
                             if case .hedge = action { executor.reportRecords(of: machine, from: &reported, request: request, start: start) }
                         }
-                        if !executor.setup.isUnobserved, let transition = machine.breakerTransition {
-                            executor.reportBreaker(transition, request: request)
-                        }
+                        executor.reportBreaker(of: machine, request: request)
                     }
                 }
             } onCancel: {

@@ -1,14 +1,14 @@
 import RetryPolicyCore
 
-/// A request whose attempts run one after another.
+/// The sequential driver: a request whose attempts run one after another.
 extension RetryExecutor {
     /// The full request: a ``RequestStateMachine`` decides every step, and
     /// this loop only does what it asks: runs attempts through `attempt`,
     /// sleeps on `clock`, refreshes credentials, watches for cancellation
-    /// and reports events. Both public forms run here: `run(_:hooks:isolation:operation:)`
-    /// performs each attempt in the caller's task, `runConcurrently(_:using:judge:operation:)`
-    /// races it against its time limit in child tasks and hands a hedging
-    /// request to `hedge`.
+    /// and reports events, through the steps it shares with the hedged
+    /// driver. Every public form runs here: `run` performs each attempt in
+    /// the caller's task, `runConcurrently` races it against its time limit
+    /// in child tasks and hands a hedging request to `hedge`.
     ///
     /// This function's async frame is allocated once per request that gets
     /// here, from the task's allocator, so it holds only what crosses a
@@ -18,14 +18,9 @@ extension RetryExecutor {
     /// out-of-line function, on the thread's stack.
     ///
     /// - Parameters:
-    ///   - concurrentAttempts: whether the driver can run copies side by
-    ///     side (a hedging policy hedges only then).
-    ///   - judge: what a returned value means to the policy.
-    ///   - judgeError: what a thrown error means to the policy.
-    ///   - override: what the caller's code says about an attempt.
-    ///   - keep: the form of a returned value a ``RetryFailure`` carries.
-    ///   - returnsLastResponse: when the policy stops on a returned value,
-    ///     return it rather than throw (the decorator's contract).
+    ///   - hooks: what the caller said about the request.
+    ///   - judge: what an attempt's result means, with the caller's
+    ///     `classify` and `override` asked.
     ///   - attempt: performs one attempt that started at the instant given.
     ///   - hedge: continues a request the machine hedges.
     @inlinable
@@ -33,20 +28,16 @@ extension RetryExecutor {
         _ request: RetryRequest,
         start: C.Instant,
         first: FirstAttempt<Value>?,
-        concurrentAttempts: Bool,
         using generator: inout G,
         isolation: isolated (any Actor)?,
-        judge: (Value) -> AttemptOutcome,
-        judgeError: (any Error) -> AttemptOutcome,
-        override: (_ attempt: Int, AttemptOutcome, _ thrown: (any Error)?) -> DecisionOverride,
-        keep: (Value) -> (any Sendable)?,
-        returnsLastResponse: Bool,
+        hooks: RequestHooks<Value>,
+        judge: (_ result: Result<Value, any Error>, _ attempt: Int?, _ judged: AttemptOutcome?) -> RequestHooks<Value>.Judgement,
         attempt: nonisolated(nonsending) (AttemptContext, _ startedAt: C.Instant?) async -> AttemptResult<Value>,
         hedge: nonisolated(nonsending) (
-            inout RequestStateMachine, RequestStateMachine.Action, _ now: C.Instant, inout G
+            inout RequestStateMachine, RequestStateMachine.Action, _ start: C.Instant, _ now: C.Instant, inout G
         ) async throws(RetryFailure) -> Value
     ) async throws(RetryFailure) -> Value {
-        var machine = RequestStateMachine(decider: decider, request: request, concurrentAttempts: concurrentAttempts)
+        var machine = RequestStateMachine(decider: decider, request: request, concurrentAttempts: hooks.concurrentAttempts)
         // The value of the last attempt, for a failure to carry.
         var lastValue: Value?
         // The instant of the machine's last event: waits run from there.
@@ -57,7 +48,7 @@ extension RetryExecutor {
         let readsClock = !setup.isUnobserved || decider.needsTime(request)
         var action = try begin(
             &machine, first: first, start: start, now: &now, lastValue: &lastValue, request: request,
-            using: &generator, judge: judge, judgeError: judgeError, override: override)
+            using: &generator, judge: judge)
 
         while true {
             switch action {
@@ -65,7 +56,7 @@ extension RetryExecutor {
                 lastValue = nil
                 // No attempt starts after cancellation.
                 if Task.isCancelled { throw cancellation(&machine, request: request, start: start) }
-                if observer != nil { reportAttemptStarted(number: number, at: start.duration(to: now)) }
+                if setup.isObserved { reportAttemptStarted(number: number, at: start.duration(to: now)) }
                 let context = AttemptContext(
                     attempt: number, credentialRefreshes: machine.credentialRefreshes, timeLimit: limit)
                 let result: AttemptResult<Value>
@@ -77,7 +68,7 @@ extension RetryExecutor {
                 if readsClock { now = clock.now }
                 action = try attemptFinished(
                     result, number: nil, machine: &machine, end: now, start: start, lastValue: &lastValue,
-                    request: request, using: &generator, judge: judge, judgeError: judgeError, override: override)
+                    request: request, using: &generator, judge: judge)
             case .wait(let delay, let reason):
                 // A failure after a cooldown is not decided on a response.
                 if reason == .cooldown { lastValue = nil }
@@ -90,15 +81,17 @@ extension RetryExecutor {
             case .succeed:
                 return try succeed(lastValue, machine: machine, request: request, start: start, now: now)
             case .fail(let failure):
-                if returnsLastResponse, let lastValue {
+                if hooks.returnsLastResponse, let lastValue {
                     _ = finish(failure, request, start, machine: machine)
                     return lastValue
                 }
-                throw fail(failure, lastResponse: lastValue.flatMap(keep), request: request, start: start, machine: machine)
+                throw fail(
+                    failure, lastResponse: lastValue.flatMap(hooks.keep), request: request, start: start,
+                    machine: machine)
             case .hedge:
                 // The policy hedges this request: copies run side by side
                 // from here on.
-                return try await hedge(&machine, action, now, &generator)
+                return try await hedge(&machine, action, start, now, &generator)
             }
         }
     }

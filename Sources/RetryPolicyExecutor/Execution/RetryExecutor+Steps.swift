@@ -1,7 +1,9 @@
 import RetryPolicyCore
 
-/// The steps both runs share: telling the machine what happened, waiting,
-/// refreshing, and ending the request.
+/// The steps both drivers (sequential and hedged) share: telling the
+/// machine what happened, waiting, refreshing, and ending the request. What
+/// each step reports goes through the one fan-out in
+/// `RetryExecutor+Reporting.swift`.
 extension RetryExecutor {
     /// The wall-clock and request-relative time of `instant`.
     @inlinable
@@ -21,17 +23,13 @@ extension RetryExecutor {
         lastValue: inout Value?,
         request: RetryRequest,
         using generator: inout G,
-        judge: (Value) -> AttemptOutcome,
-        judgeError: (any Error) -> AttemptOutcome,
-        override: (_ attempt: Int, AttemptOutcome, _ thrown: (any Error)?) -> DecisionOverride
+        judge: (_ result: Result<Value, any Error>, _ attempt: Int?, _ judged: AttemptOutcome?) -> RequestHooks<Value>.Judgement
     ) throws(RetryFailure) -> RequestStateMachine.Action {
         guard let first else {
             // No attempt starts after cancellation.
             if Task.isCancelled { throw cancellation(&machine, request: request, start: start) }
             let action = machine.start(at: time(start, since: start))
-            if !setup.isUnobserved, let transition = machine.breakerTransition {
-                reportBreaker(transition, request: request)
-            }
+            reportBreaker(of: machine, request: request)
             return action
         }
         let started = machine.startAdmitted(at: time(start, since: start))
@@ -39,12 +37,11 @@ extension RetryExecutor {
         now = first.end
         return try attemptFinished(
             first.result, number: nil, machine: &machine, end: first.end, start: start, lastValue: &lastValue,
-            request: request, using: &generator, judge: judge, judgeError: judgeError, override: override,
-            judged: first.judged)
+            request: request, using: &generator, judge: judge, judged: first.judged)
     }
 
     /// Judges an attempt's result, tells the machine, and reports the
-    /// attempt to the observer and telemetry.
+    /// attempt.
     ///
     /// A value that arrived is kept even if the caller cancelled just
     /// after: the work is done. A failure under cancellation is the
@@ -60,9 +57,7 @@ extension RetryExecutor {
         lastValue: inout Value?,
         request: RetryRequest,
         using generator: inout G,
-        judge: (Value) -> AttemptOutcome,
-        judgeError: (any Error) -> AttemptOutcome,
-        override: (_ attempt: Int, AttemptOutcome, _ thrown: (any Error)?) -> DecisionOverride,
+        judge: (_ result: Result<Value, any Error>, _ attempt: Int?, _ judged: AttemptOutcome?) -> RequestHooks<Value>.Judgement,
         judged: AttemptOutcome? = nil,
         reportsRecord: Bool = true
     ) throws(RetryFailure) -> RequestStateMachine.Action {
@@ -78,22 +73,23 @@ extension RetryExecutor {
         let action: RequestStateMachine.Action
         switch result {
         case .value(let returned):
-            let outcome = judged ?? judge(returned)
-            let override = sequential ? override(number, outcome, nil) : .asPolicySays
+            let judgement = judge(.success(returned), sequential ? number : nil, judged)
             lastValue = returned
             action =
                 sequential
-                ? machine.attemptFinished(outcome, at: time, producedValue: true, override: override, using: &generator)
-                : machine.attemptFinished(number, outcome, at: time, producedValue: true, using: &generator)
+                ? machine.attemptFinished(
+                    judgement.outcome, at: time, producedValue: true, override: judgement.override, using: &generator)
+                : machine.attemptFinished(number, judgement.outcome, at: time, producedValue: true, using: &generator)
         case .failure(let error):
             lastValue = nil
-            let outcome = judgeError(error)
-            let override = sequential ? override(number, outcome, error) : .asPolicySays
+            let judgement = judge(.failure(error), sequential ? number : nil, nil)
             action =
                 sequential
                 ? machine.attemptFinished(
-                    outcome, at: time, producedValue: false, thrown: error, override: override, using: &generator)
-                : machine.attemptFinished(number, outcome, at: time, producedValue: false, thrown: error, using: &generator)
+                    judgement.outcome, at: time, producedValue: false, thrown: error, override: judgement.override,
+                    using: &generator)
+                : machine.attemptFinished(
+                    number, judgement.outcome, at: time, producedValue: false, thrown: error, using: &generator)
         case .timedOut:
             lastValue = nil
             action = machine.attemptFinished(number, .transport(.timeout), at: time, producedValue: false, using: &generator)
@@ -101,20 +97,8 @@ extension RetryExecutor {
         guard reportsRecord else { return action }
         // A retry that waits for its payment is recorded once it is paid.
         if case .payBudget = action { return action }
-        reportFinishedAttempt(machine, request: request, start: start)
+        reportLastRecord(of: machine, request: request, start: start)
         return action
-    }
-
-    /// Reports the attempt the machine recorded last to the observer,
-    /// telemetry and tracing, with the breaker's change it caused.
-    @inlinable @inline(never)
-    func reportFinishedAttempt(_ machine: borrowing RequestStateMachine, request: RetryRequest, start: C.Instant) {
-        guard !setup.isUnobserved, let record = machine.history.last else { return }
-        observer?(.attemptFinished(record))
-        telemetry?.attemptFinished(record, policy: decider.policy.name, endpoint: request.endpoint)
-        telemetry?.budgetChanged(decider.budget, policy: decider.policy.name)
-        if setup.isTraced { traceRecords(machine.history[(machine.history.count - 1)...], start: start) }
-        if let transition = machine.breakerTransition { reportBreaker(transition, request: request) }
     }
 
     /// Pays for a retry from a budget whose store may wait: awaits the
@@ -128,7 +112,7 @@ extension RetryExecutor {
         let granted = await payment.settle()
         now = clock.now
         let action = machine.budgetPaid(granted, at: time(now, since: start))
-        reportFinishedAttempt(machine, request: request, start: start)
+        reportLastRecord(of: machine, request: request, start: start)
         return action
     }
 
@@ -140,7 +124,7 @@ extension RetryExecutor {
         -> RequestStateMachine.Action
     {
         let action = machine.waitFinished(at: time(now, since: start))
-        if let transition = machine.breakerTransition { reportBreaker(transition, request: request) }
+        reportBreaker(of: machine, request: request)
         return action
     }
 
@@ -151,7 +135,7 @@ extension RetryExecutor {
         request: RetryRequest
     ) -> RequestStateMachine.Action {
         let action = machine.credentialRefreshFinished(at: time(now, since: start), failure: failure)
-        if let transition = machine.breakerTransition { reportBreaker(transition, request: request) }
+        reportBreaker(of: machine, request: request)
         return action
     }
 
@@ -184,8 +168,7 @@ extension RetryExecutor {
         finish(machine.cancelled(at: time(end, since: start), thrown: thrown), request, start)
     }
 
-    /// Reports the failure to the observer and telemetry, and returns it
-    /// for throwing.
+    /// Reports the failure and returns it for throwing.
     ///
     /// `machine` says whether a cooldown or the breaker refused the
     /// request, for its trace.
@@ -193,14 +176,7 @@ extension RetryExecutor {
     func finish(
         _ failure: RetryFailure, _ request: RetryRequest, _ start: C.Instant, machine: RequestStateMachine? = nil
     ) -> RetryFailure {
-        if !setup.isUnobserved {
-            let now = clock.now
-            let elapsed = start.duration(to: now)
-            observer?(.failed(error: failure.error, reason: failure.reason, attempts: failure.attempts.count, elapsed: elapsed))
-            telemetry?.requestFailed(failure, elapsed: elapsed, policy: decider.policy.name, endpoint: request.endpoint)
-            if setup.isTraced { traceFailed(failure, machine: machine, at: now) }
-            if setup.isShadowed { compareShadow(failure.attempts[...], liveEnd: failure.reason, request: request, start: start) }
-        }
+        if !setup.isUnobserved { reportFailure(failure, machine: machine, request: request, start: start) }
         return failure
     }
 
@@ -229,7 +205,7 @@ extension RetryExecutor {
     ) async throws(RetryFailure) -> RequestStateMachine.Action {
         var failure: (any Error)?
         if let refresh = self.refreshCredentials {
-            if observer != nil { reportRefreshingCredentials() }
+            if setup.isObserved { reportRefreshingCredentials() }
             do {
                 try await refresh()
             } catch {

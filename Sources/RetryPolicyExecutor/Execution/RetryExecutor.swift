@@ -41,27 +41,34 @@ public struct RetryExecutor<C: Clock>: Sendable where C.Duration == Duration {
         @inlinable get { setup.fields.refreshCredentials }
         set { update { $0.refreshCredentials = newValue } }
     }
-    /// Receives every event of every request.
+    /// Where requests are reported: observer, telemetry, tracing and
+    /// shadow policy.
+    public var hooks: RetryHooks {
+        @inlinable get { setup.fields.hooks }
+        set { update { $0.hooks = newValue } }
+    }
+    /// Receives every event of every request (`hooks.observer`).
     public var observer: RetryObserver? {
-        @inlinable get { setup.fields.observer }
-        set { update { $0.observer = newValue } }
+        @inlinable get { setup.fields.hooks.observer }
+        set { update { $0.hooks.observer = newValue } }
     }
-    /// Metrics and logs; `nil` costs nothing.
+    /// Metrics and logs; `nil` costs nothing (`hooks.telemetry`).
     public var telemetry: RetryTelemetry? {
-        @inlinable get { setup.fields.telemetry }
-        set { update { $0.telemetry = newValue } }
+        @inlinable get { setup.fields.hooks.telemetry }
+        set { update { $0.hooks.telemetry = newValue } }
     }
-    /// Spans for every request and attempt; `nil` costs nothing.
+    /// Spans for every request and attempt; `nil` costs nothing
+    /// (`hooks.tracing`).
     public var tracing: RetryTracing? {
-        @inlinable get { setup.fields.tracing }
-        set { update { $0.tracing = newValue } }
+        @inlinable get { setup.fields.hooks.tracing }
+        set { update { $0.hooks.tracing = newValue } }
     }
     /// A candidate policy shown every request's attempts after the request,
     /// to report where it would have decided differently; it never acts.
-    /// `nil` costs nothing.
+    /// `nil` costs nothing (`hooks.shadow`).
     public var shadow: ShadowPolicy? {
-        @inlinable get { setup.fields.shadow }
-        set { update { $0.shadow = newValue } }
+        @inlinable get { setup.fields.hooks.shadow }
+        set { update { $0.hooks.shadow = newValue } }
     }
 
     /// - Parameters:
@@ -87,11 +94,25 @@ public struct RetryExecutor<C: Clock>: Sendable where C.Duration == Duration {
         telemetry: RetryTelemetry? = nil,
         tracing: RetryTracing? = .bootstrapped
     ) {
+        self.init(
+            decider: decider, clock: clock, wallClockNow: wallClockNow, classifier: classifier,
+            refreshCredentials: refreshCredentials,
+            hooks: RetryHooks(observer: observer, telemetry: telemetry, tracing: tracing))
+    }
+
+    /// An executor reporting to `hooks`.
+    public init(
+        decider: RetryDecider,
+        clock: C,
+        wallClockNow: Timestamp = .systemNow(),
+        classifier: ErrorClassifier = .standard,
+        refreshCredentials: CredentialRefresher? = nil,
+        hooks: RetryHooks
+    ) {
         setup = Setup(
             Setup.Fields(
                 decider: decider, clock: clock, wallClock: WallClockAnchor(instant: clock.now, timestamp: wallClockNow),
-                classifier: classifier, refreshCredentials: refreshCredentials, observer: observer, telemetry: telemetry,
-                tracing: tracing))
+                classifier: classifier, refreshCredentials: refreshCredentials, hooks: hooks))
     }
 
     public var policy: Policy { decider.policy }
@@ -119,29 +140,28 @@ public struct RetryExecutor<C: Clock>: Sendable where C.Duration == Duration {
             @usableFromInline var wallClock: WallClockAnchor<C.Instant>
             @usableFromInline var classifier: ErrorClassifier
             @usableFromInline var refreshCredentials: CredentialRefresher?
-            @usableFromInline var observer: RetryObserver?
-            @usableFromInline var telemetry: RetryTelemetry?
-            @usableFromInline var tracing: RetryTracing?
-            @usableFromInline var shadow: ShadowPolicy? = nil
+            @usableFromInline var hooks: RetryHooks
         }
 
         @usableFromInline let fields: Fields
-        /// No observer, telemetry, tracing or shadow: nothing to report, so
-        /// a first try may take the fast path. Every report is guarded by
-        /// this flag rather than by testing the optionals: reading
-        /// `telemetry` copies it through its type's value witnesses, on
-        /// every attempt.
+        /// No hook: nothing to report, so a first try may take the fast
+        /// path. Every report is guarded by this flag rather than by testing
+        /// the optionals: reading `telemetry` copies it through its type's
+        /// value witnesses, on every attempt.
         @usableFromInline let isUnobserved: Bool
         /// Requests get spans; guards every look-up of a request's trace.
         @usableFromInline let isTraced: Bool
         /// A shadow policy is shown every request.
         @usableFromInline let isShadowed: Bool
+        /// An observer receives events.
+        @usableFromInline let isObserved: Bool
 
         init(_ fields: Fields) {
             self.fields = fields
-            isTraced = fields.tracing != nil
-            isShadowed = fields.shadow != nil
-            isUnobserved = fields.observer == nil && fields.telemetry == nil && !isTraced && !isShadowed
+            isTraced = fields.hooks.tracing != nil
+            isShadowed = fields.hooks.shadow != nil
+            isObserved = fields.hooks.observer != nil
+            isUnobserved = fields.hooks.isEmpty
         }
     }
 }

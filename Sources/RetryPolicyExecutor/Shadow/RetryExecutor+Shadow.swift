@@ -1,20 +1,18 @@
 import Logging
 import Metrics
 import RetryPolicyCore
+import RetryPolicyMetricCatalogue
 
 /// The executor's side of shadow mode: after a request, out of line, the
-/// candidate is shown its attempts and the differences are reported.
-///
-/// | metric | instrument | attributes |
-/// |---|---|---|
-/// | `retry_policy.shadow.requests` | counter | `retry_policy.policy`, `retry_policy.shadow.policy`, `retry_policy.shadow.coverage` (`complete`, `partial`, `not_compared`) |
-/// | `retry_policy.shadow.divergences` | counter | `retry_policy.policy`, `retry_policy.shadow.policy`, `retry_policy.shadow.divergence` (a ``ShadowDivergence/Kind``) |
+/// candidate is shown its attempts and the differences are reported (the
+/// metrics `MetricCatalogue.shadowRequests` and
+/// `MetricCatalogue.shadowDivergences`).
 extension RetryExecutor {
     @usableFromInline @inline(never)
     func compareShadow(
         _ history: ArraySlice<AttemptRecord>, liveEnd: StopReason?, request: RetryRequest, start: C.Instant
     ) {
-        guard let shadow = setup.fields.shadow else { return }
+        guard let shadow = setup.fields.hooks.shadow else { return }
         let live = decider.policy
         let comparison = ShadowComparison(
             history: history, liveEnd: liveEnd, request: request, startedAt: wallClock.timestamp(at: start), live: live,
@@ -22,20 +20,14 @@ extension RetryExecutor {
         let candidate = shadow.decider.policy.name
         if let factory = shadow.factory {
             Counter(
-                label: "retry_policy.shadow.requests",
-                dimensions: [
-                    ("retry_policy.policy", live.name), ("retry_policy.shadow.policy", candidate),
-                    ("retry_policy.shadow.coverage", comparison.coverage.rawValue),
-                ],
+                label: MetricCatalogue.shadowRequests.name,
+                dimensions: MetricCatalogue.shadowRequests.dimensions(live.name, candidate, comparison.coverage.rawValue),
                 factory: factory
             ).increment()
             for divergence in comparison.divergences {
                 Counter(
-                    label: "retry_policy.shadow.divergences",
-                    dimensions: [
-                        ("retry_policy.policy", live.name), ("retry_policy.shadow.policy", candidate),
-                        ("retry_policy.shadow.divergence", divergence.kind.rawValue),
-                    ],
+                    label: MetricCatalogue.shadowDivergences.name,
+                    dimensions: MetricCatalogue.shadowDivergences.dimensions(live.name, candidate, divergence.kind.rawValue),
                     factory: factory
                 ).increment()
             }

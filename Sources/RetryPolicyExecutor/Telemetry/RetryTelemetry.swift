@@ -1,36 +1,18 @@
 import Logging
 import Metrics
 import RetryPolicyCore
+import RetryPolicyMetricCatalogue
 
 /// Metrics and logs for requests run under a policy, through swift-metrics
 /// and swift-log, so that a service's existing backends (Prometheus,
 /// StatsD, OpenTelemetry) see them without custom plumbing.
 ///
 /// Names and attributes follow OpenTelemetry's semantic-convention style
-/// (dotted names, `error.type` and `http.response.status_code` where those
-/// apply, durations in seconds) and gRPC's retry metrics (A96): retries
-/// and the time spent waiting between attempts are recorded once per
-/// request. A Prometheus backend writes the dots as underscores.
-///
-/// | metric | instrument | unit | attributes |
-/// |---|---|---|---|
-/// | `retry_policy.client.call.attempts` | histogram | {attempt} | policy, endpoint, outcome (`success`/`failure`), `error.type` |
-/// | `retry_policy.client.call.retries` | histogram | {retry} | policy, endpoint, outcome |
-/// | `retry_policy.client.call.retry_delay` | timer | s | policy, endpoint, outcome |
-/// | `retry_policy.client.call.duration` | timer | s | policy, endpoint, outcome, `error.type`, stop reason |
-/// | `retry_policy.client.attempts` | counter | {attempt} | policy, endpoint, decision (`success`/`retry`/`stop`), `error.type`, `http.response.status_code` |
-/// | `retry_policy.client.attempt.duration` | timer | s | policy, endpoint, decision |
-/// | `retry_policy.client.waits` | timer | s | policy, endpoint, wait cause (`backoff`/`server`/`cooldown`) |
-/// | `retry_policy.budget.tokens` | gauge | {token} | policy |
-/// | `retry_policy.breaker.state` | gauge | 1 | policy, state (`closed`/`open`/`half_open`): 1 for the state entered, 0 for the others |
-/// | `retry_policy.breaker.transitions` | counter | {transition} | policy, state, reason |
-///
-/// The attribute keys are `retry_policy.policy`, `retry_policy.endpoint`,
-/// `retry_policy.outcome`, `retry_policy.decision`,
-/// `retry_policy.stop_reason`, `retry_policy.wait.cause`,
-/// `retry_policy.breaker.state` and `retry_policy.breaker.reason`; an
-/// attribute that does not apply has the value `none`, so that every
-/// series of a metric has the same keys.
+/// and gRPC's retry metrics (A96): retries and the time spent waiting
+/// between attempts are recorded once per request. Every name, instrument,
+/// unit and attribute key comes from `MetricCatalogue`;
+/// docs/observability.md lists them. A Prometheus backend writes the dots
+/// as underscores.
 ///
 /// An executor without telemetry pays nothing; one whose factory is the
 /// no-op factory (nothing bootstrapped) skips creating metric objects.
@@ -38,8 +20,7 @@ public struct RetryTelemetry: Sendable {
     public var logger: Logger
     /// `nil` when the factory is swift-metrics' no-op one.
     let factory: (any MetricsFactory)?
-    /// The first part of every metric's name (`retry_policy` in the table
-    /// above).
+    /// The first part of every metric's name (`retry_policy` by default).
     public var labelPrefix: String
     /// The level of the one log line a failed request produces.
     public var failureLogLevel: Logger.Level
@@ -47,7 +28,7 @@ public struct RetryTelemetry: Sendable {
     public init(
         logger: Logger = Logger(label: "retry-policy"),
         factory: any MetricsFactory = MetricsSystem.factory,
-        labelPrefix: String = "retry_policy",
+        labelPrefix: String = MetricCatalogue.prefix,
         failureLogLevel: Logger.Level = .info
     ) {
         self.logger = logger
@@ -66,17 +47,10 @@ public struct RetryTelemetry: Sendable {
             let endpointName = endpoint ?? "none"
             var status = "none"
             if case .response(let code, _) = record.outcome { status = String(code) }
-            Counter(
-                label: labelPrefix + ".client.attempts",
-                dimensions: [
-                    (Self.policyKey, policy), (Self.endpointKey, endpointName), ("retry_policy.decision", decision),
-                    ("error.type", Self.errorType(of: record)), ("http.response.status_code", status),
-                ],
-                factory: factory
-            ).increment()
+            increment(MetricCatalogue.attempts, policy, endpointName, decision, Self.errorType(of: record), status)
             Timer(
-                label: labelPrefix + ".client.attempt.duration",
-                dimensions: [(Self.policyKey, policy), (Self.endpointKey, endpointName), ("retry_policy.decision", decision)],
+                label: MetricCatalogue.attemptDuration.name(prefix: labelPrefix),
+                dimensions: MetricCatalogue.attemptDuration.dimensions(policy, endpointName, decision),
                 preferredDisplayUnit: .seconds,
                 factory: factory
             ).recordNanoseconds(record.duration.nanosecondsSaturated)
@@ -95,11 +69,11 @@ public struct RetryTelemetry: Sendable {
     }
 
     @usableFromInline
-    func waited(_ delay: Duration, cause: RetryEvent.WaitCause, policy: String, endpoint: String?) {
+    func waited(_ delay: Duration, cause: WaitReason, policy: String, endpoint: String?) {
         guard let factory else { return }
         Timer(
-            label: labelPrefix + ".client.waits",
-            dimensions: [(Self.policyKey, policy), (Self.endpointKey, endpoint ?? "none"), ("retry_policy.wait.cause", cause.rawValue)],
+            label: MetricCatalogue.waits.name(prefix: labelPrefix),
+            dimensions: MetricCatalogue.waits.dimensions(policy, endpoint ?? Key.none, cause.rawValue),
             preferredDisplayUnit: .seconds,
             factory: factory
         ).recordNanoseconds(delay.nanosecondsSaturated)
@@ -113,19 +87,27 @@ public struct RetryTelemetry: Sendable {
         factory: any MetricsFactory
     ) {
         let outcome = failure == nil ? "success" : "failure"
-        let errorType = failure?.error.kind.rawValue ?? "none"
-        let base = [(Self.policyKey, policy), (Self.endpointKey, endpoint ?? "none"), (Self.outcomeKey, outcome)]
+        let errorType = failure?.error.kind.rawValue ?? Key.none
+        let endpoint = endpoint ?? Key.none
+        let stopReason = failure?.reason.rawValue ?? Key.none
+        let catalogue = MetricCatalogue.self
         Recorder(
-            label: labelPrefix + ".client.call.attempts", dimensions: base + [("error.type", errorType)], aggregate: true,
+            label: catalogue.callAttempts.name(prefix: labelPrefix),
+            dimensions: catalogue.callAttempts.dimensions(policy, endpoint, outcome, errorType), aggregate: true,
             factory: factory
         ).record(attempts)
-        Recorder(label: labelPrefix + ".client.call.retries", dimensions: base, aggregate: true, factory: factory)
-            .record(max(0, attempts - 1))
-        Timer(label: labelPrefix + ".client.call.retry_delay", dimensions: base, preferredDisplayUnit: .seconds, factory: factory)
-            .recordNanoseconds(waited.nanosecondsSaturated)
+        Recorder(
+            label: catalogue.callRetries.name(prefix: labelPrefix),
+            dimensions: catalogue.callRetries.dimensions(policy, endpoint, outcome), aggregate: true, factory: factory
+        ).record(max(0, attempts - 1))
         Timer(
-            label: labelPrefix + ".client.call.duration",
-            dimensions: base + [("error.type", errorType), ("retry_policy.stop_reason", failure?.reason.rawValue ?? "none")],
+            label: catalogue.callRetryDelay.name(prefix: labelPrefix),
+            dimensions: catalogue.callRetryDelay.dimensions(policy, endpoint, outcome), preferredDisplayUnit: .seconds,
+            factory: factory
+        ).recordNanoseconds(waited.nanosecondsSaturated)
+        Timer(
+            label: catalogue.callDuration.name(prefix: labelPrefix),
+            dimensions: catalogue.callDuration.dimensions(policy, endpoint, outcome, errorType, stopReason),
             preferredDisplayUnit: .seconds,
             factory: factory
         ).recordNanoseconds(elapsed.nanosecondsSaturated)
@@ -170,8 +152,10 @@ public struct RetryTelemetry: Sendable {
         guard let factory, let budget else { return }
         let available = budget.available
         let tokens = budget.configuration.style == .grpc ? Double(available) / 1000 : Double(available)
-        Gauge(label: labelPrefix + ".budget.tokens", dimensions: [(Self.policyKey, policy)], factory: factory)
-            .record(tokens)
+        Gauge(
+            label: MetricCatalogue.budgetTokens.name(prefix: labelPrefix),
+            dimensions: MetricCatalogue.budgetTokens.dimensions(policy), factory: factory
+        ).record(tokens)
     }
 
     @usableFromInline
@@ -191,15 +175,11 @@ public struct RetryTelemetry: Sendable {
             metadata["retry.breaker.until"] = "\(until)"
         }
         if let factory {
-            Counter(
-                label: labelPrefix + ".breaker.transitions",
-                dimensions: [(Self.policyKey, policy), ("retry_policy.breaker.state", transition.state), ("retry_policy.breaker.reason", reason)],
-                factory: factory
-            ).increment()
+            increment(MetricCatalogue.breakerTransitions, policy, transition.state, reason)
             for state in ["closed", "open", "half_open"] {
                 Gauge(
-                    label: labelPrefix + ".breaker.state",
-                    dimensions: [(Self.policyKey, policy), ("retry_policy.breaker.state", state)],
+                    label: MetricCatalogue.breakerState.name(prefix: labelPrefix),
+                    dimensions: MetricCatalogue.breakerState.dimensions(policy, state),
                     factory: factory
                 ).record(state == transition.state ? 1 : 0)
             }
@@ -207,9 +187,17 @@ public struct RetryTelemetry: Sendable {
         logger.log(level: level, "circuit breaker \(transition.state)", metadata: metadata)
     }
 
-    static let policyKey = "retry_policy.policy"
-    static let endpointKey = "retry_policy.endpoint"
-    static let outcomeKey = "retry_policy.outcome"
+    private typealias Key = MetricCatalogue.Attribute
+
+    /// Adds one to the counter `metric` (under ``labelPrefix``), with its
+    /// attributes' `values` in the catalogue's order.
+    @usableFromInline
+    func increment(_ metric: MetricCatalogue.Metric, _ values: String...) {
+        guard let factory else { return }
+        Counter(
+            label: metric.name(prefix: labelPrefix), dimensions: metric.dimensions(values), factory: factory
+        ).increment()
+    }
 
     /// `error.type` of an attempt: the transport class of a failure that
     /// never got a response, the error kind of a response the policy did

@@ -5,6 +5,7 @@ import NIOCore
 import NIOPosix
 import PostgresNIO
 import RetryPolicyCore
+import RetryPolicyMetricCatalogue
 
 /// A `RetryStateStore` that shares retry budgets and cooldowns through
 /// PostgreSQL, so that every process using the same database and key (a
@@ -155,9 +156,9 @@ public final class PostgresRetryStateStore: RetryStateStore {
         self.configuration = configuration
         self.logger = logger
         self.eventLoopGroup = eventLoopGroup
-        fallbackCounter = Counter(label: "retry_policy.state.fallbacks")
-        reconnectCounter = Counter(label: "retry_policy.state.reconnections")
-        roundTripCounter = Counter(label: "retry_policy.state.round_trips")
+        fallbackCounter = Counter(label: MetricCatalogue.stateFallbacks.name)
+        reconnectCounter = Counter(label: MetricCatalogue.stateReconnections.name)
+        roundTripCounter = Counter(label: MetricCatalogue.stateRoundTrips.name)
     }
 
     /// Whether the store has a live connection now.

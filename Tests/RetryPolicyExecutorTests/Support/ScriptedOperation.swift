@@ -68,7 +68,7 @@ final class EventLog: Sendable {
     var waits: [Duration] {
         events.compactMap { if case .waiting(let d, _) = $0 { d } else { nil } }
     }
-    var waitCauses: [RetryEvent.WaitCause] {
+    var waitCauses: [WaitReason] {
         events.compactMap { if case .waiting(_, let cause) = $0 { cause } else { nil } }
     }
 

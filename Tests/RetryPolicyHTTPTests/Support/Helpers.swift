@@ -17,7 +17,7 @@ final class EventLog: Sendable {
     var events: [RetryEvent] { storage.withLock { $0 } }
     var observer: RetryObserver { { event in self.storage.withLock { $0.append(event) } } }
     var waits: [Duration] { events.compactMap { if case .waiting(let d, _) = $0 { d } else { nil } } }
-    var waitCauses: [RetryEvent.WaitCause] {
+    var waitCauses: [WaitReason] {
         events.compactMap { if case .waiting(_, let cause) = $0 { cause } else { nil } }
     }
 }

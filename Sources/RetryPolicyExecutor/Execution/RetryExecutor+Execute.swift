@@ -1,0 +1,208 @@
+import RetryPolicyCore
+
+// MARK: - The two ways attempts run
+
+extension RetryExecutor {
+    /// Every form of `run`: every attempt inline in the caller's task, no
+    /// copies side by side.
+    @inlinable @inline(__always)
+    func executeInCallerTask<Value, Failure: Error, G: RandomNumberGenerator>(
+        _ request: RetryRequest,
+        using generator: inout G,
+        isolation: isolated (any Actor)?,
+        classify: (Result<Value, Failure>) -> AttemptOutcome?,
+        override: (FailedAttempt<Failure>) -> DecisionOverride,
+        hooks: RequestHooks<Value>,
+        operation: (AttemptContext) async throws(Failure) -> Value
+    ) async throws(RetryFailure) -> Value {
+        try await execute(
+            request, using: &generator, isolation: isolation, classify: classify, override: override, hooks: hooks,
+            operation: operation,
+            attempt: { context, _ in
+                do throws(Failure) { return .value(try await operation(context)) } catch { return .failure(error) }
+            },
+            hedge: { _, _, _, _, _ throws(RetryFailure) in throw Self.hedgingNeedsConcurrency() })
+    }
+
+    /// Every form of `runConcurrently`: an attempt with a time limit races
+    /// its timer in a child task, and a hedging policy runs copies side by
+    /// side.
+    @inlinable @inline(__always)
+    func executeConcurrently<Value: Sendable, G: RandomNumberGenerator>(
+        _ request: RetryRequest,
+        using generator: inout G,
+        isolation: isolated (any Actor)?,
+        classify: (Result<Value, any Error>) -> AttemptOutcome?,
+        override: (FailedAttempt<any Error>) -> DecisionOverride,
+        hooks: RequestHooks<Value>,
+        operation: @Sendable (AttemptContext) async throws -> Value
+    ) async throws(RetryFailure) -> Value {
+        var hooks = hooks
+        hooks.concurrentAttempts = true
+        return try await execute(
+            request, using: &generator, isolation: isolation, classify: classify, override: override, hooks: hooks,
+            operation: operation,
+            attempt: { context, startedAt in
+                // A first try that may start at once has no time limit, and
+                // no reading of the clock to start it from.
+                if let limit = context.timeLimit, let startedAt {
+                    return await self.perform(operation, context: context, limit: limit, startedAt: startedAt)
+                }
+                do { return .value(try await operation(context)) } catch { return .failure(error) }
+            },
+            hedge: { machine, action, start, now, generator throws(RetryFailure) in
+                let decider = self.decider
+                let classifier = self.classifier
+                return try await self.hedgedRun(
+                    &machine, from: action, request, start: start, now: now, using: &generator, isolation: isolation,
+                    hooks: hooks,
+                    judge: { result, number, judged in
+                        hooks.judge(
+                            result, attempt: number, judged: judged, decider: decider, classifier: classifier,
+                            method: request.method, classify: classify, override: override)
+                    },
+                    operation: operation)
+            })
+    }
+
+    /// Never thrown: a machine made without concurrent attempts does not
+    /// hedge. Kept a failure rather than a trap so that a mistake in that
+    /// reasoning costs one request, not the process.
+    @usableFromInline
+    static func hedgingNeedsConcurrency() -> RetryFailure {
+        var error = SDKError(kind: .internalError)
+        error.detail = "hedged copies run side by side, which needs runConcurrently and a @Sendable operation"
+        return RetryFailure(error: error, reason: .notRetryable)
+    }
+}
+
+// MARK: - The one request path
+
+extension RetryExecutor {
+    /// What every form of `run` does: the first try, and everything after
+    /// it in a driver (`retryLoop`, which hands a hedged request to
+    /// `hedgedRun`).
+    ///
+    /// A first-try success costs a cancellation check, a rule lookup and
+    /// no heap allocation of its own, not even in a task of its own (when
+    /// neither a per-attempt timeout nor a total deadline is set, since
+    /// enforcing one needs a timer task, and no hook is attached). It reads
+    /// the clock only when the policy runs cooldowns: nothing else about a
+    /// first try needs the time. The history is built only once something
+    /// fails.
+    @inlinable @inline(__always)
+    func execute<Value, Failure: Error, G: RandomNumberGenerator>(
+        _ request: RetryRequest,
+        using generator: inout G,
+        isolation: isolated (any Actor)?,
+        classify: (Result<Value, Failure>) -> AttemptOutcome?,
+        override: (FailedAttempt<Failure>) -> DecisionOverride,
+        hooks: RequestHooks<Value>,
+        operation: (AttemptContext) async throws(Failure) -> Value,
+        attempt: nonisolated(nonsending) (AttemptContext, _ startedAt: C.Instant?) async -> AttemptResult<Value>,
+        hedge: nonisolated(nonsending) (
+            inout RequestStateMachine, RequestStateMachine.Action, _ start: C.Instant, _ now: C.Instant, inout G
+        ) async throws(RetryFailure) -> Value
+    ) async throws(RetryFailure) -> Value {
+        // The common case, a first try that succeeds with no timer, hook or
+        // cooldown involved, runs here; everything else continues in
+        // `loop`, whose larger frame is only allocated when it is needed.
+        // The checks before and after the attempt are synchronous calls, so
+        // the policy and the timeout budget live on the thread's stack and
+        // not in this function's async frame: on a new task the whole first
+        // try fits the task's first allocation slab.
+        let setup = self.setup
+        let decider = setup.fields.decider
+        var firstStart: C.Instant?
+        guard setup.isUnobserved, !Task.isCancelled,
+            decider.mayStartAtOnce(
+                request,
+                now: {
+                    let now = setup.fields.clock.now
+                    firstStart = now
+                    return setup.fields.wallClock.timestamp(at: now)
+                })
+        else {
+            return try await loop(
+                request, start: setup.fields.clock.now, first: nil, using: &generator, isolation: isolation, classify: classify, override: override, hooks: hooks,
+                attempt: attempt, hedge: hedge)
+        }
+        // The operation itself, not `attempt`: a first try that may start
+        // at once has no time limit to race, and a direct call lets the
+        // optimizer keep what the caller's closure captures on the stack.
+        let result: AttemptResult<Value>
+        do throws(Failure) {
+            result = .value(try await operation(AttemptContext(attempt: 1, credentialRefreshes: 0)))
+        } catch {
+            result = .failure(error)
+        }
+        var judged: AttemptOutcome?
+        if case .value(let value) = result {
+            let outcome = classify(.success(value)) ?? hooks.reading(decider, value)
+            if decider.settlePlainSuccess(ofFirstAttempt: outcome, method: request.method) { return value }
+            judged = outcome
+        }
+        let end = setup.fields.clock.now
+        let start = firstStart ?? end
+        return try await loop(
+            request, start: start, first: FirstAttempt(result: result, judged: judged, start: start, end: end),
+            using: &generator, isolation: isolation, classify: classify, override: override,
+            hooks: hooks, attempt: attempt, hedge: hedge)
+    }
+
+    /// The rest of the request, in its request span when the executor
+    /// traces, with the caller's `classify` and `override` folded into the
+    /// one judging closure the driver and its steps take. Out of line: a
+    /// first try that succeeds must not carry the driver's frame.
+    @inlinable @inline(never)
+    func loop<Value, Failure: Error, G: RandomNumberGenerator>(
+        _ request: RetryRequest,
+        start: C.Instant,
+        first: FirstAttempt<Value>?,
+        using generator: inout G,
+        isolation: isolated (any Actor)?,
+        classify: (Result<Value, Failure>) -> AttemptOutcome?,
+        override: (FailedAttempt<Failure>) -> DecisionOverride,
+        hooks: RequestHooks<Value>,
+        attempt: nonisolated(nonsending) (AttemptContext, _ startedAt: C.Instant?) async -> AttemptResult<Value>,
+        hedge: nonisolated(nonsending) (
+            inout RequestStateMachine, RequestStateMachine.Action, _ start: C.Instant, _ now: C.Instant, inout G
+        ) async throws(RetryFailure) -> Value
+    ) async throws(RetryFailure) -> Value {
+        let decider = self.decider
+        let classifier = self.classifier
+        // A first try that already ran settled whether copies may run side
+        // by side: it ran alone, so the rest does too.
+        var hooks = hooks
+        if first != nil { hooks.concurrentAttempts = false }
+        return try await withRequestSpan(request, start: start, isolation: isolation) {
+            () async throws(RetryFailure) -> Value in
+            try await retryLoop(
+                request, start: start, first: first, using: &generator, isolation: isolation, hooks: hooks,
+                judge: { result, number, judged in
+                    hooks.judge(
+                        result, attempt: number, judged: judged, decider: decider, classifier: classifier,
+                        method: request.method, classify: classify, override: override)
+                },
+                attempt: attempt, hedge: hedge)
+        }
+    }
+
+    /// An attempt already made before the driver took over.
+    @usableFromInline
+    struct FirstAttempt<Value> {
+        @usableFromInline var result: AttemptResult<Value>
+        /// What the returned value meant, already asked of the hooks.
+        @usableFromInline var judged: AttemptOutcome?
+        @usableFromInline var start: C.Instant
+        @usableFromInline var end: C.Instant
+
+        @inlinable
+        init(result: AttemptResult<Value>, judged: AttemptOutcome?, start: C.Instant, end: C.Instant) {
+            self.result = result
+            self.judged = judged
+            self.start = start
+            self.end = end
+        }
+    }
+}
