@@ -5,7 +5,8 @@ import RetryPolicyYAML
 public struct InteropError: Error, Sendable, CustomStringConvertible {
     public var diagnostics: [Diagnostic]
     public init(_ diagnostics: [Diagnostic]) { self.diagnostics = diagnostics }
-    public var description: String { diagnostics.map(\.description).joined(separator: "\n") }
+    /// One diagnostic per line.
+    public var description: String { Diagnostic.lines(diagnostics) }
 
     init(_ rule: InteropRule, at location: SourceLocation, _ message: String, suggestion: String? = nil) {
         self.init([Diagnostic(rule, at: location, message, suggestion: suggestion)])

@@ -57,7 +57,7 @@ public struct LintRun: Sendable {
             report.files.append(Self.standardInputName)
             switch standardInput() {
             case .success(let bytes): report.findings += lint(bytes: bytes, path: Self.standardInputName)
-            case .failure(let error): report.findings += error.diagnostics.map(LintFinding.init)
+            case .failure(let error): report.findings += error.diagnostics.map { LintFinding($0) }
             }
         }
         let named = paths.filter { $0 != "-" }
@@ -109,7 +109,7 @@ public struct LintRun: Sendable {
                     }
                 }
                 report.files.append(file.path)
-                report.findings += error.diagnostics.map(LintFinding.init)
+                report.findings += error.diagnostics.map { LintFinding($0) }
                 continue
             }
             switch PolicyFileKind.of(bytes: read.bytes, path: file.path) {
@@ -163,7 +163,7 @@ public struct LintRun: Sendable {
     func lint(file: String, cache: LintRunCache) -> [LintFinding] {
         switch root.readLocatedFile(file) {
         case .success(let read): return lint(read.bytes, path: file, located: read, cache: cache)
-        case .failure(let error): return error.diagnostics.map(LintFinding.init)
+        case .failure(let error): return error.diagnostics.map { LintFinding($0) }
         }
     }
 
@@ -227,7 +227,7 @@ public struct LintRun: Sendable {
                 findings += linter.check(stack: stack, layers: layers, file: file)
             }
         } catch {
-            findings += error.diagnostics.map(LintFinding.init)
+            findings += error.diagnostics.map { LintFinding($0) }
         }
         return Self.attachingFixes(to: linter.finalize(findings, source: source, file: file), bytes: bytes, file: file, policy: checked)
     }
@@ -291,10 +291,10 @@ public struct LintRun: Sendable {
                     let hint = first.id == InteropRule.selection.id ? " (name one with select: in the layer)" : ""
                     return .failure(ReferenceProblem(
                         id: LoaderRule.referenceProblem.id,
-                        reason: "\(first.message)\(hint) (\(first.id) at \(first.location))"))
+                        reason: "\(first.message)\(hint) (\(first.citation))"))
                 }
                 return .failure(ReferenceProblem(
-                    id: LoaderRule.referenceProblem.id, reason: "it is not a valid \(format.title) (\(first.id) at \(first.location))"))
+                    id: LoaderRule.referenceProblem.id, reason: "it is not a valid \(format.title) (\(first.citation))"))
             }
         }
         if selection != nil {
@@ -306,7 +306,7 @@ public struct LintRun: Sendable {
             return .success((try loader.loadPolicy(read, path: path), read.canonicalPath))
         } catch {
             let count = error.diagnostics.count
-            let first = error.diagnostics.first.map { " (\($0.id) at \($0.location))" } ?? ""
+            let first = error.diagnostics.first.map { " (\($0.citation))" } ?? ""
             return .failure(ReferenceProblem(
                 id: LoaderRule.referenceProblem.id,
                 reason: "it has \(plural(count, "problem"))\(first); lint it on its own to see them"))
@@ -342,7 +342,7 @@ public struct LintRun: Sendable {
     /// gives them the base `%SRCROOT%`. The human form reads the lines it
     /// quotes from the root.
     public func render(
-        _ report: LintReport, format: LintFormat, colour: Bool = false, failLevel: LintSeverity, quiet: Bool = false,
+        _ report: LintReport, format: LintFormat, colour: Bool = false, failLevel: Diagnostic.Severity, quiet: Bool = false,
         pathsFromRoot: Bool = false
     ) -> String {
         let paths = RootRelativePaths(root: root)
@@ -363,19 +363,5 @@ public struct LintRun: Sendable {
     public func rootRelative(_ report: LintReport) -> LintReport {
         let paths = RootRelativePaths(root: root)
         return report.mappingPaths(paths.relative)
-    }
-}
-
-extension LintFinding {
-    /// A loader diagnostic in the shape lint reports.
-    public init(_ diagnostic: Diagnostic) {
-        let severity: LintSeverity
-        switch diagnostic.severity {
-        case .error: severity = .error
-        case .warning: severity = .warning
-        case .note: severity = .note
-        }
-        self.init(id: diagnostic.id, severity: severity, location: diagnostic.location,
-                  message: diagnostic.message, suggestion: diagnostic.suggestion)
     }
 }

@@ -130,10 +130,10 @@ struct RealConfigurationTests {
         do {
             let (policies, errors) = try Importer.importEvery(file, from: format)
             if errors.isEmpty { return (.imports(policies.count), policies) }
-            let ids = Set(errors.map(\.id))
+            let ids = Set(errors.compactMap(\.id))
             return (policies.isEmpty ? .refused(ids) : .partly(imports: policies.count, refused: ids), policies)
         } catch {
-            return (.refused(Set(error.diagnostics.map(\.id))), [])
+            return (.refused(Set(error.diagnostics.compactMap(\.id))), [])
         }
     }
 

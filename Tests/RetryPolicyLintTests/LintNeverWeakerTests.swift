@@ -16,7 +16,7 @@ struct LintNeverWeakerTests {
 
     static let everyID = (LoaderRule.allCases.map(\.id) + LintCatalog.rules.map(\.id)).joined(separator: ",")
 
-    static let allOff = LintConfiguration(severities: Dictionary(uniqueKeysWithValues: LintCatalog.rules.map { ($0.id, LintSeverity?.none) }))
+    static let allOff = LintConfiguration(severities: Dictionary(uniqueKeysWithValues: LintCatalog.rules.map { ($0.id, Diagnostic.Severity?.none) }))
 
     /// Every document the loader's tests and the repository hold.
     static let documents: [(name: String, text: String)] = {
@@ -117,7 +117,7 @@ struct LintNeverWeakerTests {
             #expect(error.diagnostics.first?.message.contains("RP002 is a loader check") == true)
         }
         // Built in code, a configuration still leaves loader findings alone.
-        let configuration = LintConfiguration(severities: ["RP010": LintSeverity?.none])
+        let configuration = LintConfiguration(severities: ["RP010": Diagnostic.Severity?.none])
         let finding = LintFinding(id: "RP010", severity: .error, location: SourceLocation(file: "p.yaml", line: 1, column: 1), message: "m")
         #expect(configuration.apply(to: [finding]) == [finding])
     }

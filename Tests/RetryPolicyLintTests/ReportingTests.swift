@@ -42,7 +42,7 @@ struct ReportingTests {
     func configuration() {
         let raise = LintConfiguration(severities: ["RP107": .some(.error)])
         #expect(raise.apply(to: [finding]).map(\.severity) == [.error])
-        let off = LintConfiguration(severities: ["RP107": LintSeverity?.none])
+        let off = LintConfiguration(severities: ["RP107": Diagnostic.Severity?.none])
         #expect(off.apply(to: [finding]).isEmpty)
     }
 
@@ -60,6 +60,12 @@ struct ReportingTests {
             """)
         let coloured = HumanFormatter(colour: true) { _ in nil }.render(report)
         #expect(coloured.contains("\u{1B}[1;33mwarning:\u{1B}[0m"))
+        // Every styled piece, byte for byte: location and message bold, the
+        // severity in its colour, the suggestion's label cyan.
+        let error = LintFinding(id: "RP101", severity: .error, location: at(9, column: 1), message: "dead", suggestion: "delete it")
+        let styled = HumanFormatter(colour: true) { _ in nil }.render(LintReport(files: [], findings: [error]), quiet: true)
+        #expect(styled == "\u{1B}[1mpolicy.yaml:9:1:\u{1B}[0m \u{1B}[1;31merror:\u{1B}[0m \u{1B}[1mdead\u{1B}[0m [RP101]\n"
+            + "    \u{1B}[36msuggestion:\u{1B}[0m delete it\n")
     }
 
     @Test("github format escapes data and properties as the runner does, after DisplayText made line breaks visible")

@@ -19,7 +19,7 @@ import SchemaTestSupport
         for record in records {
             var ids: [String] = []
             do { _ = try LintConfiguration(yaml: record.yaml, path: ".retry-policy.yaml") } catch {
-                ids = error.diagnostics.map(\.id)
+                ids = error.diagnostics.compactMap(\.id)
                 if ids.isEmpty { ids = ["(no diagnostic)"] }
                 tally.messages[record.index] = error.diagnostics.map(\.description)
             }

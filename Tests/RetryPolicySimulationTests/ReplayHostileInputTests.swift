@@ -129,10 +129,10 @@ struct ReplayHostileInputTests {
 
     /// A HAR parser fed `bytes` in chunks of `chunk`, the most it held
     /// at once, and what it emitted.
-    static func feedHAR(_ bytes: [UInt8], chunk: Int) -> (records: Int, warnings: [ReplayDiagnostic], maxDepth: Int, maxBytes: Int) {
+    static func feedHAR(_ bytes: [UInt8], chunk: Int) -> (records: Int, warnings: [Diagnostic], maxDepth: Int, maxBytes: Int) {
         var parser = HARParser(path: "a.har", keptHeaders: ["retry-after"])
         var records = 0
-        var warnings: [ReplayDiagnostic] = []
+        var warnings: [Diagnostic] = []
         var maxDepth = 0
         var maxBytes = 0
         var offset = 0
@@ -194,10 +194,11 @@ struct ReplayHostileInputTests {
 
     @Test("a warning prints no raw control character and forges no workflow command")
     func warningsEscaped() throws {
-        let diagnostic = ReplayDiagnostic(
+        let diagnostic = Diagnostic(
+            severity: .warning,
             location: SourceLocation(file: "::error file=x::\u{1B}[31mrec\r\nfake", line: 1, column: 1),
             message: "expected \u{1B}]0;title\u{07} ##[error]x", suggestion: "\n::warning ::y\u{202E}")
-        let text = diagnostic.description
+        let text = diagnostic.indentedDescription
         #expect(!text.unicodeScalars.contains { $0 != "\n" && DisplayText.isUnsafe($0) })
         #expect(text.split(separator: "\n").count == 2)
         #expect(!text.split(separator: "\n").contains { $0.drop { $0 == " " }.hasPrefix("::") })

@@ -22,7 +22,7 @@ import SchemaTestSupport
         for record in records {
             var ids: [String] = []
             do { _ = try PolicyTestSuite(yaml: record.yaml, path: "generated.tests.yaml") } catch {
-                ids = error.diagnostics.map(\.id)
+                ids = error.diagnostics.compactMap(\.id)
                 if ids.isEmpty { ids = ["(no diagnostic)"] }
                 tally.messages[record.index] = error.diagnostics.map(\.description)
             }

@@ -83,7 +83,7 @@ import Testing
                 for diagnostic in error.diagnostics {
                     #expect(diagnostic.location.line >= 1 && diagnostic.location.line <= lineCount + 8)
                     #expect(diagnostic.location.column >= 1)
-                    #expect(diagnostic.id.hasPrefix("RP0"))
+                    #expect(diagnostic.id?.hasPrefix("RP0") == true)
                     #expect(!diagnostic.message.isEmpty)
                 }
             }

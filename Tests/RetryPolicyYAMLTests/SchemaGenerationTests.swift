@@ -26,7 +26,7 @@ import SchemaTestSupport
         for record in records {
             var ids: [String] = []
             do { _ = try loader.loadDocument(yaml: record.yaml, path: directory + "/generated.yaml") } catch {
-                ids = error.diagnostics.map(\.id)
+                ids = error.diagnostics.compactMap(\.id)
                 if ids.isEmpty { ids = ["(no diagnostic)"] }
                 tally.messages[record.index] = error.diagnostics.map(\.description)
             }

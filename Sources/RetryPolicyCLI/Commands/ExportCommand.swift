@@ -39,9 +39,11 @@ struct ExportCommand: ParsableCommand {
         guard let result = to.handler.export(loaded, file: file) else {
             throw CommandFailure("\(to) is import-only; export writes \(InteropFormat.names(InteropFormat.exportable))")
         }
-        let severity = strict ? "error" : "warning"
+        let severity: Diagnostic.Severity = strict ? .error : .warning
         for warning in result.warnings {
-            StandardError.write(DisplayText.escaped("\(warning.location): \(severity): \(warning.message) [\(warning.feature)]") + "\n")
+            var diagnostic = warning.diagnostic
+            diagnostic.severity = severity
+            StandardError.write(diagnostic.description + "\n")
         }
         if strict && !result.warnings.isEmpty {
             StandardError.write("error: \(plural(result.warnings.count, "setting")) cannot be expressed in \(to.title); nothing written (--strict)\n")

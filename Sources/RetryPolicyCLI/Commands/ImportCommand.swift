@@ -92,13 +92,15 @@ struct ImportCommand: ParsableCommand {
                 imports = [try Importer.importPolicy(foreign, from: from, selection: select)]
             }
         } catch {
-            for diagnostic in error.diagnostics { StandardError.write(DisplayText.escaped(diagnostic.description) + "\n") }
+            for diagnostic in error.diagnostics { StandardError.write(diagnostic.description + "\n") }
             throw ExitCodeError(status: ExitStatus.findings)
         }
-        let severity = strict ? "error" : "warning"
+        let severity: Diagnostic.Severity = strict ? .error : .warning
         let warnings = imports.flatMap(\.warnings)
         for warning in warnings {
-            StandardError.write(DisplayText.escaped("\(warning.location): \(severity): \(warning.message) [\(warning.feature)]") + "\n")
+            var diagnostic = warning.diagnostic
+            diagnostic.severity = severity
+            StandardError.write(diagnostic.description + "\n")
         }
         if strict && !warnings.isEmpty {
             StandardError.write("error: \(plural(warnings.count, "setting")) cannot be imported exactly; nothing written (--strict)\n")

@@ -72,7 +72,7 @@ struct LintCommand: ParsableCommand {
     var strict = false
 
     @Option(help: ArgumentHelp("The least severity that fails the run (exit 1): error (default), warning or note.", valueName: "LEVEL"))
-    var failLevel: LintSeverity?
+    var failLevel: Diagnostic.Severity?
 
     @Flag(help: "Print only the findings: no summary line (human and github formats).")
     var quiet = false
@@ -183,7 +183,7 @@ struct LintCommand: ParsableCommand {
 
 extension LintFormat: ExpressibleByArgument {}
 
-extension LintSeverity: ExpressibleByArgument {}
+extension Diagnostic.Severity: ExpressibleByArgument {}
 
 /// `--explain` and `--list-rules`.
 enum RuleExplanation {

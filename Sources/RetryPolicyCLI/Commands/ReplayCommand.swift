@@ -133,7 +133,7 @@ struct ReplayCommand: ParsableCommand {
             throw CommandFailure(error.description)
         }
         if reportWarnings {
-            for warning in records.warnings { StandardError.write(warning.description + "\n") }
+            for warning in records.warnings { StandardError.write(warning.indentedDescription + "\n") }
             let shown = records.warnings.count
             if records.warningCount > shown {
                 StandardError.write("warning: \(records.warningCount - shown) more lines could not be read (the first \(RecordingStream.maximumKeptWarnings) of each file are shown)\n")

@@ -80,8 +80,9 @@ struct TestCommand: ParsableCommand {
                 invalid.append(.init(
                     file: file,
                     problems: error.diagnostics.map {
-                        let shown = problem($0)
-                        return "\(DisplayText.escaped(shown.location.description)): error: the policy under test: \(DisplayText.escaped(shown.message)) [\(shown.id)]"
+                        var shown = problem($0)
+                        shown.message = "the policy under test: " + shown.message
+                        return shown.description
                     },
                     location: reference))
                 continue

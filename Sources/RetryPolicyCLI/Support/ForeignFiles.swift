@@ -22,8 +22,8 @@ enum ForeignFiles {
         do {
             let format = try Importer.format(of: file, given: format)
             let imported = try Importer.importPolicy(file, from: format, selection: selection)
-            // A warning quotes the foreign file (keys, values, names).
-            for warning in imported.warnings { StandardError.write(DisplayText.escaped(warning.description) + "\n") }
+            // A warning quotes the foreign file (keys, values, names); its description escapes them.
+            for warning in imported.warnings { StandardError.write(warning.description + "\n") }
             return imported.policy
         } catch {
             for diagnostic in error.diagnostics { StandardError.write(diagnostic.description + "\n") }

@@ -2,15 +2,11 @@
 /// and reason, and the range jitter can draw the delay from (not the draw
 /// itself), plus the rule that decided.
 public struct DecisionOutline: Hashable, Sendable, CustomStringConvertible {
-    public enum Action: String, Hashable, Sendable, CaseIterable {
-        case success, retry, stop
-    }
-
     /// What two decisions must share to count as the same; the deciding
     /// rule's position is left out because equal policies in two files have
     /// their rules on different lines.
     public struct Signature: Hashable, Sendable, CustomStringConvertible {
-        public var action: Action
+        public var action: Rule.Action
         public var error: SDKError.Kind?
         public var reason: StopReason?
         public var delay: ClosedRange<Duration>?
@@ -19,7 +15,10 @@ public struct DecisionOutline: Hashable, Sendable, CustomStringConvertible {
         public var description: String { DecisionText.summary(self) }
     }
 
-    public var action: Action
+    /// What the decision does: a retry rule's attempt can still stop (out
+    /// of attempts, budget or time), so this is not the deciding rule's
+    /// action.
+    public var action: Rule.Action
     /// The kind the attempt's outcome maps to: the error a stop reports, or
     /// the one a retry would report if it were the last attempt. `nil` for
     /// a success.

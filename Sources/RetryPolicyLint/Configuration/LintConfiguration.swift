@@ -11,7 +11,7 @@ import RetryPolicyYAML
 ///     exclude: [vendor, "**/testdata"]
 public struct LintConfiguration: Hashable, Sendable {
     /// Rule id -> new severity, or `nil` to turn the rule off.
-    public var severities: [String: LintSeverity?]
+    public var severities: [String: Diagnostic.Severity?]
     /// The file the settings came from, for messages.
     public var path: String?
     /// When not empty, a walked file is linted only if one of these
@@ -24,7 +24,7 @@ public struct LintConfiguration: Hashable, Sendable {
     public var directory: String?
 
     public init(
-        severities: [String: LintSeverity?] = [:], path: String? = nil, include: [PathGlob] = [], exclude: [PathGlob] = [],
+        severities: [String: Diagnostic.Severity?] = [:], path: String? = nil, include: [PathGlob] = [], exclude: [PathGlob] = [],
         directory: String? = nil
     ) {
         self.severities = severities

@@ -84,7 +84,7 @@ extension LintConfiguration {
             let text = scalar.value.lowercased()
             if text == "off" || text == "false" {
                 severities[ruleID] = .some(nil)
-            } else if let severity = LintSeverity(rawValue: text) {
+            } else if let severity = Diagnostic.Severity(rawValue: text) {
                 severities[ruleID] = .some(severity)
             } else {
                 reader.expected(

@@ -7,13 +7,13 @@ public struct LintRule: Hashable, Sendable {
     public var id: String
     /// Short kebab-case name, `shadowed-rule`.
     public var name: String
-    public var defaultSeverity: LintSeverity
+    public var defaultSeverity: Diagnostic.Severity
     /// One sentence.
     public var summary: String
     /// Why it matters and how to fix it.
     public var explanation: String
 
-    public init(id: String, name: String, defaultSeverity: LintSeverity, summary: String, explanation: String) {
+    public init(id: String, name: String, defaultSeverity: Diagnostic.Severity, summary: String, explanation: String) {
         self.id = id
         self.name = name
         self.defaultSeverity = defaultSeverity

@@ -1,8 +1,9 @@
 import RetryPolicyCore
 import RetryPolicyYAML
 
-/// Compiler-style output: `file:line:col: warning: message [RP101]`, the
-/// source line, and a caret under the column. Colour only when asked (the
+/// Compiler-style output: each finding's diagnostic headline
+/// (`file:line:col: warning: message [RP101]`), the source line, a caret
+/// under the column, and the suggestion's line. Colour only when asked (the
 /// CLI asks when standard output is a terminal).
 ///
 /// What it prints of a file is bounded: one line per finding, at most
@@ -31,9 +32,8 @@ public struct HumanFormatter: Sendable {
         var output = ""
         var cache: [String: [Substring]] = [:]
         for finding in report.findings {
-            output += styled(DisplayText.escaped(finding.location.description) + ":", bold: true) + " "
-            output += styled(finding.severity.rawValue + ":", colourCode: Self.colourCode(finding.severity), bold: true)
-            output += " " + styled(DisplayText.escaped(finding.message), bold: true) + " [\(finding.id)]\n"
+            let style = { (text: String, part: Diagnostic.Part) in self.styled(text, part, severity: finding.severity) }
+            output += finding.diagnostic.headline(styling: style) + "\n"
             let file = finding.location.file
             if cache[file] == nil {
                 cache[file] = source(file).map(SourceLines.split) ?? []
@@ -45,9 +45,7 @@ public struct HumanFormatter: Sendable {
                 output += "    " + excerpt + "\n"
                 output += "    " + caret + styled("^", colourCode: "32", bold: true) + "\n"
             }
-            if let suggestion = finding.suggestion {
-                output += "    " + styled("suggestion:", colourCode: "36") + " " + DisplayText.escaped(suggestion) + "\n"
-            }
+            if let line = finding.diagnostic.suggestionLine(styling: style) { output += line + "\n" }
         }
         if !quiet { output += report.summary + "\n" }
         return output
@@ -75,11 +73,21 @@ public struct HumanFormatter: Sendable {
         return (text, padding)
     }
 
-    static func colourCode(_ severity: LintSeverity) -> String {
+    static func colourCode(_ severity: Diagnostic.Severity) -> String {
         switch severity {
         case .error: "31"
         case .warning: "33"
         case .note: "36"
+        }
+    }
+
+    /// The location, severity and message bold, the severity in its colour,
+    /// the suggestion's label cyan.
+    private func styled(_ text: String, _ part: Diagnostic.Part, severity: Diagnostic.Severity) -> String {
+        switch part {
+        case .location, .message: styled(text, bold: true)
+        case .severity: styled(text, colourCode: Self.colourCode(severity), bold: true)
+        case .suggestionLabel: styled(text, colourCode: "36")
         }
     }
 

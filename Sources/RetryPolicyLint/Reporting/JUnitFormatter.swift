@@ -12,9 +12,9 @@ import RetryPolicyCore
 /// between findings in a failure's body are the report's own.
 public struct JUnitFormatter: Sendable {
     /// The least severity that fails a file's test case.
-    public var failLevel: LintSeverity
+    public var failLevel: Diagnostic.Severity
 
-    public init(failLevel: LintSeverity) { self.failLevel = failLevel }
+    public init(failLevel: Diagnostic.Severity) { self.failLevel = failLevel }
 
     public init(strict: Bool) { self.failLevel = strict ? .warning : .error }
 

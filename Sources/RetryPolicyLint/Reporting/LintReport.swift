@@ -24,7 +24,7 @@ public struct LintReport: Sendable {
     /// Every YAML file the walk looked at.
     public var searched: Int { files.count + skippedNotPolicies + skippedTestsFiles + excluded }
 
-    public func count(_ severity: LintSeverity) -> Int { findings.filter { $0.severity == severity }.count }
+    public func count(_ severity: Diagnostic.Severity) -> Int { findings.filter { $0.severity == severity }.count }
 
     /// Whether the run fails: any error, or any warning when `strict`.
     public func fails(strict: Bool) -> Bool {
@@ -32,7 +32,7 @@ public struct LintReport: Sendable {
     }
 
     /// Whether the run fails at `level`: any finding that severe or more.
-    public func fails(at level: LintSeverity) -> Bool {
+    public func fails(at level: Diagnostic.Severity) -> Bool {
         findings.contains { $0.severity >= level }
     }
 

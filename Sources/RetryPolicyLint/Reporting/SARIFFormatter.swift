@@ -40,12 +40,12 @@ public enum SARIFFormatter {
     /// One result of a run, in the shape both `lint` and `test` report.
     public struct Result: Sendable {
         public var ruleID: String
-        public var level: LintSeverity
+        public var level: Diagnostic.Severity
         public var message: String
         public var location: SourceLocation
         public var fix: LintFix?
 
-        public init(ruleID: String, level: LintSeverity, message: String, location: SourceLocation, fix: LintFix? = nil) {
+        public init(ruleID: String, level: Diagnostic.Severity, message: String, location: SourceLocation, fix: LintFix? = nil) {
             self.ruleID = ruleID
             self.level = level
             self.message = message
@@ -179,7 +179,7 @@ public enum SARIFFormatter {
         return .object([("description", .object([("text", .string(fix.description))])), ("artifactChanges", .array(changes))])
     }
 
-    static func level(_ severity: LintSeverity) -> String {
+    static func level(_ severity: Diagnostic.Severity) -> String {
         switch severity {
         case .error: "error"
         case .warning: "warning"

@@ -122,7 +122,7 @@ struct TestFileReader {
         guard let fields = reader.fields(node, at: keyPath, allowed: ["action", "error", "reason", "delay", "rule"], what: "an expectation mapping")
         else { return nil }
         var expect = DecisionExpectation()
-        if let value = fields["action"] { expect.action = reader.choice(value, at: fields.path("action"), of: DecisionOutline.Action.self) }
+        if let value = fields["action"] { expect.action = reader.choice(value, at: fields.path("action"), among: [Rule.Action.success, .retry, .stop]) }
         if let value = fields["error"] { expect.error = reader.text(value, at: fields.path("error"), what: "an error kind") }
         if let value = fields["reason"] { expect.reason = reader.choice(value, at: fields.path("reason"), of: StopReason.self) }
         if let value = fields["delay"] {
@@ -208,7 +208,7 @@ struct TestFileReader {
         else { return nil }
         var expect = SequenceExpectation()
         if let value = expectFields["result"] {
-            expect.result = reader.choice(value, at: expectFields.path("result"), among: [DecisionOutline.Action.success, .stop])
+            expect.result = reader.choice(value, at: expectFields.path("result"), among: [Rule.Action.success, .stop])
         }
         if let value = expectFields["error"] { expect.error = reader.text(value, at: expectFields.path("error"), what: "an error kind") }
         if let value = expectFields["reason"] { expect.reason = reader.choice(value, at: expectFields.path("reason"), of: StopReason.self) }

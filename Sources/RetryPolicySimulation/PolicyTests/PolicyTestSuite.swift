@@ -44,7 +44,7 @@ public struct DecisionCase: Sendable {
 
 /// What a decision must be; unset fields are not checked.
 public struct DecisionExpectation: Sendable {
-    public var action: DecisionOutline.Action?
+    public var action: Rule.Action?
     /// A kind (`status_429`) or a platform name (`SDKError.status_429`).
     public var error: String?
     public var reason: StopReason?
@@ -59,7 +59,7 @@ public struct DecisionExpectation: Sendable {
         set { rule = newValue.map { RuleReference(line: $0) } }
     }
 
-    public init(action: DecisionOutline.Action? = nil, error: String? = nil, reason: StopReason? = nil,
+    public init(action: Rule.Action? = nil, error: String? = nil, reason: StopReason? = nil,
                 delayMin: Duration? = nil, delayMax: Duration? = nil, ruleLine: Int? = nil, rule: RuleReference? = nil) {
         self.action = action
         self.error = error
@@ -100,7 +100,7 @@ public struct SequenceCase: Sendable {
 /// How a sequence must end; unset fields are not checked.
 public struct SequenceExpectation: Sendable {
     /// `success` or `stop`.
-    public var result: DecisionOutline.Action?
+    public var result: Rule.Action?
     public var error: String?
     public var reason: StopReason?
     /// How many attempts were made.
@@ -108,7 +108,7 @@ public struct SequenceExpectation: Sendable {
     /// The longest the request may take, first attempt to final outcome.
     public var maxElapsed: Duration?
 
-    public init(result: DecisionOutline.Action? = nil, error: String? = nil, reason: StopReason? = nil,
+    public init(result: Rule.Action? = nil, error: String? = nil, reason: StopReason? = nil,
                 attempts: Int? = nil, maxElapsed: Duration? = nil) {
         self.result = result
         self.error = error

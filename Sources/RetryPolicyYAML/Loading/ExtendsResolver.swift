@@ -81,7 +81,7 @@ struct ExtendsResolver {
             diagnostics.append(Diagnostic(
                 .extendsProblem, at: at,
                 "extends: expected '\(basePath)' to be a policy file, found a file that is not valid YAML"
-                    + (first.map { " (\($0.id) at \($0.location))" } ?? ""),
+                    + (first.map { " (\($0.citation))" } ?? ""),
                 suggestion: "lint '\(basePath)' on its own to see its problems"))
             return root
         }

@@ -1,7 +1,7 @@
 import RetryPolicyCore
 
 /// Loads policy files strictly: YAML through libyaml, `extends` resolved,
-/// every problem of a file reported at once as located ``Diagnostic``s.
+/// every problem of a file reported at once as located `Diagnostic`s.
 ///
 /// ```swift
 /// let policy = try PolicyLoader().loadPolicy(atPath: "policies/tmdb.yaml")

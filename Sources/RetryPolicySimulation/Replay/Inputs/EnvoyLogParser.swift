@@ -23,12 +23,13 @@ struct EnvoyLogParser: RecordingLineParser {
             && line[close...].hasPrefix("] \"")
     }
 
-    mutating func parse(line: ArraySlice<UInt8>, location: SourceLocation) -> Result<RecordedRequest?, ReplayDiagnostic> {
+    mutating func parse(line: ArraySlice<UInt8>, location: SourceLocation) -> Result<RecordedRequest?, Diagnostic> {
         if line.allSatisfy({ $0 == 32 || $0 == 9 || $0 == 13 }) { return .success(nil) }
         let text = Substring(decoding: line, as: UTF8.self)
-        func problem(_ at: Substring.Index, _ message: String) -> Result<RecordedRequest?, ReplayDiagnostic> {
+        func problem(_ at: Substring.Index, _ message: String) -> Result<RecordedRequest?, Diagnostic> {
             let column = text.utf8.distance(from: text.startIndex, to: at) + 1
-            return .failure(ReplayDiagnostic(
+            return .failure(Diagnostic(
+                severity: .warning,
                 location: SourceLocation(file: location.file, line: location.line, column: column), message: message,
                 suggestion: "replay reads Envoy's default access-log format; convert other formats to JSONL (docs/replay.md)"))
         }

@@ -63,7 +63,7 @@ struct HARParser {
 
     /// Feeds the next bytes; every entry they complete is handed to
     /// `emit` (a record or a located warning).
-    mutating func consume(_ chunk: ArraySlice<UInt8>, emit: (Result<RecordedRequest?, ReplayDiagnostic>) -> Void) {
+    mutating func consume(_ chunk: ArraySlice<UInt8>, emit: (Result<RecordedRequest?, Diagnostic>) -> Void) {
         if abandoned { return }
         for index in chunk.indices {
             if let warning = pendingWarning {
@@ -181,7 +181,8 @@ struct HARParser {
         guard capture.count > Self.maximumEntryLength else { return }
         skippingEntry = true
         capture = []
-        let diagnostic = ReplayDiagnostic(
+        let diagnostic = Diagnostic(
+            severity: .warning,
             location: SourceLocation(file: path, line: captureLine, column: 1),
             message: "expected an entry of at most \(Self.maximumEntryLength) bytes (long strings aside), found a larger one; it is skipped",
             suggestion: "export the archive without the responses' content")
@@ -191,13 +192,14 @@ struct HARParser {
     /// An entry found too large at the byte before: handed out before
     /// anything else, so the order of warnings never depends on where
     /// chunks end.
-    private var pendingWarning: ReplayDiagnostic?
+    private var pendingWarning: Diagnostic?
 
-    private mutating func abandon(_ message: String, emit: (Result<RecordedRequest?, ReplayDiagnostic>) -> Void) {
+    private mutating func abandon(_ message: String, emit: (Result<RecordedRequest?, Diagnostic>) -> Void) {
         abandoned = true
         capture = []
         stack = []
-        emit(.failure(ReplayDiagnostic(
+        emit(.failure(Diagnostic(
+            severity: .warning,
             location: SourceLocation(file: path, line: line, column: 1), message: message,
             suggestion: "the archive is not valid JSON from here; export it again")))
     }
@@ -208,15 +210,17 @@ struct HARParser {
 
     /// After the last bytes: an archive cut inside an entry, or one
     /// without `log.entries`, is reported.
-    func finish() -> ReplayDiagnostic? {
+    func finish() -> Diagnostic? {
         if abandoned { return nil }
         if capturing {
-            return ReplayDiagnostic(
+            return Diagnostic(
+                severity: .warning,
                 location: SourceLocation(file: path, line: captureLine, column: 1),
                 message: "the archive ends inside this entry", suggestion: "the file may be truncated; export it again")
         }
         if !sawEntries {
-            return ReplayDiagnostic(
+            return Diagnostic(
+                severity: .warning,
                 location: SourceLocation(file: path, line: 1, column: 1),
                 message: "not a HAR archive: expected {\"log\": {\"entries\": [...]}}",
                 suggestion: "name the format with --format if this is another kind of recording")
@@ -235,10 +239,10 @@ struct HARParser {
         if case .object(let key, _) = container { key } else { nil }
     }
 
-    private func entry() -> Result<RecordedRequest?, ReplayDiagnostic> {
+    private func entry() -> Result<RecordedRequest?, Diagnostic> {
         let location = SourceLocation(file: path, line: captureLine, column: 1)
-        func problem(_ message: String) -> Result<RecordedRequest?, ReplayDiagnostic> {
-            .failure(ReplayDiagnostic(location: location, message: message, suggestion: "HAR 1.2 entries have startedDateTime, time, request and response"))
+        func problem(_ message: String) -> Result<RecordedRequest?, Diagnostic> {
+            .failure(Diagnostic(severity: .warning, location: location, message: message, suggestion: "HAR 1.2 entries have startedDateTime, time, request and response"))
         }
         let object: JSONNode
         do {

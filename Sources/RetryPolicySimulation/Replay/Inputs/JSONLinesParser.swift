@@ -15,11 +15,12 @@ import RetryPolicyCore
 struct JSONLinesParser: RecordingLineParser {
     let keptHeaders: Set<String>
 
-    mutating func parse(line: ArraySlice<UInt8>, location: SourceLocation) -> Result<RecordedRequest?, ReplayDiagnostic> {
+    mutating func parse(line: ArraySlice<UInt8>, location: SourceLocation) -> Result<RecordedRequest?, Diagnostic> {
         if line.allSatisfy({ $0 == 32 || $0 == 9 || $0 == 13 }) { return .success(nil) }
         let first = line.firstIndex { $0 != 32 && $0 != 9 }!
         guard line[first] == UInt8(ascii: "{") else {
-            return .failure(ReplayDiagnostic(
+            return .failure(Diagnostic(
+                severity: .warning,
                 location: SourceLocation(file: location.file, line: location.line, column: first - line.startIndex + 1),
                 message: "expected a JSON object, '{'", suggestion: "each line is one JSON object"))
         }
@@ -27,16 +28,17 @@ struct JSONLinesParser: RecordingLineParser {
         do {
             object = try JSONNode.parse(line)
         } catch {
-            return .failure(ReplayDiagnostic(
+            return .failure(Diagnostic(
+                severity: .warning,
                 location: SourceLocation(file: location.file, line: location.line, column: error.offset + 1),
                 message: "not JSON: expected \(error.expected)", suggestion: "each line is one JSON object"))
         }
         return Self.record(object, keptHeaders: keptHeaders, location: location)
     }
 
-    static func record(_ object: JSONNode, keptHeaders: Set<String>, location: SourceLocation) -> Result<RecordedRequest?, ReplayDiagnostic> {
-        func problem(_ message: String, _ suggestion: String? = nil) -> Result<RecordedRequest?, ReplayDiagnostic> {
-            .failure(ReplayDiagnostic(location: location, message: message, suggestion: suggestion))
+    static func record(_ object: JSONNode, keptHeaders: Set<String>, location: SourceLocation) -> Result<RecordedRequest?, Diagnostic> {
+        func problem(_ message: String, _ suggestion: String? = nil) -> Result<RecordedRequest?, Diagnostic> {
+            .failure(Diagnostic(severity: .warning, location: location, message: message, suggestion: suggestion))
         }
         guard object.isObject else { return problem("expected a JSON object") }
         let start: Timestamp

@@ -15,14 +15,15 @@ struct NginxLogParser: RecordingLineParser {
     var format: NginxLogFormat?
     let keptHeaders: Set<String>
 
-    mutating func parse(line: ArraySlice<UInt8>, location: SourceLocation) -> Result<RecordedRequest?, ReplayDiagnostic> {
+    mutating func parse(line: ArraySlice<UInt8>, location: SourceLocation) -> Result<RecordedRequest?, Diagnostic> {
         if line.allSatisfy({ $0 == 32 || $0 == 9 || $0 == 13 }) { return .success(nil) }
         let fields: NginxLogFormat.Fields
         if let format {
             switch format.matchLine(line) {
             case .success(let matched): fields = matched
             case .failure(let error):
-                return .failure(ReplayDiagnostic(
+                return .failure(Diagnostic(
+                    severity: .warning,
                     location: SourceLocation(file: location.file, line: location.line, column: error.column),
                     message: "not an access-log line: \(error.message)",
                     suggestion: "give the server's log_format with --nginx-log-format"))
@@ -31,16 +32,17 @@ struct NginxLogParser: RecordingLineParser {
             format = found.0
             fields = found.1
         } else {
-            return .failure(ReplayDiagnostic(
+            return .failure(Diagnostic(
+                severity: .warning,
                 location: location, message: "the line matches neither combined nor ingress-nginx's upstreaminfo format",
                 suggestion: "give the server's log_format with --nginx-log-format"))
         }
         return record(fields, in: line, location: location)
     }
 
-    private func record(_ fields: NginxLogFormat.Fields, in line: ArraySlice<UInt8>, location: SourceLocation) -> Result<RecordedRequest?, ReplayDiagnostic> {
-        func problem(_ message: String, _ suggestion: String? = nil) -> Result<RecordedRequest?, ReplayDiagnostic> {
-            .failure(ReplayDiagnostic(location: location, message: message, suggestion: suggestion))
+    private func record(_ fields: NginxLogFormat.Fields, in line: ArraySlice<UInt8>, location: SourceLocation) -> Result<RecordedRequest?, Diagnostic> {
+        func problem(_ message: String, _ suggestion: String? = nil) -> Result<RecordedRequest?, Diagnostic> {
+            .failure(Diagnostic(severity: .warning, location: location, message: message, suggestion: suggestion))
         }
         let logged: Timestamp
         if let range = fields[.timeLocal] {

@@ -31,7 +31,7 @@ public struct RecordingStream {
     private let read: () throws -> [UInt8]?
 
     public private(set) var warningCount = 0
-    public private(set) var warnings: [ReplayDiagnostic] = []
+    public private(set) var warnings: [Diagnostic] = []
     public static let maximumKeptWarnings = 100
     /// Records read so far.
     public private(set) var recordCount = 0
@@ -97,18 +97,19 @@ public struct RecordingStream {
         return ready[readyIndex]
     }
 
-    private mutating func warn(_ diagnostic: ReplayDiagnostic) {
+    private mutating func warn(_ diagnostic: Diagnostic) {
         warningCount += 1
         if warnings.count < Self.maximumKeptWarnings { warnings.append(diagnostic) }
     }
 
-    private mutating func take(_ result: Result<RecordedRequest?, ReplayDiagnostic>) {
+    private mutating func take(_ result: Result<RecordedRequest?, Diagnostic>) {
         switch result {
         case .success(let record?):
             // One check for every reader: a record's attempts and durations
             // bound the work it causes downstream.
             if let problem = record.rangeProblem {
-                warn(ReplayDiagnostic(
+                warn(Diagnostic(
+                    severity: .warning,
                     location: record.location, message: problem,
                     suggestion: "is the line from a real recording? fix or drop it"))
             } else {
@@ -140,7 +141,7 @@ public struct RecordingStream {
     private mutating func consume(_ chunk: ArraySlice<UInt8>) throws {
         if har == nil && lineParser == nil { try start(with: chunk) }
         if var parser = har {
-            var results: [Result<RecordedRequest?, ReplayDiagnostic>] = []
+            var results: [Result<RecordedRequest?, Diagnostic>] = []
             parser.consume(chunk) { results.append($0) }
             har = parser
             for result in results { take(result) }
@@ -194,7 +195,8 @@ public struct RecordingStream {
     /// (its rest, in later chunks, is skipped to its end).
     private mutating func longLine() {
         lineNumber += 1
-        warn(ReplayDiagnostic(
+        warn(Diagnostic(
+            severity: .warning,
             location: SourceLocation(file: path, line: lineNumber, column: 1),
             message: "expected a line of at most \(Self.maximumLineLength) bytes, found a longer one; it is skipped",
             suggestion: "is this a binary file?"))

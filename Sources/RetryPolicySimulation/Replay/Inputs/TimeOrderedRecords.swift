@@ -13,7 +13,7 @@ public struct TimeOrderedRecords {
     private var lastEmitted: Timestamp?
     /// Requests found more than the window out of order: they are
     /// replayed at the time reached when they were read.
-    public private(set) var lateWarnings: [ReplayDiagnostic] = []
+    public private(set) var lateWarnings: [Diagnostic] = []
     public private(set) var lateCount = 0
 
     /// A record waiting its turn: its start and sequence order it, the
@@ -37,7 +37,7 @@ public struct TimeOrderedRecords {
 
     /// Every warning of every stream, the late requests included, in
     /// order of file and line; and their total count.
-    public var warnings: [ReplayDiagnostic] {
+    public var warnings: [Diagnostic] {
         (streams.flatMap(\.warnings) + lateWarnings).sorted { $0.location < $1.location }
     }
     public var warningCount: Int { streams.reduce(0) { $0 + $1.warningCount } + lateCount }
@@ -63,7 +63,8 @@ public struct TimeOrderedRecords {
             if let lastEmitted, record.start < lastEmitted {
                 lateCount += 1
                 if lateWarnings.count < RecordingStream.maximumKeptWarnings {
-                    lateWarnings.append(ReplayDiagnostic(
+                    lateWarnings.append(Diagnostic(
+                        severity: .warning,
                         location: record.location,
                         message: "this request is more than \(window.formattedForHumans) out of time order; it is replayed at \(RecordedTime.format(lastEmitted))",
                         suggestion: "sort the recording, or widen --reorder-window"))
