@@ -3,21 +3,22 @@ import RetryPolicyCore
 import RetryPolicyExecutor
 
 /// Wraps a typed-throwing executor call in a `Result`.
-func capture<T>(_ body: () async throws(RetryFailure) -> T) async -> Result<T, RetryFailure> {
+public func capture<T>(_ body: () async throws(RetryFailure) -> T) async -> Result<T, RetryFailure> {
     do { return .success(try await body()) } catch { return .failure(error) }
 }
 
 extension Result where Failure == RetryFailure {
-    var failure: RetryFailure? { if case .failure(let f) = self { f } else { nil } }
+    public var failure: RetryFailure? { if case .failure(let f) = self { f } else { nil } }
 }
 
 /// Collects observer events.
-final class EventLog: Sendable {
+public final class EventLog: Sendable {
     private let storage = LockedValue<[RetryEvent]>([])
-    var events: [RetryEvent] { storage.withLock { $0 } }
-    var observer: RetryObserver { { event in self.storage.withLock { $0.append(event) } } }
-    var waits: [Duration] { events.compactMap { if case .waiting(let d, _) = $0 { d } else { nil } } }
-    var waitCauses: [RetryEvent.WaitCause] {
+    public init() {}
+    public var events: [RetryEvent] { storage.withLock { $0 } }
+    public var observer: RetryObserver { { event in self.storage.withLock { $0.append(event) } } }
+    public var waits: [Duration] { events.compactMap { if case .waiting(let d, _) = $0 { d } else { nil } } }
+    public var waitCauses: [RetryEvent.WaitCause] {
         events.compactMap { if case .waiting(_, let cause) = $0 { cause } else { nil } }
     }
 }
@@ -26,7 +27,7 @@ final class EventLog: Sendable {
 /// real: before each wait is skipped, the server must have received the
 /// requests the scenario expects by then, so no timer fires before the
 /// request it guards has reached the server.
-func drive<T: Sendable>(
+public func drive<T: Sendable>(
     _ clock: ManualClock,
     server: ScriptedHTTPServer?,
     requestsBeforeEachAdvance: [Int],
@@ -43,7 +44,7 @@ func drive<T: Sendable>(
 }
 
 /// RFC 9110 IMF-fixdate for a Unix time, as a server writes `Retry-After`.
-func imfFixdate(_ timestamp: Timestamp) -> String {
+public func imfFixdate(_ timestamp: Timestamp) -> String {
     let seconds = timestamp.nanosecondsSince1970 / 1_000_000_000
     let days = Int(seconds / 86_400)
     let secondOfDay = Int(seconds % 86_400)

@@ -13,7 +13,7 @@ import Darwin
 #endif
 
 /// What the loopback server does with one request.
-enum ServerAction: Sendable {
+public enum ServerAction: Sendable {
     /// A complete response.
     case respond(status: Int, headers: [(String, String)] = [], body: String = "")
     /// Never answers (a server slower than any timeout); the connection
@@ -34,20 +34,26 @@ enum ServerAction: Sendable {
 /// action per request received, and counts what it received.
 ///
 /// Requests past the end of the script get `200 OK`.
-final class ScriptedHTTPServer: Sendable {
+public final class ScriptedHTTPServer: Sendable {
     private struct State {
         var script: [ServerAction]
         var received: [String] = []
+        var methods: [String] = []
+        var bodies: [[UInt8]] = []
+        /// Connections closed by the client while the server held a
+        /// request unanswered (`hang`).
+        var abandonedHangs = 0
         var receivedAt: [ContinuousClock.Instant] = []
         var traceparents: [String?] = []
         var waiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+        var abandonWaiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
     }
 
     private let state: LockedValue<State>
     private let channel: LockedValue<(any Channel)?> = LockedValue(nil)
-    let port: Int
+    public let port: Int
     /// `https` when the server speaks TLS.
-    let scheme: String
+    public let scheme: String
 
     private init(script: [ServerAction], port: Int, scheme: String) {
         self.state = LockedValue(State(script: script))
@@ -57,7 +63,7 @@ final class ScriptedHTTPServer: Sendable {
 
     /// Starts a server playing `script`; with `tls`, HTTP runs inside TLS
     /// with that context's certificate.
-    static func start(_ script: [ServerAction], tls: NIOSSLContext? = nil) async throws -> ScriptedHTTPServer {
+    public static func start(_ script: [ServerAction], tls: NIOSSLContext? = nil) async throws -> ScriptedHTTPServer {
         let box = ServerBox()
         let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -75,18 +81,38 @@ final class ScriptedHTTPServer: Sendable {
         return server
     }
 
-    var url: String { "\(scheme)://127.0.0.1:\(port)" }
+    public var url: String { "\(scheme)://127.0.0.1:\(port)" }
 
     /// Paths of the requests received so far, in order.
-    var received: [String] { state.withLock { $0.received } }
-    var requestCount: Int { state.withLock { $0.received.count } }
+    public var received: [String] { state.withLock { $0.received } }
+    public var requestCount: Int { state.withLock { $0.received.count } }
     /// When each request of ``received`` arrived.
-    var receivedAt: [ContinuousClock.Instant] { state.withLock { $0.receivedAt } }
+    public var receivedAt: [ContinuousClock.Instant] { state.withLock { $0.receivedAt } }
     /// The W3C `traceparent` header of each request of ``received``.
-    var traceparents: [String?] { state.withLock { $0.traceparents } }
+    public var traceparents: [String?] { state.withLock { $0.traceparents } }
+    /// The method of each request of ``received``.
+    public var methods: [String] { state.withLock { $0.methods } }
+    /// The body of each request of ``received``, as received.
+    public var bodies: [[UInt8]] { state.withLock { $0.bodies } }
+    /// How many connections the client closed while the server held their
+    /// request unanswered (`hang`): an attempt the client gave up on.
+    public var abandonedHangs: Int { state.withLock { $0.abandonedHangs } }
+
+    /// Returns once the client has closed `count` connections whose
+    /// request the server held (see ``abandonedHangs``).
+    public func abandonedHangs(atLeast count: Int) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let ready = state.withLock { state in
+                if state.abandonedHangs >= count { return true }
+                state.abandonWaiters.append((count, continuation))
+                return false
+            }
+            if ready { continuation.resume() }
+        }
+    }
 
     /// Returns once `count` requests have arrived.
-    func requests(atLeast count: Int) async {
+    public func requests(atLeast count: Int) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let ready = state.withLock { state in
                 if state.received.count >= count { return true }
@@ -97,14 +123,16 @@ final class ScriptedHTTPServer: Sendable {
         }
     }
 
-    func shutdown() async throws {
+    public func shutdown() async throws {
         let channel = self.channel.withLock { $0 }
         try await channel?.close()
     }
 
-    fileprivate func nextAction(for uri: String, traceparent: String?) -> ServerAction {
+    fileprivate func nextAction(for uri: String, method: String, body: [UInt8], traceparent: String?) -> ServerAction {
         let (action, ready) = state.withLock { state -> (ServerAction, [CheckedContinuation<Void, Never>]) in
             state.received.append(uri)
+            state.methods.append(method)
+            state.bodies.append(body)
             state.traceparents.append(traceparent)
             state.receivedAt.append(.now)
             let action = state.script.isEmpty ? .respond(status: 200) : state.script.removeFirst()
@@ -117,9 +145,20 @@ final class ScriptedHTTPServer: Sendable {
         return action
     }
 
+    fileprivate func hangAbandoned() {
+        let ready = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.abandonedHangs += 1
+            let count = state.abandonedHangs
+            let ready = state.abandonWaiters.filter { $0.count <= count }.map(\.continuation)
+            state.abandonWaiters.removeAll { $0.count <= count }
+            return ready
+        }
+        for continuation in ready { continuation.resume() }
+    }
+
     /// A refused port, kept bound without listening for the rest of the
     /// test process so that no other test's server can take it.
-    static func refusedPort() async throws -> Int {
+    public static func refusedPort() async throws -> Int {
         try PostgresTestServer.refusedPort()
     }
 }
@@ -135,7 +174,11 @@ private final class ScriptHandler: ChannelInboundHandler {
 
     private let box: ServerBox
     private var uri = ""
+    private var method = ""
+    private var body: [UInt8] = []
     private var traceparent: String?
+    /// The request on this connection is held unanswered.
+    private var hanging = false
 
     init(box: ServerBox) { self.box = box }
 
@@ -143,13 +186,25 @@ private final class ScriptHandler: ChannelInboundHandler {
         switch unwrapInboundIn(data) {
         case .head(let head):
             uri = head.uri
+            method = head.method.rawValue
+            body = []
             traceparent = head.headers.first(name: "traceparent")
-        case .body:
-            break
+        case .body(var part):
+            body += part.readBytes(length: part.readableBytes) ?? []
         case .end:
             guard let server = box.server.withLock({ $0 }) else { return }
-            respond(server.nextAction(for: uri, traceparent: traceparent), context: context)
+            let action = server.nextAction(for: uri, method: method, body: body, traceparent: traceparent)
+            if case .hang = action { hanging = true }
+            respond(action, context: context)
         }
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        if hanging, let server = box.server.withLock({ $0 }) {
+            hanging = false
+            server.hangAbandoned()
+        }
+        context.fireChannelInactive()
     }
 
     private func respond(_ action: ServerAction, context: ChannelHandlerContext) {
