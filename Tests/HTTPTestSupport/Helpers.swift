@@ -27,6 +27,10 @@ public final class EventLog: Sendable {
 /// real: before each wait is skipped, the server must have received the
 /// requests the scenario expects by then, so no timer fires before the
 /// request it guards has reached the server.
+///
+/// A request that ends before the scenario's last wait (it stopped where
+/// the scenario expected a retry) ends the driving too: the steps taken
+/// so far are returned rather than waiting for a wait that never comes.
 public func drive<T: Sendable>(
     _ clock: ManualClock,
     server: ScriptedHTTPServer?,
@@ -34,11 +38,27 @@ public func drive<T: Sendable>(
     _ body: @escaping @Sendable () async -> T
 ) async -> (result: T, steps: [Duration]) {
     let task = Task { await body() }
-    var steps: [Duration] = []
-    for expected in requestsBeforeEachAdvance {
-        if let server { await server.requests(atLeast: expected) }
-        await clock.sleepers(atLeast: 1)
-        if let step = clock.advanceToNextDeadline() { steps.append(step) }
+    let steps = await withTaskGroup(of: [Duration]?.self) { group in
+        group.addTask {
+            var steps: [Duration] = []
+            for expected in requestsBeforeEachAdvance {
+                if let server { await server.requests(atLeast: expected) }
+                await clock.sleepers(atLeast: 1)
+                if Task.isCancelled { break }
+                if let step = clock.advanceToNextDeadline() { steps.append(step) }
+            }
+            return steps
+        }
+        group.addTask {
+            _ = await task.value
+            return nil
+        }
+        var steps: [Duration] = []
+        // The driver's steps, however the two end.
+        for await result in group {
+            if let result { steps = result } else { group.cancelAll() }
+        }
+        return steps
     }
     return (await task.value, steps)
 }

@@ -45,8 +45,28 @@ public final class ScriptedHTTPServer: Sendable {
         var abandonedHangs = 0
         var receivedAt: [ContinuousClock.Instant] = []
         var traceparents: [String?] = []
-        var waiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
-        var abandonWaiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+        var waiters: [Waiter] = []
+        var nextWaiterID = 0
+
+        func value(of counter: Counter) -> Int {
+            switch counter {
+            case .requests: received.count
+            case .abandonedHangs: abandonedHangs
+            }
+        }
+    }
+
+    private enum Counter {
+        case requests, abandonedHangs
+    }
+
+    /// A task waiting for a count of requests received or of held
+    /// connections abandoned.
+    private struct Waiter {
+        var id: Int
+        var counter: Counter
+        var count: Int
+        var continuation: CheckedContinuation<Void, Never>
     }
 
     private let state: LockedValue<State>
@@ -101,26 +121,46 @@ public final class ScriptedHTTPServer: Sendable {
     /// Returns once the client has closed `count` connections whose
     /// request the server held (see ``abandonedHangs``).
     public func abandonedHangs(atLeast count: Int) async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let ready = state.withLock { state in
-                if state.abandonedHangs >= count { return true }
-                state.abandonWaiters.append((count, continuation))
-                return false
+        await wait(until: .abandonedHangs, reaches: count)
+    }
+
+    /// Returns once `count` requests have arrived, or as soon as the
+    /// calling task is cancelled.
+    public func requests(atLeast count: Int) async {
+        await wait(until: .requests, reaches: count)
+    }
+
+    /// Returns once `counter` reaches `count`, or as soon as the calling
+    /// task is cancelled (so a driver whose request has ended stops
+    /// waiting for a request that will never come).
+    private func wait(until counter: Counter, reaches count: Int) async {
+        let id = state.withLock { state in
+            state.nextWaiterID += 1
+            return state.nextWaiterID
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let ready = state.withLock { state in
+                    if Task.isCancelled || state.value(of: counter) >= count { return true }
+                    state.waiters.append(Waiter(id: id, counter: counter, count: count, continuation: continuation))
+                    return false
+                }
+                if ready { continuation.resume() }
             }
-            if ready { continuation.resume() }
+        } onCancel: {
+            let waiter = state.withLock { state in
+                state.waiters.firstIndex { $0.id == id }.map { state.waiters.remove(at: $0) }
+            }
+            waiter?.continuation.resume()
         }
     }
 
-    /// Returns once `count` requests have arrived.
-    public func requests(atLeast count: Int) async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let ready = state.withLock { state in
-                if state.received.count >= count { return true }
-                state.waiters.append((count, continuation))
-                return false
-            }
-            if ready { continuation.resume() }
-        }
+    /// Resumes the waiters whose count has been reached.
+    private static func readyWaiters(_ state: inout State) -> [CheckedContinuation<Void, Never>] {
+        let current = state
+        let ready = state.waiters.filter { current.value(of: $0.counter) >= $0.count }
+        state.waiters.removeAll { current.value(of: $0.counter) >= $0.count }
+        return ready.map(\.continuation)
     }
 
     public func shutdown() async throws {
@@ -136,22 +176,16 @@ public final class ScriptedHTTPServer: Sendable {
             state.traceparents.append(traceparent)
             state.receivedAt.append(.now)
             let action = state.script.isEmpty ? .respond(status: 200) : state.script.removeFirst()
-            let count = state.received.count
-            let ready = state.waiters.filter { $0.count <= count }.map(\.continuation)
-            state.waiters.removeAll { $0.count <= count }
-            return (action, ready)
+            return (action, Self.readyWaiters(&state))
         }
         for continuation in ready { continuation.resume() }
         return action
     }
 
     fileprivate func hangAbandoned() {
-        let ready = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+        let ready = state.withLock { state in
             state.abandonedHangs += 1
-            let count = state.abandonedHangs
-            let ready = state.abandonWaiters.filter { $0.count <= count }.map(\.continuation)
-            state.abandonWaiters.removeAll { $0.count <= count }
-            return ready
+            return Self.readyWaiters(&state)
         }
         for continuation in ready { continuation.resume() }
     }

@@ -23,7 +23,7 @@ enum ReferenceRun {
 
     /// A backoff, a server delay and a lost connection, then success.
     static let mixedScript: [Step] = [
-        .status(503), .status(429, headers: [("Retry-After", "2")]), .connectionLost, .status(200),
+        .status(503), .status(429, headers: [("Retry-After", "3")]), .connectionLost, .status(200),
     ]
 
     struct Response: RetryableResponse {
