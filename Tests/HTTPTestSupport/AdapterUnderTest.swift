@@ -14,6 +14,11 @@ import RetryPolicyExecutor
 /// throws. It adds nothing of its own between the adapter and the suite:
 /// no retries, no error mapping beyond the adapter's.
 public protocol AdapterUnderTest: Sendable, CustomStringConvertible {
+    /// How the adapter reads its client's errors (the classifier it puts
+    /// in front of the executor's), so that the suite can tell what the
+    /// client threw when the executor reports a failure.
+    var classifier: ErrorClassifier { get }
+
     func send(
         _ request: ConformanceRequest, on executor: RetryExecutor<ManualClock>
     ) async throws(RetryFailure) -> ConformanceResponse

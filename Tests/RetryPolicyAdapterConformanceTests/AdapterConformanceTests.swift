@@ -261,6 +261,10 @@ struct AdapterConformanceTests {
         let failure = try #require(await task.value.failure)
         expectCancellation(failure)
         #expect(failure.attempts.map(\.outcome) == [.transport(.cancelled)])
+        // What the client threw on the way out is its own cancellation,
+        // not a failure the executor's verdict hides.
+        let thrown = try #require(failure.underlyingError)
+        #expect(adapter.classifier.outcome(for: thrown) == .transport(.cancelled), "\(type(of: thrown)): \(thrown)")
         #expect(server.requestCount == 1)
         await server.abandonedHangs(atLeast: 1)
     }
@@ -280,6 +284,7 @@ struct AdapterConformanceTests {
         let failure = try #require(await task.value.failure)
         expectCancellation(failure)
         #expect(failure.attempts.map(\.outcome) == [.status(503)])
+        #expect(failure.underlyingError == nil)
         #expect(clock.sleeperCount == 0)
         #expect(server.requestCount == 1)
     }

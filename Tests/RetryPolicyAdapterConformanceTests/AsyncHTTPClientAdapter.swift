@@ -16,6 +16,7 @@ let conformanceHTTPClient = HTTPClient(
 /// `RetryingHTTPClient`, the decorator around AsyncHTTPClient.
 struct AsyncHTTPClientAdapter: AdapterUnderTest {
     var description: String { "RetryingHTTPClient" }
+    var classifier: ErrorClassifier { .asyncHTTPClient }
 
     func send(
         _ request: ConformanceRequest, on executor: RetryExecutor<ManualClock>

@@ -14,6 +14,7 @@ import RetryPolicyExecutor
 /// idempotent, the body read inside the attempt.
 struct ExecutorClosureAdapter: AdapterUnderTest {
     var description: String { "RetryExecutor.runConcurrently" }
+    var classifier: ErrorClassifier { .asyncHTTPClient }
 
     struct Reply: RetryableResponse {
         var status: Int
@@ -27,7 +28,7 @@ struct ExecutorClosureAdapter: AdapterUnderTest {
         _ request: ConformanceRequest, on executor: RetryExecutor<ManualClock>
     ) async throws(RetryFailure) -> ConformanceResponse {
         var executor = executor
-        executor.classifier = ErrorClassifier.asyncHTTPClient.chained(with: executor.classifier)
+        executor.classifier = classifier.chained(with: executor.classifier)
         let retryRequest = RetryRequest(
             method: request.method, retryability: request.hasIdempotencyKey ? .idempotent : .asPolicySays,
             endpoint: request.endpoint)

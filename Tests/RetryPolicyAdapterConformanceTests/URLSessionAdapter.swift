@@ -16,6 +16,7 @@ let conformanceURLSession = URLSession(configuration: .ephemeral)
 /// (FoundationNetworking on Linux).
 struct URLSessionAdapter: AdapterUnderTest {
     var description: String { "RetryingURLSession" }
+    var classifier: ErrorClassifier { .urlSession }
 
     func send(
         _ request: ConformanceRequest, on executor: RetryExecutor<ManualClock>
