@@ -301,10 +301,26 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["ServiceLifecycle"])),
             ]
         ),
+        // The loopback HTTP server the adapter tests run against, their
+        // helpers, and what an adapter provides to the conformance suite.
+        .target(
+            name: "HTTPTestSupport",
+            dependencies: [
+                "RetryPolicyCore",
+                "RetryPolicyExecutor",
+                "PostgresTestServer",
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["AsyncHTTPClient"])),
+                .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["AsyncHTTPClient"])),
+                .product(name: "NIOHTTP1", package: "swift-nio", condition: .when(traits: ["AsyncHTTPClient"])),
+                .product(name: "NIOSSL", package: "swift-nio-ssl", condition: .when(traits: ["AsyncHTTPClient"])),
+            ],
+            path: "Tests/HTTPTestSupport"
+        ),
         .testTarget(
             name: "RetryPolicyHTTPTests",
             dependencies: [
                 "ChildProcessSupport",
+                "HTTPTestSupport",
                 "RetryPolicyCore",
                 "RetryPolicyTestSupport",
                 "RetryPolicyExecutor",
@@ -322,6 +338,21 @@ let package = Package(
             ],
             // The OTLP receiver the export tests start (Python).
             exclude: ["OTLPReceiver"]
+        ),
+        // One contract every adapter over the executor is held to, run
+        // against each adapter and a loopback server.
+        .testTarget(
+            name: "RetryPolicyAdapterConformanceTests",
+            dependencies: [
+                "HTTPTestSupport",
+                "RetryPolicyCore",
+                "RetryPolicyExecutor",
+                "RetryPolicyAsyncHTTPClient",
+                "RetryPolicyURLSession",
+                .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(traits: ["AsyncHTTPClient"])),
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["AsyncHTTPClient"])),
+                .product(name: "NIOHTTP1", package: "swift-nio", condition: .when(traits: ["AsyncHTTPClient"])),
+            ]
         ),
         // Starts a throwaway PostgreSQL for the integration tests.
         .target(name: "PostgresTestServer", dependencies: ["RetryPolicyCore"], path: "Tests/PostgresTestServer"),

@@ -1,5 +1,6 @@
 #if AsyncHTTPClient  // the trait; these tests need SwiftNIO and AsyncHTTPClient
 import AsyncHTTPClient
+import HTTPTestSupport
 import NIOCore
 import RetryPolicyAsyncHTTPClient
 import RetryPolicyCore

@@ -4,6 +4,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import HTTPTestSupport
 import RetryPolicyAsyncHTTPClient
 import RetryPolicyCore
 import RetryPolicyTestSupport

@@ -1,6 +1,7 @@
 #if AsyncHTTPClient  // the trait; these tests need SwiftNIO and AsyncHTTPClient
 import ChildProcessSupport
 import Foundation
+import HTTPTestSupport
 import PostgresTestServer
 import RetryPolicyCore
 import Testing

@@ -1,6 +1,7 @@
 #if AsyncHTTPClient && OpenTelemetry  // the traits; the export needs swift-otel's OTLP/HTTP exporter
 import ChildProcessSupport
 import Foundation
+import HTTPTestSupport
 import Testing
 
 /// `retry-policy request` with OpenTelemetry's environment variables set:

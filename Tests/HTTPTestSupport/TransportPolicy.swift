@@ -5,7 +5,7 @@ extension Policy {
     /// A policy with one rule for `transport` and nothing else: a stop
     /// rule must end the request after one attempt, a retry rule after
     /// `attempts`. Retries are immediate, so no clock has to be driven.
-    static func single(
+    public static func single(
         _ transport: TransportFailure,
         _ action: Rule.Action,
         attempts: Int = 3,
@@ -23,5 +23,5 @@ extension Policy {
 
 /// A host under the reserved `.invalid` top-level domain, which RFC 6761
 /// guarantees never resolves.
-let invalidTLDHost = "retry-policy-test.invalid"
+public let invalidTLDHost = "retry-policy-test.invalid"
 #endif

@@ -10,8 +10,8 @@ import NIOSSL
 /// -subj "/CN=retry-policy loopback test" -addext "subjectAltName=IP:127.0.0.1,DNS:localhost"`;
 /// valid until 2126. The key is not a secret: it only ever serves
 /// 127.0.0.1 inside these tests.
-enum LoopbackCertificate {
-    static let certificatePEM = """
+public enum LoopbackCertificate {
+    public static let certificatePEM = """
         -----BEGIN CERTIFICATE-----
         MIIBvDCCAWOgAwIBAgIURtLCVkPcvvwVaExO3QAZegf9y00wCgYIKoZIzj0EAwIw
         JTEjMCEGA1UEAwwacmV0cnktcG9saWN5IGxvb3BiYWNrIHRlc3QwIBcNMjYxMTIy
@@ -26,7 +26,7 @@ enum LoopbackCertificate {
         -----END CERTIFICATE-----
         """
 
-    static let privateKeyPEM = """
+    public static let privateKeyPEM = """
         -----BEGIN PRIVATE KEY-----
         MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgiEIF763ZQZvEqO2m
         0iPhQz4+h55R3MxMJARFyZLm//uhRANCAAQ1UiuKegMuF2f/B6QdoDNfKReWOzp8
@@ -35,7 +35,7 @@ enum LoopbackCertificate {
         """
 
     /// A server context presenting the self-signed certificate.
-    static func serverContext() throws -> NIOSSLContext {
+    public static func serverContext() throws -> NIOSSLContext {
         let certificate = try NIOSSLCertificate(bytes: Array(certificatePEM.utf8), format: .pem)
         let key = try NIOSSLPrivateKey(bytes: Array(privateKeyPEM.utf8), format: .pem)
         return try NIOSSLContext(

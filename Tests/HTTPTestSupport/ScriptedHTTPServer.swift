@@ -13,7 +13,7 @@ import Darwin
 #endif
 
 /// What the loopback server does with one request.
-enum ServerAction: Sendable {
+public enum ServerAction: Sendable {
     /// A complete response.
     case respond(status: Int, headers: [(String, String)] = [], body: String = "")
     /// Never answers (a server slower than any timeout); the connection
@@ -34,20 +34,46 @@ enum ServerAction: Sendable {
 /// action per request received, and counts what it received.
 ///
 /// Requests past the end of the script get `200 OK`.
-final class ScriptedHTTPServer: Sendable {
+public final class ScriptedHTTPServer: Sendable {
     private struct State {
         var script: [ServerAction]
         var received: [String] = []
+        var methods: [String] = []
+        var bodies: [[UInt8]] = []
+        /// Connections closed by the client while the server held a
+        /// request unanswered (`hang`).
+        var abandonedHangs = 0
         var receivedAt: [ContinuousClock.Instant] = []
         var traceparents: [String?] = []
-        var waiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+        var waiters: [Waiter] = []
+        var nextWaiterID = 0
+
+        func value(of counter: Counter) -> Int {
+            switch counter {
+            case .requests: received.count
+            case .abandonedHangs: abandonedHangs
+            }
+        }
+    }
+
+    private enum Counter {
+        case requests, abandonedHangs
+    }
+
+    /// A task waiting for a count of requests received or of held
+    /// connections abandoned.
+    private struct Waiter {
+        var id: Int
+        var counter: Counter
+        var count: Int
+        var continuation: CheckedContinuation<Void, Never>
     }
 
     private let state: LockedValue<State>
     private let channel: LockedValue<(any Channel)?> = LockedValue(nil)
-    let port: Int
+    public let port: Int
     /// `https` when the server speaks TLS.
-    let scheme: String
+    public let scheme: String
 
     private init(script: [ServerAction], port: Int, scheme: String) {
         self.state = LockedValue(State(script: script))
@@ -57,7 +83,7 @@ final class ScriptedHTTPServer: Sendable {
 
     /// Starts a server playing `script`; with `tls`, HTTP runs inside TLS
     /// with that context's certificate.
-    static func start(_ script: [ServerAction], tls: NIOSSLContext? = nil) async throws -> ScriptedHTTPServer {
+    public static func start(_ script: [ServerAction], tls: NIOSSLContext? = nil) async throws -> ScriptedHTTPServer {
         let box = ServerBox()
         let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -75,51 +101,98 @@ final class ScriptedHTTPServer: Sendable {
         return server
     }
 
-    var url: String { "\(scheme)://127.0.0.1:\(port)" }
+    public var url: String { "\(scheme)://127.0.0.1:\(port)" }
 
     /// Paths of the requests received so far, in order.
-    var received: [String] { state.withLock { $0.received } }
-    var requestCount: Int { state.withLock { $0.received.count } }
+    public var received: [String] { state.withLock { $0.received } }
+    public var requestCount: Int { state.withLock { $0.received.count } }
     /// When each request of ``received`` arrived.
-    var receivedAt: [ContinuousClock.Instant] { state.withLock { $0.receivedAt } }
+    public var receivedAt: [ContinuousClock.Instant] { state.withLock { $0.receivedAt } }
     /// The W3C `traceparent` header of each request of ``received``.
-    var traceparents: [String?] { state.withLock { $0.traceparents } }
+    public var traceparents: [String?] { state.withLock { $0.traceparents } }
+    /// The method of each request of ``received``.
+    public var methods: [String] { state.withLock { $0.methods } }
+    /// The body of each request of ``received``, as received.
+    public var bodies: [[UInt8]] { state.withLock { $0.bodies } }
+    /// How many connections the client closed while the server held their
+    /// request unanswered (`hang`): an attempt the client gave up on.
+    public var abandonedHangs: Int { state.withLock { $0.abandonedHangs } }
 
-    /// Returns once `count` requests have arrived.
-    func requests(atLeast count: Int) async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let ready = state.withLock { state in
-                if state.received.count >= count { return true }
-                state.waiters.append((count, continuation))
-                return false
+    /// Returns once the client has closed `count` connections whose
+    /// request the server held (see ``abandonedHangs``).
+    public func abandonedHangs(atLeast count: Int) async {
+        await wait(until: .abandonedHangs, reaches: count)
+    }
+
+    /// Returns once `count` requests have arrived, or as soon as the
+    /// calling task is cancelled.
+    public func requests(atLeast count: Int) async {
+        await wait(until: .requests, reaches: count)
+    }
+
+    /// Returns once `counter` reaches `count`, or as soon as the calling
+    /// task is cancelled (so a driver whose request has ended stops
+    /// waiting for a request that will never come).
+    private func wait(until counter: Counter, reaches count: Int) async {
+        let id = state.withLock { state in
+            state.nextWaiterID += 1
+            return state.nextWaiterID
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let ready = state.withLock { state in
+                    if Task.isCancelled || state.value(of: counter) >= count { return true }
+                    state.waiters.append(Waiter(id: id, counter: counter, count: count, continuation: continuation))
+                    return false
+                }
+                if ready { continuation.resume() }
             }
-            if ready { continuation.resume() }
+        } onCancel: {
+            let waiter = state.withLock { state in
+                state.waiters.firstIndex { $0.id == id }.map { state.waiters.remove(at: $0) }
+            }
+            waiter?.continuation.resume()
         }
     }
 
-    func shutdown() async throws {
+    /// Resumes the waiters whose count has been reached.
+    private static func readyWaiters(_ state: inout State) -> [CheckedContinuation<Void, Never>] {
+        let current = state
+        let ready = state.waiters.filter { current.value(of: $0.counter) >= $0.count }
+        state.waiters.removeAll { current.value(of: $0.counter) >= $0.count }
+        return ready.map(\.continuation)
+    }
+
+    public func shutdown() async throws {
         let channel = self.channel.withLock { $0 }
         try await channel?.close()
     }
 
-    fileprivate func nextAction(for uri: String, traceparent: String?) -> ServerAction {
+    fileprivate func nextAction(for uri: String, method: String, body: [UInt8], traceparent: String?) -> ServerAction {
         let (action, ready) = state.withLock { state -> (ServerAction, [CheckedContinuation<Void, Never>]) in
             state.received.append(uri)
+            state.methods.append(method)
+            state.bodies.append(body)
             state.traceparents.append(traceparent)
             state.receivedAt.append(.now)
             let action = state.script.isEmpty ? .respond(status: 200) : state.script.removeFirst()
-            let count = state.received.count
-            let ready = state.waiters.filter { $0.count <= count }.map(\.continuation)
-            state.waiters.removeAll { $0.count <= count }
-            return (action, ready)
+            return (action, Self.readyWaiters(&state))
         }
         for continuation in ready { continuation.resume() }
         return action
     }
 
+    fileprivate func hangAbandoned() {
+        let ready = state.withLock { state in
+            state.abandonedHangs += 1
+            return Self.readyWaiters(&state)
+        }
+        for continuation in ready { continuation.resume() }
+    }
+
     /// A refused port, kept bound without listening for the rest of the
     /// test process so that no other test's server can take it.
-    static func refusedPort() async throws -> Int {
+    public static func refusedPort() async throws -> Int {
         try PostgresTestServer.refusedPort()
     }
 }
@@ -135,7 +208,11 @@ private final class ScriptHandler: ChannelInboundHandler {
 
     private let box: ServerBox
     private var uri = ""
+    private var method = ""
+    private var body: [UInt8] = []
     private var traceparent: String?
+    /// The request on this connection is held unanswered.
+    private var hanging = false
 
     init(box: ServerBox) { self.box = box }
 
@@ -143,13 +220,25 @@ private final class ScriptHandler: ChannelInboundHandler {
         switch unwrapInboundIn(data) {
         case .head(let head):
             uri = head.uri
+            method = head.method.rawValue
+            body = []
             traceparent = head.headers.first(name: "traceparent")
-        case .body:
-            break
+        case .body(var part):
+            body += part.readBytes(length: part.readableBytes) ?? []
         case .end:
             guard let server = box.server.withLock({ $0 }) else { return }
-            respond(server.nextAction(for: uri, traceparent: traceparent), context: context)
+            let action = server.nextAction(for: uri, method: method, body: body, traceparent: traceparent)
+            if case .hang = action { hanging = true }
+            respond(action, context: context)
         }
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        if hanging, let server = box.server.withLock({ $0 }) {
+            hanging = false
+            server.hangAbandoned()
+        }
+        context.fireChannelInactive()
     }
 
     private func respond(_ action: ServerAction, context: ChannelHandlerContext) {

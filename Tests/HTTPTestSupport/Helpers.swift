@@ -3,21 +3,22 @@ import RetryPolicyCore
 import RetryPolicyExecutor
 
 /// Wraps a typed-throwing executor call in a `Result`.
-func capture<T>(_ body: () async throws(RetryFailure) -> T) async -> Result<T, RetryFailure> {
+public func capture<T>(_ body: () async throws(RetryFailure) -> T) async -> Result<T, RetryFailure> {
     do { return .success(try await body()) } catch { return .failure(error) }
 }
 
 extension Result where Failure == RetryFailure {
-    var failure: RetryFailure? { if case .failure(let f) = self { f } else { nil } }
+    public var failure: RetryFailure? { if case .failure(let f) = self { f } else { nil } }
 }
 
 /// Collects observer events.
-final class EventLog: Sendable {
+public final class EventLog: Sendable {
     private let storage = LockedValue<[RetryEvent]>([])
-    var events: [RetryEvent] { storage.withLock { $0 } }
-    var observer: RetryObserver { { event in self.storage.withLock { $0.append(event) } } }
-    var waits: [Duration] { events.compactMap { if case .waiting(let d, _) = $0 { d } else { nil } } }
-    var waitCauses: [WaitReason] {
+    public init() {}
+    public var events: [RetryEvent] { storage.withLock { $0 } }
+    public var observer: RetryObserver { { event in self.storage.withLock { $0.append(event) } } }
+    public var waits: [Duration] { events.compactMap { if case .waiting(let d, _) = $0 { d } else { nil } } }
+    public var waitCauses: [WaitReason] {
         events.compactMap { if case .waiting(_, let cause) = $0 { cause } else { nil } }
     }
 }
@@ -26,24 +27,44 @@ final class EventLog: Sendable {
 /// real: before each wait is skipped, the server must have received the
 /// requests the scenario expects by then, so no timer fires before the
 /// request it guards has reached the server.
-func drive<T: Sendable>(
+///
+/// A request that ends before the scenario's last wait (it stopped where
+/// the scenario expected a retry) ends the driving too: the steps taken
+/// so far are returned rather than waiting for a wait that never comes.
+public func drive<T: Sendable>(
     _ clock: ManualClock,
     server: ScriptedHTTPServer?,
     requestsBeforeEachAdvance: [Int],
     _ body: @escaping @Sendable () async -> T
 ) async -> (result: T, steps: [Duration]) {
     let task = Task { await body() }
-    var steps: [Duration] = []
-    for expected in requestsBeforeEachAdvance {
-        if let server { await server.requests(atLeast: expected) }
-        await clock.sleepers(atLeast: 1)
-        if let step = clock.advanceToNextDeadline() { steps.append(step) }
+    let steps = await withTaskGroup(of: [Duration]?.self) { group in
+        group.addTask {
+            var steps: [Duration] = []
+            for expected in requestsBeforeEachAdvance {
+                if let server { await server.requests(atLeast: expected) }
+                await clock.sleepers(atLeast: 1)
+                if Task.isCancelled { break }
+                if let step = clock.advanceToNextDeadline() { steps.append(step) }
+            }
+            return steps
+        }
+        group.addTask {
+            _ = await task.value
+            return nil
+        }
+        var steps: [Duration] = []
+        // The driver's steps, however the two end.
+        for await result in group {
+            if let result { steps = result } else { group.cancelAll() }
+        }
+        return steps
     }
     return (await task.value, steps)
 }
 
 /// RFC 9110 IMF-fixdate for a Unix time, as a server writes `Retry-After`.
-func imfFixdate(_ timestamp: Timestamp) -> String {
+public func imfFixdate(_ timestamp: Timestamp) -> String {
     let seconds = timestamp.nanosecondsSince1970 / 1_000_000_000
     let days = Int(seconds / 86_400)
     let secondOfDay = Int(seconds % 86_400)

@@ -1,0 +1,338 @@
+#if AsyncHTTPClient  // the trait; these tests need SwiftNIO and AsyncHTTPClient
+import HTTPTestSupport
+import RetryPolicyCore
+import RetryPolicyExecutor
+import Testing
+
+/// Every adapter the contract holds. A new adapter is one conformance to
+/// `AdapterUnderTest` and one entry here.
+let conformingAdapters: [any AdapterUnderTest] = [
+    ExecutorClosureAdapter(),
+    URLSessionAdapter(),
+    AsyncHTTPClientAdapter(),
+]
+
+/// One contract for every adapter over the executor, each case run against
+/// each adapter and a server on 127.0.0.1 that plays a script.
+///
+/// Waits and per-attempt time limits run on a `ManualClock` that the test
+/// moves only once the server has seen the requests expected by then, so
+/// every asserted wait is exact and nothing depends on how fast the
+/// machine is. The time limit only ends a case that hangs.
+@Suite("Adapter conformance", .serialized, .timeLimit(.minutes(2)))
+struct AdapterConformanceTests {
+    let clock = ManualClock()
+    let log = EventLog()
+    static let origin = Timestamp(secondsSince1970: 1_750_000_000)
+
+    func executor(_ policy: Policy) -> RetryExecutor<ManualClock> {
+        RetryExecutor(
+            decider: RetryDecider(policy: policy), clock: clock, wallClockNow: Self.origin, observer: log.observer,
+            tracing: nil)
+    }
+
+    /// Sends `request` through `adapter` under `policy`, moving the clock
+    /// to the next wait's end once the server has received each count of
+    /// `advancingAfter`.
+    func send(
+        _ request: ConformanceRequest, through adapter: any AdapterUnderTest, under policy: Policy,
+        server: ScriptedHTTPServer?, advancingAfter counts: [Int] = []
+    ) async -> (result: Result<ConformanceResponse, RetryFailure>, steps: [Duration]) {
+        let executor = executor(policy)
+        return await drive(clock, server: server, requestsBeforeEachAdvance: counts) {
+            await capture { () async throws(RetryFailure) in try await adapter.send(request, on: executor) }
+        }
+    }
+
+    var records: [AttemptRecord] {
+        log.events.compactMap { if case .attemptFinished(let record) = $0 { record } else { nil } }
+    }
+
+    @Test("503, 503, 200 retries to success within the policy's attempts", arguments: conformingAdapters)
+    func retriesToSuccess(adapter: any AdapterUnderTest) async throws {
+        let server = try await ScriptedHTTPServer.start([
+            .respond(status: 503), .respond(status: 503), .respond(status: 200, body: "ok"),
+        ])
+        defer { Task { try await server.shutdown() } }
+        let (result, steps) = await send(
+            ConformanceRequest(url: server.url + "/movie/550"), through: adapter, under: ContractPolicy.standard(attempts: 3),
+            server: server, advancingAfter: [1, 2])
+        #expect(try result.get() == ConformanceResponse(status: 200, body: "ok"))
+        #expect(server.requestCount == 3)
+        #expect(server.received == Array(repeating: "/movie/550", count: 3))
+        #expect(steps == [.seconds(1), .seconds(2)])
+        #expect(log.events.last == .succeeded(attempts: 3, elapsed: .seconds(3)))
+    }
+
+    @Test("a persistent 503 ends after exactly the policy's attempts", arguments: conformingAdapters)
+    func attemptsExhausted(adapter: any AdapterUnderTest) async throws {
+        let server = try await ScriptedHTTPServer.start(Array(repeating: .respond(status: 503), count: 4))
+        defer { Task { try await server.shutdown() } }
+        let (result, steps) = await send(
+            ConformanceRequest(url: server.url), through: adapter, under: ContractPolicy.standard(attempts: 3),
+            server: server, advancingAfter: [1, 2])
+        let failure = try #require(result.failure)
+        #expect(failure.reason == .attemptsExhausted)
+        #expect(failure.error.kind == .status5xx)
+        #expect(failure.error.statusCode == 503)
+        #expect(failure.attempts.count == 3)
+        #expect(server.requestCount == 3)
+        #expect(steps == [.seconds(1), .seconds(2)])
+    }
+
+    @Test(
+        "a non-retryable status stops at once with its SDKError kind",
+        arguments: conformingAdapters,
+        [(code: 404, kind: SDKError.Kind.notFound), (code: 401, kind: .unauthorized), (code: 400, kind: .networkError)])
+    func nonRetryableStatus(adapter: any AdapterUnderTest, status: (code: Int, kind: SDKError.Kind)) async throws {
+        let server = try await ScriptedHTTPServer.start([.respond(status: status.code), .respond(status: 200)])
+        defer { Task { try await server.shutdown() } }
+        let (result, _) = await send(
+            ConformanceRequest(url: server.url), through: adapter, under: ContractPolicy.standard(), server: server)
+        let failure = try #require(result.failure)
+        #expect(failure.error.kind == status.kind)
+        #expect(failure.error.statusCode == status.code)
+        #expect(failure.reason == .notRetryable)
+        #expect(failure.attempts.count == 1)
+        #expect(server.requestCount == 1)
+        #expect(clock.totalSleeps == 0)
+    }
+
+    @Test("Retry-After in seconds is waited exactly, as the server's delay", arguments: conformingAdapters)
+    func retryAfterSeconds(adapter: any AdapterUnderTest) async throws {
+        let server = try await ScriptedHTTPServer.start([
+            .respond(status: 503, headers: [("Retry-After", "7")]), .respond(status: 200, body: "ok"),
+        ])
+        defer { Task { try await server.shutdown() } }
+        let (result, steps) = await send(
+            ConformanceRequest(url: server.url), through: adapter, under: ContractPolicy.standard(), server: server,
+            advancingAfter: [1])
+        #expect(try result.get().status == 200)
+        #expect(steps == [.seconds(7)])
+        #expect(log.waitCauses == [.server])
+        #expect(server.requestCount == 2)
+    }
+
+    @Test("Retry-After as an HTTP-date is waited until that date", arguments: conformingAdapters)
+    func retryAfterHTTPDate(adapter: any AdapterUnderTest) async throws {
+        let server = try await ScriptedHTTPServer.start([
+            .respond(status: 429, headers: [("Retry-After", imfFixdate(Self.origin + .seconds(5)))]),
+            .respond(status: 200, body: "ok"),
+        ])
+        defer { Task { try await server.shutdown() } }
+        let (result, steps) = await send(
+            ConformanceRequest(url: server.url), through: adapter, under: ContractPolicy.standard(), server: server,
+            advancingAfter: [1])
+        #expect(try result.get().status == 200)
+        #expect(steps == [.seconds(5)])
+        #expect(log.waitCauses == [.server])
+    }
+
+    @Test("Retry-After above the policy's cap stops without waiting", arguments: conformingAdapters)
+    func retryAfterAboveCap(adapter: any AdapterUnderTest) async throws {
+        let server = try await ScriptedHTTPServer.start([
+            .respond(status: 429, headers: [("Retry-After", "120")]), .respond(status: 200),
+        ])
+        defer { Task { try await server.shutdown() } }
+        let (result, _) = await send(
+            ConformanceRequest(url: server.url), through: adapter, under: ContractPolicy.standard(), server: server)
+        let failure = try #require(result.failure)
+        #expect(failure.reason == .retryAfterTooLong)
+        #expect(failure.error.kind == .status429)
+        #expect(failure.error.retryAfter == .seconds(120))
+        #expect(server.requestCount == 1)
+        #expect(clock.totalSleeps == 0)
+    }
+
+    @Test("a POST is not retried when the policy does not allow its method", arguments: conformingAdapters)
+    func nonIdempotentNotRetried(adapter: any AdapterUnderTest) async throws {
+        let server = try await ScriptedHTTPServer.start([.respond(status: 503), .respond(status: 200)])
+        defer { Task { try await server.shutdown() } }
+        let (result, _) = await send(
+            ConformanceRequest(method: .post, url: server.url + "/payments", body: Array("{}".utf8)),
+            through: adapter, under: ContractPolicy.standard(), server: server)
+        let failure = try #require(result.failure)
+        #expect(failure.reason == .notIdempotent)
+        #expect(failure.error.kind == .status5xx)
+        #expect(server.requestCount == 1)
+        #expect(clock.totalSleeps == 0)
+    }
+
+    @Test(
+        "a POST is retried when the policy allows its method, or an Idempotency-Key marks it",
+        arguments: conformingAdapters, [false, true])
+    func nonIdempotentRetriedWhenAllowed(adapter: any AdapterUnderTest, byKey: Bool) async throws {
+        let server = try await ScriptedHTTPServer.start([.respond(status: 503), .respond(status: 200, body: "paid")])
+        defer { Task { try await server.shutdown() } }
+        let policy = byKey ? ContractPolicy.standard() : ContractPolicy.standard(retryableMethods: [.get, .post])
+        let request = ConformanceRequest(
+            method: .post, url: server.url + "/payments", headers: byKey ? [("Idempotency-Key", "order-17")] : [],
+            body: Array("{}".utf8))
+        let (result, steps) = await send(request, through: adapter, under: policy, server: server, advancingAfter: [1])
+        #expect(try result.get() == ConformanceResponse(status: 200, body: "paid"))
+        #expect(server.methods == ["POST", "POST"])
+        #expect(steps == [.seconds(1)])
+    }
+
+    @Test("every attempt re-sends the same body", arguments: conformingAdapters)
+    func sameBodyEveryAttempt(adapter: any AdapterUnderTest) async throws {
+        let server = try await ScriptedHTTPServer.start([
+            .respond(status: 503), .respond(status: 502), .respond(status: 200, body: "stored"),
+        ])
+        defer { Task { try await server.shutdown() } }
+        let body = Array(#"{"order":17,"note":"crème brûlée"}"#.utf8) + [0, 0xFF, 0x0A]
+        let (result, _) = await send(
+            ConformanceRequest(method: .put, url: server.url + "/orders/17", body: body), through: adapter,
+            under: ContractPolicy.standard(), server: server, advancingAfter: [1, 2])
+        #expect(try result.get().body == "stored")
+        #expect(server.methods == ["PUT", "PUT", "PUT"])
+        #expect(server.bodies == [body, body, body])
+    }
+
+    @Test("a refused connection is connection_refused", arguments: conformingAdapters)
+    func refusedConnection(adapter: any AdapterUnderTest) async throws {
+        let port = try await ScriptedHTTPServer.refusedPort()
+        let (result, _) = await send(
+            ConformanceRequest(url: "http://127.0.0.1:\(port)/"), through: adapter, under: ContractPolicy.standard(),
+            server: nil)
+        let failure = try #require(result.failure)
+        #expect(failure.error.transport == .connectionRefused, "\(failure.attempts.map { $0.errorDescription ?? "" })")
+        #expect(failure.error.kind == .networkError)
+        #expect(failure.reason == .notRetryable)
+        #expect(failure.attempts.map(\.outcome) == [.transport(.connectionRefused)])
+    }
+
+    @Test("a connection reset mid-response is connection_lost, and retried", arguments: conformingAdapters)
+    func resetConnection(adapter: any AdapterUnderTest) async throws {
+        let server = try await ScriptedHTTPServer.start([.resetMidResponse, .respond(status: 200, body: "whole")])
+        defer { Task { try await server.shutdown() } }
+        let (result, steps) = await send(
+            ConformanceRequest(url: server.url), through: adapter, under: ContractPolicy.standard(), server: server,
+            advancingAfter: [1])
+        #expect(try result.get().body == "whole")
+        #expect(records.map(\.outcome) == [.transport(.connectionLost), .status(200)], "\(records.map { $0.errorDescription ?? "" })")
+        #expect(steps == [.seconds(1)])
+        #expect(server.requestCount == 2)
+    }
+
+    @Test("an attempt past the per-attempt limit is a timeout, and the last one fails the request with it", arguments: conformingAdapters)
+    func timeoutIsTransportFailure(adapter: any AdapterUnderTest) async throws {
+        let server = try await ScriptedHTTPServer.start([.hang])
+        defer { Task { try await server.shutdown() } }
+        let (result, steps) = await send(
+            ConformanceRequest(url: server.url), through: adapter,
+            under: ContractPolicy.standard(attempts: 1, perAttempt: .seconds(2)), server: server, advancingAfter: [1])
+        let failure = try #require(result.failure)
+        #expect(failure.error.transport == .timeout)
+        #expect(failure.error.kind == .timeout)
+        #expect(failure.reason == .attemptsExhausted)
+        #expect(failure.attempts.map(\.duration) == [.seconds(2)])
+        #expect(steps == [.seconds(2)])
+        // The attempt was cancelled, not left running: the client closed
+        // its connection.
+        await server.abandonedHangs(atLeast: 1)
+    }
+
+    @Test("a per-attempt timeout cancels the attempt and retries", arguments: conformingAdapters)
+    func perAttemptTimeoutRetries(adapter: any AdapterUnderTest) async throws {
+        let server = try await ScriptedHTTPServer.start([.hang, .respond(status: 200, body: "ok")])
+        defer { Task { try await server.shutdown() } }
+        let (result, steps) = await send(
+            ConformanceRequest(url: server.url), through: adapter,
+            under: ContractPolicy.standard(perAttempt: .seconds(2)), server: server, advancingAfter: [1, 1])
+        #expect(try result.get() == ConformanceResponse(status: 200, body: "ok"))
+        #expect(steps == [.seconds(2), .seconds(1)])
+        #expect(records.map(\.outcome) == [.transport(.timeout), .status(200)])
+        #expect(server.requestCount == 2)
+        await server.abandonedHangs(atLeast: 1)
+    }
+
+    @Test("cancelling the task during an attempt stops with cancelled, not a transport failure", arguments: conformingAdapters)
+    func cancelledDuringAttempt(adapter: any AdapterUnderTest) async throws {
+        let server = try await ScriptedHTTPServer.start([.hang, .respond(status: 200)])
+        defer { Task { try await server.shutdown() } }
+        let executor = executor(ContractPolicy.standard())
+        let request = ConformanceRequest(url: server.url)
+        let task = Task {
+            await capture { () async throws(RetryFailure) in try await adapter.send(request, on: executor) }
+        }
+        await server.requests(atLeast: 1)
+        task.cancel()
+        let failure = try #require(await task.value.failure)
+        expectCancellation(failure)
+        #expect(failure.attempts.map(\.outcome) == [.transport(.cancelled)])
+        // What the client threw on the way out is its own cancellation,
+        // not a failure the executor's verdict hides.
+        let thrown = try #require(failure.underlyingError)
+        #expect(adapter.classifier.outcome(for: thrown) == .transport(.cancelled), "\(type(of: thrown)): \(thrown)")
+        #expect(server.requestCount == 1)
+        await server.abandonedHangs(atLeast: 1)
+    }
+
+    @Test("cancelling the task during a backoff wait stops with cancelled and sends nothing more", arguments: conformingAdapters)
+    func cancelledDuringBackoff(adapter: any AdapterUnderTest) async throws {
+        let server = try await ScriptedHTTPServer.start([.respond(status: 503), .respond(status: 200)])
+        defer { Task { try await server.shutdown() } }
+        let executor = executor(ContractPolicy.standard())
+        let request = ConformanceRequest(url: server.url)
+        let task = Task {
+            await capture { () async throws(RetryFailure) in try await adapter.send(request, on: executor) }
+        }
+        await server.requests(atLeast: 1)
+        await clock.sleepers(atLeast: 1)
+        task.cancel()
+        let failure = try #require(await task.value.failure)
+        expectCancellation(failure)
+        #expect(failure.attempts.map(\.outcome) == [.status(503)])
+        #expect(failure.underlyingError == nil)
+        #expect(clock.sleeperCount == 0)
+        #expect(server.requestCount == 1)
+    }
+
+    /// A cancelled request ends as the caller's cancellation: reason and
+    /// kind `cancelled`, whatever the client threw on the way out, and
+    /// reported to the observer as such.
+    func expectCancellation(_ failure: RetryFailure, sourceLocation: Testing.SourceLocation = #_sourceLocation) {
+        #expect(failure.reason == .cancelled, sourceLocation: sourceLocation)
+        #expect(failure.error.kind == .cancelled, sourceLocation: sourceLocation)
+        #expect(failure.error.transport == .cancelled, sourceLocation: sourceLocation)
+        guard case .failed(_, let reason, _, _) = log.events.last else {
+            Issue.record("the observer saw no failure: \(log.events)", sourceLocation: sourceLocation)
+            return
+        }
+        #expect(reason == .cancelled, sourceLocation: sourceLocation)
+    }
+
+    @Test("an exhausted retry budget stops retrying", arguments: conformingAdapters)
+    func budgetExhausted(adapter: any AdapterUnderTest) async throws {
+        let server = try await ScriptedHTTPServer.start(Array(repeating: .respond(status: 503), count: 4))
+        defer { Task { try await server.shutdown() } }
+        // Tokens for one retry only.
+        let budget = RetryBudgetConfiguration(capacity: 5, retryCost: 5)
+        let (result, steps) = await send(
+            ConformanceRequest(url: server.url), through: adapter,
+            under: ContractPolicy.standard(attempts: 4, budget: budget), server: server, advancingAfter: [1])
+        let failure = try #require(result.failure)
+        #expect(failure.reason == .budgetExhausted)
+        #expect(failure.error.kind == .status5xx)
+        #expect(failure.attempts.count == 2)
+        #expect(server.requestCount == 2)
+        #expect(steps == [.seconds(1)])
+    }
+
+    @Test("the observer sees the executor's own event sequence for the same script", arguments: conformingAdapters)
+    func sameEventSequence(adapter: any AdapterUnderTest) async throws {
+        let script = ReferenceRun.mixedScript
+        let server = try await ScriptedHTTPServer.start(script.map(\.serverAction))
+        defer { Task { try await server.shutdown() } }
+        let policy = ContractPolicy.standard(attempts: 4)
+        let (result, steps) = await send(
+            ConformanceRequest(url: server.url), through: adapter, under: policy, server: server,
+            advancingAfter: [1, 2, 3])
+        #expect(try result.get().status == 200)
+        #expect(steps == [.seconds(1), .seconds(3), .seconds(4)])
+        let expected = await ReferenceRun.events(for: script, under: policy, origin: Self.origin)
+        #expect(ReferenceRun.comparable(log.events) == ReferenceRun.comparable(expected))
+    }
+}
+#endif
