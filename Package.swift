@@ -15,6 +15,8 @@ let package = Package(
         .library(name: "RetryPolicyInterop", targets: ["RetryPolicyInterop"]),
         .library(name: "RetryPolicyExecutor", targets: ["RetryPolicyExecutor"]),
         .library(name: "RetryPolicyStore", targets: ["RetryPolicyStore"]),
+        // For test targets only: clocks that tests move by hand.
+        .library(name: "RetryPolicyTesting", targets: ["RetryPolicyTesting"]),
         .library(name: "RetryPolicyAsyncHTTPClient", targets: ["RetryPolicyAsyncHTTPClient"]),
         .library(name: "RetryPolicyURLSession", targets: ["RetryPolicyURLSession"]),
         .library(name: "RetryPolicyPostgres", targets: ["RetryPolicyPostgres"]),
@@ -107,6 +109,10 @@ let package = Package(
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
             ]
         ),
+
+        // Test clocks (`ManualClock`), for the test targets of code that waits:
+        // kept out of the production products, and on Core alone.
+        .target(name: "RetryPolicyTesting", dependencies: ["RetryPolicyCore"]),
 
         // A directory of policy files served to every request, reloaded on change.
         .target(
@@ -270,6 +276,7 @@ let package = Package(
                 "RetryPolicyCore",
                 "RetryPolicyTestSupport",
                 "RetryPolicyExecutor",
+                "RetryPolicyTesting",
                 // The examples load their policies from YAML.
                 "RetryPolicyYAML",
                 // The simulator, which the executor must agree with.
@@ -287,6 +294,7 @@ let package = Package(
                 "RetryPolicyCore",
                 "RetryPolicyExecutor",
                 "RetryPolicyStore",
+                "RetryPolicyTesting",
                 "RetryPolicyYAML",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -304,6 +312,7 @@ let package = Package(
                 "RetryPolicyStore",
                 "RetryPolicyAsyncHTTPClient",
                 "RetryPolicyURLSession",
+                "RetryPolicyTesting",
                 "PostgresTestServer",
                 .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(traits: ["AsyncHTTPClient"])),
                 .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["AsyncHTTPClient"])),

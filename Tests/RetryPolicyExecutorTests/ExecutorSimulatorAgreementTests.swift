@@ -2,6 +2,7 @@ import PropertyBased
 import RetryPolicyCore
 import RetryPolicyExecutor
 import RetryPolicySimulation
+import RetryPolicyTesting
 import Testing
 
 /// The executor on a manual clock and the simulator (`retry-policy

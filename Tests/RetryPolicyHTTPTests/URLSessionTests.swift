@@ -6,6 +6,7 @@ import FoundationNetworking
 import RetryPolicyCore
 import RetryPolicyTestSupport
 import RetryPolicyExecutor
+import RetryPolicyTesting
 import RetryPolicyURLSession
 import Testing
 

@@ -5,6 +5,7 @@ import FoundationNetworking
 #endif
 import RetryPolicyCore
 import RetryPolicyExecutor
+import RetryPolicyTesting
 import RetryPolicyURLSession
 import Testing
 
