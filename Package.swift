@@ -15,6 +15,8 @@ let package = Package(
         .library(name: "RetryPolicyInterop", targets: ["RetryPolicyInterop"]),
         .library(name: "RetryPolicyExecutor", targets: ["RetryPolicyExecutor"]),
         .library(name: "RetryPolicyStore", targets: ["RetryPolicyStore"]),
+        // For test targets only: clocks that tests move by hand.
+        .library(name: "RetryPolicyTesting", targets: ["RetryPolicyTesting"]),
         .library(name: "RetryPolicyAsyncHTTPClient", targets: ["RetryPolicyAsyncHTTPClient"]),
         .library(name: "RetryPolicyURLSession", targets: ["RetryPolicyURLSession"]),
         .library(name: "RetryPolicyPostgres", targets: ["RetryPolicyPostgres"]),
@@ -111,6 +113,10 @@ let package = Package(
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
             ]
         ),
+
+        // Test clocks (`ManualClock`), for the test targets of code that waits:
+        // kept out of the production products, and on Core alone.
+        .target(name: "RetryPolicyTesting", dependencies: ["RetryPolicyCore"]),
 
         // A directory of policy files served to every request, reloaded on change.
         .target(
@@ -277,6 +283,7 @@ let package = Package(
                 "RetryPolicyTestSupport",
                 "RetryPolicyExecutor",
                 "RetryPolicyMetricCatalogue",
+                "RetryPolicyTesting",
                 // The examples load their policies from YAML.
                 "RetryPolicyYAML",
                 // The simulator, which the executor must agree with.
@@ -294,6 +301,7 @@ let package = Package(
                 "RetryPolicyCore",
                 "RetryPolicyExecutor",
                 "RetryPolicyStore",
+                "RetryPolicyTesting",
                 "RetryPolicyYAML",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -327,6 +335,7 @@ let package = Package(
                 "RetryPolicyStore",
                 "RetryPolicyAsyncHTTPClient",
                 "RetryPolicyURLSession",
+                "RetryPolicyTesting",
                 "PostgresTestServer",
                 .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(traits: ["AsyncHTTPClient"])),
                 .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["AsyncHTTPClient"])),

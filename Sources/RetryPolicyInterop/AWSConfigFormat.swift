@@ -2,7 +2,7 @@ import RetryPolicyCore
 import RetryPolicyYAML
 
 extension InteropFormat {
-    public static let awsConfig = InteropFormat(declaring: "aws-config")
+    package static let awsConfig = InteropFormat(declaring: "aws-config")
 }
 
 /// The AWS shared config file (`~/.aws/config`): one profile's

@@ -4,7 +4,7 @@ import RetryPolicyCore
 /// `retry_policy` (config.route.v3.RetryPolicy).
 public enum EnvoyExporter {
     /// Envoy's default `rate_limited_retry_back_off.max_interval`.
-    public static let defaultRateLimitedMaxInterval: Duration = .seconds(300)
+    package static let defaultRateLimitedMaxInterval: Duration = .seconds(300)
 
     public static func export(_ policy: Policy, file: String) -> ExportResult {
         let behaviour = PolicyBehaviour(policy: policy, file: file)

@@ -2,7 +2,7 @@ import RetryPolicyCore
 
 /// Policy to gRPC service config (gRFC A6 `retryPolicy`, `retryThrottling`).
 public enum GRPCExporter {
-    public static let maxAttemptsLimit = 5
+    package static let maxAttemptsLimit = 5
 
     public static func export(_ policy: Policy, file: String) -> ExportResult {
         let behaviour = PolicyBehaviour(policy: policy, file: file)

@@ -39,7 +39,7 @@ public enum GRPCStatus: Int, CaseIterable, Sendable, CustomStringConvertible {
     }
 
     /// Envoy's `retry_on` spelling of the gRPC conditions it knows.
-    public var envoyCondition: String? {
+    package var envoyCondition: String? {
         switch self {
         case .cancelled: "cancelled"
         case .deadlineExceeded: "deadline-exceeded"
@@ -51,7 +51,7 @@ public enum GRPCStatus: Int, CaseIterable, Sendable, CustomStringConvertible {
     }
 
     /// The HTTP statuses the standard mapping turns into this code.
-    public var httpStatuses: Set<Int> {
+    package var httpStatuses: Set<Int> {
         switch self {
         case .internal: [400]
         case .unauthenticated: [401]
@@ -78,7 +78,7 @@ public enum GRPCStatus: Int, CaseIterable, Sendable, CustomStringConvertible {
     }
 
     /// The code the standard mapping gives an HTTP status.
-    public static func forHTTP(_ status: Int) -> GRPCStatus {
+    package static func forHTTP(_ status: Int) -> GRPCStatus {
         switch status {
         case 400: .internal
         case 401: .unauthenticated
@@ -90,7 +90,7 @@ public enum GRPCStatus: Int, CaseIterable, Sendable, CustomStringConvertible {
     }
 
     /// The code a transport failure is reported with, if gRPC has one.
-    public static func forTransport(_ failure: TransportFailure) -> GRPCStatus? {
+    package static func forTransport(_ failure: TransportFailure) -> GRPCStatus? {
         allCases.first { $0.transports.contains(failure) }
     }
 }

@@ -12,7 +12,7 @@ public struct ImportCandidate: Sendable {
     /// `service/method`, an Istio route's VirtualService name).
     public var aliases: [String]
     /// A few words on what it holds, for candidate lists.
-    public var summary: String
+    package var summary: String
     public var location: SourceLocation
     /// Where the handler finds it again: the node it imports and the
     /// nodes around it, innermost last.

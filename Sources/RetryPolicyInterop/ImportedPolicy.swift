@@ -6,7 +6,7 @@ import RetryPolicyCore
 /// over.
 ///
 /// Error kinds are not part of any other format, so an imported policy
-/// names them by one fixed convention (``canonicalKind(status:)``): a
+/// names them by one fixed convention (`canonicalKind(status:)`): a
 /// policy exported and imported again decides identically when it follows
 /// the same convention.
 public struct ImportedPolicy: Sendable {
@@ -16,8 +16,8 @@ public struct ImportedPolicy: Sendable {
     public var format: InteropFormat
     /// Every try including the first.
     public var attempts: Int
-    public var retriedStatuses: Set<Int> = []
-    public var retriedTransports: Set<TransportFailure> = []
+    package var retriedStatuses: Set<Int> = []
+    package var retriedTransports: Set<TransportFailure> = []
     public var backoff: Backoff
     public var retryAfter = RetryAfterPolicy(honor: false)
     public var timeouts = TimeoutBudget()
@@ -70,7 +70,7 @@ public struct ImportedPolicy: Sendable {
     // MARK: The error-kind convention
 
     /// The kind an imported policy reports for a status.
-    public static func canonicalKind(status: Int) -> SDKError.Kind {
+    package static func canonicalKind(status: Int) -> SDKError.Kind {
         switch status {
         case 429: .status429
         case 401: .unauthorized
@@ -81,7 +81,7 @@ public struct ImportedPolicy: Sendable {
     }
 
     /// The kind an imported policy reports for a transport failure.
-    public static func canonicalKind(transport: TransportFailure) -> SDKError.Kind {
+    package static func canonicalKind(transport: TransportFailure) -> SDKError.Kind {
         switch transport {
         case .timeout: .timeout
         case .cancelled: .cancelled
@@ -192,7 +192,7 @@ extension Policy {
     /// it retries, when and how long it waits, without the vocabulary it
     /// reports errors in, which no other layer's format has. Comparing a
     /// policy with a mesh's configuration compares these.
-    public var withoutErrorKinds: Policy {
+    package var withoutErrorKinds: Policy {
         var copy = self
         for index in copy.rules.indices where copy.rules[index].error != nil {
             copy.rules[index].error = .internalError

@@ -26,12 +26,12 @@ public struct InteropFormat: RawRepresentable, Hashable, Sendable, CaseIterable,
     public var description: String { rawValue }
 
     /// The formats a policy exports to.
-    public static var exportable: [InteropFormat] {
+    package static var exportable: [InteropFormat] {
         InteropRegistry.handlers.filter(\.canExport).map(\.format)
     }
 
     /// The handler that reads and writes this format.
-    public var handler: any InteropFormatHandler {
+    package var handler: any InteropFormatHandler {
         // A format is declared by its handler's file and the handler is
         // registered beside it: InteropRegistryTests checks every handler.
         InteropRegistry.handlers.first { $0.format == self }!

@@ -2,7 +2,7 @@ import RetryPolicyCore
 
 /// A configuration document for another tool, in the order its fields are
 /// written, rendered as JSON or as block YAML.
-public indirect enum InteropValue: Sendable, Equatable {
+package indirect enum InteropValue: Sendable, Equatable {
     case object([Field])
     case array([InteropValue])
     case string(String)
@@ -11,23 +11,23 @@ public indirect enum InteropValue: Sendable, Equatable {
     case number(String)
     case bool(Bool)
 
-    public struct Field: Sendable, Equatable {
-        public var key: String
-        public var value: InteropValue
-        public init(_ key: String, _ value: InteropValue) {
+    package struct Field: Sendable, Equatable {
+        package var key: String
+        package var value: InteropValue
+        package init(_ key: String, _ value: InteropValue) {
             self.key = key
             self.value = value
         }
     }
 
     /// The value under `key` of an object.
-    public subscript(key: String) -> InteropValue? {
+    package subscript(key: String) -> InteropValue? {
         guard case .object(let fields) = self else { return nil }
         return fields.first { $0.key == key }?.value
     }
 
     /// JSON, two-space indented, keys in order.
-    public func json(indent: Int = 0) -> String {
+    package func json(indent: Int = 0) -> String {
         let pad = String(repeating: " ", count: indent)
         let inner = String(repeating: " ", count: indent + 2)
         switch self {
@@ -47,7 +47,7 @@ public indirect enum InteropValue: Sendable, Equatable {
     }
 
     /// Block YAML (strings double-quoted, so no value changes type).
-    public func yaml() -> String {
+    package func yaml() -> String {
         var lines: [String] = []
         Self.yamlLines(self, indent: 0, into: &lines)
         return lines.joined(separator: "\n") + "\n"

@@ -3,7 +3,7 @@ import RetryPolicyCore
 /// Policy to an Istio VirtualService HTTP route's `timeout` and `retries`.
 public enum IstioExporter {
     /// Istio sets no backoff: Envoy's default 25ms base, 250ms max.
-    public static let backoffBase: Duration = .milliseconds(25)
+    package static let backoffBase: Duration = .milliseconds(25)
     public static let backoffMax: Duration = .milliseconds(250)
 
     public static func export(_ policy: Policy, file: String) -> ExportResult {

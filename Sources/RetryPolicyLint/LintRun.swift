@@ -22,16 +22,16 @@ public struct LintRun: Sendable {
 
     /// The YAML files under `paths`, walked as `PolicyRoot.files(under:accept:)`
     /// describes (tests files included: discovery tells them apart).
-    public func yamlFiles(under paths: [String]) throws(PolicyRoot.ArgumentError) -> [PolicyRoot.FoundFile] {
+    package func yamlFiles(under paths: [String]) throws(PolicyRoot.ArgumentError) -> [PolicyRoot.FoundFile] {
         try root.files(under: paths) { PolicyFileName.isYAML($0) }
     }
 
-    public static func isTestFile(_ name: String) -> Bool {
+    package static func isTestFile(_ name: String) -> Bool {
         PolicyFileName.isTestFile(name)
     }
 
     /// The name standard input is reported under when `-` is linted.
-    public static let standardInputName = PolicyRoot.standardInputName
+    package static let standardInputName = PolicyRoot.standardInputName
 
     /// Lints every policy file under `paths`; `-` is standard input, read
     /// through `standardInput` (its references are relative to the working
@@ -314,7 +314,7 @@ public struct LintRun: Sendable {
     }
 
     /// `reference` resolved against the directory of `file`, as spelt.
-    public static func resolve(_ reference: String, relativeTo file: String) -> String {
+    package static func resolve(_ reference: String, relativeTo file: String) -> String {
         PolicyLoader.resolve(reference, relativeTo: file)
     }
 
@@ -338,7 +338,7 @@ public struct LintRun: Sendable {
     /// leaves the summary line out of the human and GitHub forms.
     ///
     /// Paths are printed as the report names them. `pathsFromRoot` says
-    /// they are relative to the root (``rootRelative(_:)``): SARIF then
+    /// they are relative to the root (`rootRelative(_:)`): SARIF then
     /// gives them the base `%SRCROOT%`. The human form reads the lines it
     /// quotes from the root.
     public func render(
@@ -360,7 +360,7 @@ public struct LintRun: Sendable {
 
     /// `report` with every path named from the root (`sub/dir/bad.yaml`,
     /// whatever the working directory), as CI annotations and SARIF need.
-    public func rootRelative(_ report: LintReport) -> LintReport {
+    package func rootRelative(_ report: LintReport) -> LintReport {
         let paths = RootRelativePaths(root: root)
         return report.mappingPaths(paths.relative)
     }

@@ -23,7 +23,7 @@ extension PolicyStore {
         /// the absence to be confirmed (see ``ReloadReport/pendingRemovals``).
         public let pendingRemovals: [String]
 
-        public var policyNames: [String] { deciders.keys.sorted() }
+        package var policyNames: [String] { deciders.keys.sorted() }
     }
 }
 

@@ -1,6 +1,7 @@
 #if AsyncHTTPClient  // the trait; these tests need SwiftNIO and AsyncHTTPClient
 import RetryPolicyCore
 import RetryPolicyExecutor
+import RetryPolicyTesting
 
 /// Wraps a typed-throwing executor call in a `Result`.
 public func capture<T>(_ body: () async throws(RetryFailure) -> T) async -> Result<T, RetryFailure> {

@@ -1,6 +1,7 @@
 import RetryPolicyCore
 import RetryPolicyTestSupport
 import RetryPolicyExecutor
+import RetryPolicyTesting
 import Testing
 
 @Suite("Executor: cooldown admission and credential refresh")

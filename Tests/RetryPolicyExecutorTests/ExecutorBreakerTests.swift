@@ -1,5 +1,6 @@
 import RetryPolicyCore
 import RetryPolicyExecutor
+import RetryPolicyTesting
 import Testing
 
 @Suite("Executor: circuit breaker")

@@ -1,6 +1,7 @@
 import RetryPolicyCore
 import RetryPolicyExecutor
 import RetryPolicyTestSupport
+import RetryPolicyTesting
 import Testing
 
 /// The first-try path runs outside the retry loop; it must decide exactly

@@ -1,5 +1,6 @@
 import RetryPolicyCore
 import RetryPolicyExecutor
+import RetryPolicyTesting
 import Testing
 
 /// The executor runs a hedged request's copies at the same time, on a

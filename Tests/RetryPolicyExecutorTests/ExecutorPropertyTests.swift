@@ -2,6 +2,7 @@ import PropertyBased
 import RetryPolicyCore
 import RetryPolicyTestSupport
 import RetryPolicyExecutor
+import RetryPolicyTesting
 import Testing
 
 @Suite("Executor: invariants")

@@ -3,6 +3,7 @@ import RetryPolicyCore
 import RetryPolicyExecutor
 import RetryPolicySimulation
 import RetryPolicyTestSupport
+import RetryPolicyTesting
 import Testing
 
 /// The executor on a manual clock and the simulator (`retry-policy

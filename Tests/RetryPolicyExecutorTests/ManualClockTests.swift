@@ -1,4 +1,5 @@
 import RetryPolicyExecutor
+import RetryPolicyTesting
 import Testing
 
 @Suite(.timeLimit(.minutes(1))) struct ManualClockTests {

@@ -2,6 +2,7 @@ import PropertyBased
 import RetryPolicyCore
 @testable import RetryPolicyExecutor
 import RetryPolicyTestSupport
+import RetryPolicyTesting
 import Testing
 
 /// Shadow mode: a candidate policy is shown every request's attempts and

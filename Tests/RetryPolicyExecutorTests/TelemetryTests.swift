@@ -3,6 +3,7 @@ import Metrics
 import RetryPolicyCore
 import RetryPolicyTestSupport
 import RetryPolicyExecutor
+import RetryPolicyTesting
 import Testing
 
 @Suite("Telemetry through swift-metrics and swift-log")

@@ -3,6 +3,7 @@ import Instrumentation
 import RetryPolicyCore
 import RetryPolicyExecutor
 import RetryPolicyTestSupport
+import RetryPolicyTesting
 import RetryPolicyYAML
 import Testing
 import Tracing

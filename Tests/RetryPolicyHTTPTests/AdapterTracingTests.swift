@@ -6,6 +6,7 @@ import RetryPolicyAsyncHTTPClient
 import RetryPolicyCore
 import RetryPolicyExecutor
 import RetryPolicyTestSupport
+import RetryPolicyTesting
 import Testing
 import Tracing
 

@@ -6,6 +6,7 @@ import RetryPolicyAsyncHTTPClient
 import RetryPolicyCore
 import RetryPolicyTestSupport
 import RetryPolicyExecutor
+import RetryPolicyTesting
 import Testing
 
 /// One client for every test, configured as the decorator recommends (no

@@ -7,6 +7,7 @@ import NIOSSL
 import RetryPolicyAsyncHTTPClient
 import RetryPolicyCore
 import RetryPolicyExecutor
+import RetryPolicyTesting
 import Testing
 
 #if canImport(Glibc)

@@ -10,6 +10,7 @@ import RetryPolicyCore
 import RetryPolicyTestSupport
 import RetryPolicyExecutor
 import RetryPolicyStore
+import RetryPolicyTesting
 import RetryPolicyURLSession
 import Testing
 

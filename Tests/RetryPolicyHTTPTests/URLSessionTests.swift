@@ -7,6 +7,7 @@ import HTTPTestSupport
 import RetryPolicyCore
 import RetryPolicyTestSupport
 import RetryPolicyExecutor
+import RetryPolicyTesting
 import RetryPolicyURLSession
 import Testing
 

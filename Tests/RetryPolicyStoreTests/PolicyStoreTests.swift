@@ -3,6 +3,7 @@ import Foundation
 import RetryPolicyCore
 import RetryPolicyExecutor
 import RetryPolicyStore
+import RetryPolicyTesting
 import Testing
 
 /// A loader for a tiny `key: value` policy format, so that the store's

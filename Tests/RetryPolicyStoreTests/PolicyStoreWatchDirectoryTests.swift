@@ -4,6 +4,7 @@ import Glibc
 import RetryPolicyCore
 import RetryPolicyExecutor
 import RetryPolicyStore
+import RetryPolicyTesting
 import Testing
 
 /// The watch against a real temporary directory: config map swaps, the

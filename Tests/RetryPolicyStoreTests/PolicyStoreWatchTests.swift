@@ -4,6 +4,7 @@ import Glibc
 import RetryPolicyCore
 import RetryPolicyExecutor
 import RetryPolicyStore
+import RetryPolicyTesting
 import Testing
 
 /// The event-driven watch against a real temporary directory. Tests wait

@@ -1,6 +1,7 @@
 import RetryPolicyCore
 import RetryPolicyExecutor
 import RetryPolicyStore
+import RetryPolicyTesting
 import Testing
 
 /// Everything a store reports, for tests to wait on.

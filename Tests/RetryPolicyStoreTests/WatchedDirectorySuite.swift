@@ -4,6 +4,7 @@ import Glibc
 import RetryPolicyCore
 import RetryPolicyExecutor
 import RetryPolicyStore
+import RetryPolicyTesting
 import Testing
 
 /// A suite of watch tests, each test with a temporary directory of its

@@ -16,7 +16,7 @@ import RetryPolicyCore
 ///
 /// Time comes from `clock` only: waits, per-attempt timeouts and the total
 /// deadline are all measured on it, which is why tests can drive an
-/// executor with ``ManualClock`` and never sleep for real.
+/// executor with `ManualClock` (`RetryPolicyTesting`) and never sleep for real.
 public struct RetryExecutor<C: Clock>: Sendable where C.Duration == Duration {
     public var decider: RetryDecider {
         @inlinable get { setup.fields.decider }

@@ -101,7 +101,7 @@ public struct ErrorTable: Sendable {
     }
 
     /// `Yes (up to 4 attempts)`, `No`, `No (single attempt)`, `N/A`.
-    public static func retryText(_ row: Row, policy: Policy) -> String {
+    package static func retryText(_ row: Row, policy: Policy) -> String {
         switch row.decision.action {
         case .success: return "N/A"
         case .retry: return "Yes (up to \(policy.attempts) attempts)"
@@ -154,7 +154,7 @@ public struct ErrorTable: Sendable {
         return text
     }
 
-    public static func transportLabel(_ failure: TransportFailure) -> String {
+    package static func transportLabel(_ failure: TransportFailure) -> String {
         switch failure {
         case .timeout: "Timeout"
         case .connectionLost: "Connection lost"

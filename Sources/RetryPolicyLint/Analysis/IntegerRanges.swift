@@ -1,7 +1,7 @@
 /// Compresses sorted integers into `100-199, 204, 300-399`, the way people
 /// write status codes and attempt numbers.
 public enum IntegerRanges {
-    public static func ranges(_ values: some Sequence<Int>) -> [ClosedRange<Int>] {
+    package static func ranges(_ values: some Sequence<Int>) -> [ClosedRange<Int>] {
         var result: [ClosedRange<Int>] = []
         for value in Set(values).sorted() {
             if let last = result.last, last.upperBound + 1 == value {

@@ -13,7 +13,7 @@ public struct PolicyDifference: Hashable, Sendable, CustomStringConvertible {
     public var right: DecisionOutline.Signature
 
     /// `status 500-599, attempts 1-2` or `transport timeout, dns, attempt 1 (POST)`.
-    public var inputText: String {
+    package var inputText: String {
         var text: String
         if statuses.isEmpty {
             text = "transport " + transports.map(\.rawValue).joined(separator: ", ")
@@ -34,14 +34,14 @@ public struct PolicyDifference: Hashable, Sendable, CustomStringConvertible {
 public struct PolicyComparison: Hashable, Sendable {
     public var differences: [PolicyDifference]
     /// How many (input, attempt, method) triples were compared.
-    public var comparedInputs: Int
+    package var comparedInputs: Int
     /// How many of them decided differently.
     public var differingInputs: Int
     /// The attempt numbers compared.
     public var attempts: ClosedRange<Int>
     public var methods: [HTTPMethod]
 
-    public var isIdentical: Bool { differences.isEmpty }
+    package var isIdentical: Bool { differences.isEmpty }
 
     /// The same comparison seen from the other side: what
     /// `PolicyDiff.compare(right, left, methods: methods)` returns (the
@@ -66,7 +66,7 @@ public enum PolicyDiff {
     /// Attempts beyond this are not compared: delays saturate at the
     /// backoff maximum long before, and larger values are mistakes lint
     /// reports anyway.
-    public static let attemptLimit = 64
+    package static let attemptLimit = 64
 
     public static func compare(_ left: Policy, _ right: Policy, methods: [HTTPMethod]? = nil) -> PolicyComparison {
         let leftDecider = RetryDecider(policy: left.withoutBudget)

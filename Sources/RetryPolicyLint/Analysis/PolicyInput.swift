@@ -20,7 +20,7 @@ public enum PolicyInput: Hashable, Sendable, Comparable, CustomStringConvertible
 
     /// 2xx responses no rule matches are successes whatever the default
     /// says, so they need no covering rule.
-    public var isImplicitSuccess: Bool {
+    package var isImplicitSuccess: Bool {
         if case .status(let code) = self { return CompiledPolicy.isImplicitSuccess(status: code) }
         return false
     }

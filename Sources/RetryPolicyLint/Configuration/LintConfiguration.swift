@@ -11,7 +11,7 @@ import RetryPolicyYAML
 ///     exclude: [vendor, "**/testdata"]
 public struct LintConfiguration: Hashable, Sendable {
     /// Rule id -> new severity, or `nil` to turn the rule off.
-    public var severities: [String: Diagnostic.Severity?]
+    package var severities: [String: Diagnostic.Severity?]
     /// The file the settings came from, for messages.
     public var path: String?
     /// When not empty, a walked file is linted only if one of these

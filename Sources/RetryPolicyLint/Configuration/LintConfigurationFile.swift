@@ -3,7 +3,7 @@ import RetryPolicyYAML
 
 extension LintConfiguration {
     /// The settings file's name, searched from the working directory upward.
-    public static let fileName = ".retry-policy.yaml"
+    package static let fileName = ".retry-policy.yaml"
 
     /// Reads `.retry-policy.yaml` text. Unknown keys, unknown rule ids and
     /// unknown severities are errors with their position: a typo must not
@@ -23,7 +23,7 @@ extension LintConfiguration {
     }
 
     /// The most patterns one list may hold.
-    public static let maximumPatterns = 1000
+    package static let maximumPatterns = 1000
 
     /// A list of path patterns; each bad one is reported where it is written.
     private static func readGlobs(_ node: YAMLNode, key: String, into reader: inout FieldReader) -> [PathGlob] {

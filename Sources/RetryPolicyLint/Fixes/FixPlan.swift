@@ -8,31 +8,31 @@ import RetryPolicyCore
 /// same text each have a say only on their own. Running lint again shows
 /// what remains. A fix made from text that is no longer in the file (it
 /// changed after lint read it) is left out too.
-public struct FixPlan: Sendable {
-    public struct FileChange: Sendable {
+package struct FixPlan: Sendable {
+    package struct FileChange: Sendable {
         /// As the findings name it.
-        public var file: String
-        public var original: [UInt8]
-        public var fixed: [UInt8]
+        package var file: String
+        package var original: [UInt8]
+        package var fixed: [UInt8]
         /// The edits applied, in file order.
-        public var edits: [TextEdit]
+        package var edits: [TextEdit]
         /// The findings whose fixes are applied.
-        public var fixedFindings: [LintFinding]
+        package var fixedFindings: [LintFinding]
 
         /// The unified diff from ``original`` to ``fixed``, the file
         /// named `name` (default: ``file``) in its header.
-        public func diff(named name: String? = nil) -> String {
+        package func diff(named name: String? = nil) -> String {
             UnifiedDiff.render(file: name ?? file, original: original, edits: edits)
         }
     }
 
-    public var changes: [FileChange]
+    package var changes: [FileChange]
     /// Findings with a fix that was not applied, and why.
-    public var skipped: [(finding: LintFinding, reason: String)]
+    package var skipped: [(finding: LintFinding, reason: String)]
 
     /// Plans the fixes of `findings`, reading each file's current bytes
     /// through `read` (`nil`: the file cannot be read, its fixes skipped).
-    public init(findings: [LintFinding], read: (String) -> [UInt8]?) {
+    package init(findings: [LintFinding], read: (String) -> [UInt8]?) {
         changes = []
         skipped = []
         var byFile: [String: [LintFinding]] = [:]
@@ -102,5 +102,5 @@ public struct FixPlan: Sendable {
     }
 
     /// How many fixes the plan applies.
-    public var fixCount: Int { changes.reduce(0) { $0 + $1.fixedFindings.count } }
+    package var fixCount: Int { changes.reduce(0) { $0 + $1.fixedFindings.count } }
 }

@@ -25,7 +25,7 @@ public enum GitHubFormatter {
     /// One workflow command: `::warning file=...,line=...,col=...,title=...::message`.
     /// `message` and `title` are made safe here (`DisplayText`, then the
     /// runner's escaping), so callers pass the text as found.
-    public static func annotation(_ severity: Diagnostic.Severity, at location: SourceLocation, title: String, message: String) -> String {
+    package static func annotation(_ severity: Diagnostic.Severity, at location: SourceLocation, title: String, message: String) -> String {
         let command: String
         switch severity {
         case .error: command = "error"

@@ -13,7 +13,7 @@ import RetryPolicyYAML
 /// cannot flood a log, drive the terminal that shows it, or forge a line
 /// of the report or a CI annotation.
 public struct HumanFormatter: Sendable {
-    public var colour: Bool
+    package var colour: Bool
     /// Returns the text of a file, for the source excerpt; `nil` for a
     /// file whose lines must not be shown (the CLI quotes only policy files
     /// inside its root).

@@ -12,7 +12,7 @@ import RetryPolicyCore
 /// between findings in a failure's body are the report's own.
 public struct JUnitFormatter: Sendable {
     /// The least severity that fails a file's test case.
-    public var failLevel: Diagnostic.Severity
+    package var failLevel: Diagnostic.Severity
 
     public init(failLevel: Diagnostic.Severity) { self.failLevel = failLevel }
 
@@ -52,5 +52,5 @@ public struct JUnitFormatter: Sendable {
     }
 
     /// Escapes text for XML attributes and content.
-    public static func escape(_ text: String) -> String { XMLText.escape(text) }
+    package static func escape(_ text: String) -> String { XMLText.escape(text) }
 }

@@ -7,9 +7,9 @@ public struct LintReport: Sendable {
     public var findings: [LintFinding]
     /// YAML files found by walking a directory that are not policies
     /// (Compose, Kubernetes, workflows...), left alone.
-    public var skippedNotPolicies: Int
+    package var skippedNotPolicies: Int
     /// Tests files found by walking a directory (`retry-policy test` runs them).
-    public var skippedTestsFiles: Int
+    package var skippedTestsFiles: Int
     /// YAML files the settings' `include:`/`exclude:` left out.
     public var excluded: Int
 
@@ -38,7 +38,7 @@ public struct LintReport: Sendable {
 
     /// The report with every file name passed through `transform`: the
     /// files, the findings' locations and their fixes' edits.
-    public func mappingPaths(_ transform: (String) -> String) -> LintReport {
+    package func mappingPaths(_ transform: (String) -> String) -> LintReport {
         var mapped = self
         mapped.files = files.map(transform)
         mapped.findings = findings.map { finding in
@@ -61,7 +61,7 @@ public struct LintReport: Sendable {
     /// `2 errors, 1 warning, 0 notes in 3 files; skipped 4 YAML files that
     /// are not policies`. Tests files are not mentioned: beside their
     /// policies they are the expected company, not a surprise.
-    public var summary: String {
+    package var summary: String {
         let counts = "\(plural(count(.error), "error")), \(plural(count(.warning), "warning")), \(plural(count(.note), "note")) in \(plural(files.count, "file"))"
         let skipped = skippedText(testsFiles: false)
         return skipped.isEmpty ? counts : counts + "; skipped " + skipped
@@ -69,7 +69,7 @@ public struct LintReport: Sendable {
 
     /// `4 YAML files that are not policies, 1 tests file, 2 excluded by
     /// settings`; empty when nothing was skipped.
-    public func skippedText(testsFiles: Bool = true) -> String {
+    package func skippedText(testsFiles: Bool = true) -> String {
         var parts: [String] = []
         if skippedNotPolicies > 0 {
             parts.append("\(plural(skippedNotPolicies, "YAML file")) that \(skippedNotPolicies == 1 ? "is not a policy" : "are not policies")")
@@ -81,7 +81,7 @@ public struct LintReport: Sendable {
 
     /// The metadata of every rule a finding refers to, in id order, for
     /// formats that publish it (SARIF).
-    public var referencedRules: [LintRule] {
+    package var referencedRules: [LintRule] {
         let ids = Set(findings.map(\.id))
         return ids.sorted().map { LintCatalog.rule(id: $0) ?? LintCatalog.loaderRule(id: $0) }
     }

@@ -11,14 +11,14 @@ import RetryPolicyYAML
 /// followed, `..` applied), the file's own name kept, so that a symbolic
 /// link is named as itself. A path that cannot be resolved inside the
 /// root, and standard input's `<stdin>`, are left as they are.
-public struct RootRelativePaths: Sendable {
-    public var root: PolicyRoot
+package struct RootRelativePaths: Sendable {
+    package var root: PolicyRoot
 
-    public init(root: PolicyRoot) { self.root = root }
+    package init(root: PolicyRoot) { self.root = root }
 
     /// `path` (absolute, or relative to the working directory) relative
     /// to the root; `.` components and `..` are resolved.
-    public func relative(_ path: String) -> String {
+    package func relative(_ path: String) -> String {
         guard path != PolicyRoot.standardInputName, !path.isEmpty else { return path }
         guard let canonical = canonicalDirectoryPath(path), root.contains(canonicalPath: canonical) else { return path }
         let prefix = root.path == "/" ? "/" : root.path + "/"
@@ -29,7 +29,7 @@ public struct RootRelativePaths: Sendable {
 
     /// Where a walked or named file lies: its directory resolved inside
     /// the root, its own name as written (`.` and `..` resolved too).
-    public func canonicalDirectoryPath(_ path: String) -> String? {
+    package func canonicalDirectoryPath(_ path: String) -> String? {
         let directory: String
         let name: Substring
         if let slash = path.lastIndex(of: "/") {
@@ -49,7 +49,7 @@ public struct RootRelativePaths: Sendable {
 
     /// A path a report names, as the root reads it: a root-relative path
     /// joined to the root, anything else unchanged.
-    public func readablePath(_ reported: String) -> String {
+    package func readablePath(_ reported: String) -> String {
         guard !reported.hasPrefix("/"), reported != PolicyRoot.standardInputName else { return reported }
         return root.path == "/" ? "/" + reported : root.path + "/" + reported
     }

@@ -9,19 +9,19 @@ import RetryPolicyCore
 /// terminal or a CI log as a `\u` escape, and a `::` inside a JSON string
 /// never starts a line. File paths are percent-encoded URIs.
 public enum SARIFFormatter {
-    public static let schemaURI = "https://json.schemastore.org/sarif-2.1.0.json"
-    public static let toolVersion = RetryPolicyVersion.current
+    package static let schemaURI = "https://json.schemastore.org/sarif-2.1.0.json"
+    package static let toolVersion = RetryPolicyVersion.current
 
     /// Where the rule documentation is published: the `docs/` folder of the
     /// repository at this version's tag, so a link shows the rules as the
     /// version that reported them describes them.
-    public static let documentationBaseURI = "https://github.com/swift-retry-policy/swift-retry-policy/blob/\(toolVersion)/docs/"
+    package static let documentationBaseURI = "https://github.com/swift-retry-policy/swift-retry-policy/blob/\(toolVersion)/docs/"
 
     /// The documentation of `rule`, for SARIF's `helpUri`: loader rules
     /// (`RP0xx`) are described in the table of policy-files.md, lint rules
     /// in the table of cli.md, each row carrying the rule's id, lower-cased,
     /// as its anchor (`cli.md#rp101`).
-    public static func helpURI(for rule: LintRule) -> String {
+    package static func helpURI(for rule: LintRule) -> String {
         let page = rule.id.hasPrefix("RP0") ? "policy-files.md" : "cli.md"
         return documentationBaseURI + page + "#" + rule.id.lowercased()
     }
@@ -29,17 +29,17 @@ public enum SARIFFormatter {
     /// The base that relative artifact URIs resolve against: the root
     /// (`%SRCROOT%`, the name GitHub code scanning and most SARIF tools
     /// use for the checkout).
-    public static let rootBaseID = "%SRCROOT%"
+    package static let rootBaseID = "%SRCROOT%"
 
     /// How the log describes `%SRCROOT%`. Its absolute URI is left out on
     /// purpose: the same checkout gives the same log on every machine, and
     /// consumers (code scanning) resolve it as the repository's top.
-    public static let rootDescription =
+    package static let rootDescription =
         "The root the files were read in: the enclosing git work tree, or --root. Every relative uri resolves against it."
 
     /// One result of a run, in the shape both `lint` and `test` report.
     public struct Result: Sendable {
-        public var ruleID: String
+        package var ruleID: String
         public var level: Diagnostic.Severity
         public var message: String
         public var location: SourceLocation

@@ -31,7 +31,7 @@ public struct PolicyTestReport: Sendable {
     }
 
     /// How many test files were found.
-    public var fileCount: Int
+    package var fileCount: Int
     public var results: [PolicyTestResult]
     public var invalid: [InvalidFile]
 
@@ -77,7 +77,7 @@ public struct PolicyTestReport: Sendable {
 
     /// The report with every file name passed through `transform` (the
     /// files, the cases' locations); problems' texts are left as written.
-    public func mappingPaths(_ transform: (String) -> String) -> PolicyTestReport {
+    package func mappingPaths(_ transform: (String) -> String) -> PolicyTestReport {
         var mapped = self
         mapped.results = results.map { result in
             var result = result
@@ -105,7 +105,7 @@ public struct PolicyTestReport: Sendable {
     }
 
     /// The summary line: `2 test files, 5 cases: 4 passed, 1 failed`.
-    public var summary: String {
+    package var summary: String {
         let passed = passed
         let failed = failed
         return "\(plural(fileCount, "test file")), \(plural(passed + failed, "case")): \(passed) passed, \(failed) failed"

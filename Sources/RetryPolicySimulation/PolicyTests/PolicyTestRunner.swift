@@ -2,21 +2,21 @@ import RetryPolicyCore
 
 /// A case whose decision differed from the expectation.
 public struct PolicyTestFailure: Sendable, CustomStringConvertible {
-    public struct Mismatch: Sendable, CustomStringConvertible {
-        public var field: String
-        public var expected: String
-        public var actual: String
+    package struct Mismatch: Sendable, CustomStringConvertible {
+        package var field: String
+        package var expected: String
+        package var actual: String
 
         /// `action: expected stop, got retry`; the values may quote the test
         /// file or the policy (an error name), so they are made safe to print.
-        public var description: String {
+        package var description: String {
             "\(field): expected \(DisplayText.escaped(expected)), got \(DisplayText.escaped(actual))"
         }
     }
 
     public var name: String
     public var location: SourceLocation
-    public var mismatches: [Mismatch]
+    package var mismatches: [Mismatch]
     /// The whole actual result, for context.
     public var actual: String
 

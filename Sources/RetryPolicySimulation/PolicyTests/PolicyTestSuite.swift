@@ -8,10 +8,10 @@ public struct PolicyTestSuite: Sendable {
     /// The test file.
     public var path: String
     /// The policy under test, as written in the file (relative to it).
-    public var policyReference: String
+    package var policyReference: String
     /// Where `policy:` is written; `nil` when the file names none and the
     /// policy beside it is meant.
-    public var policyLocation: SourceLocation?
+    package var policyLocation: SourceLocation?
     public var cases: [DecisionCase]
     public var sequences: [SequenceCase]
 
@@ -48,13 +48,13 @@ public struct DecisionExpectation: Sendable {
     /// A kind (`status_429`) or a platform name (`SDKError.status_429`).
     public var error: String?
     public var reason: StopReason?
-    public var delayMin: Duration?
-    public var delayMax: Duration?
+    package var delayMin: Duration?
+    package var delayMax: Duration?
     /// The rule that must decide.
     public var rule: RuleReference?
 
     /// The line of the rule that must decide.
-    public var ruleLine: Int? {
+    package var ruleLine: Int? {
         get { rule?.line }
         set { rule = newValue.map { RuleReference(line: $0) } }
     }
@@ -76,7 +76,7 @@ public struct SequenceCase: Sendable {
     public var location: SourceLocation
     public var responses: [ScriptedResponse]
     public var method: HTTPMethod
-    public var markedIdempotent: Bool
+    package var markedIdempotent: Bool
     public var endpoint: String?
     public var latency: Duration
     public var seed: UInt64
@@ -106,7 +106,7 @@ public struct SequenceExpectation: Sendable {
     /// How many attempts were made.
     public var attempts: Int?
     /// The longest the request may take, first attempt to final outcome.
-    public var maxElapsed: Duration?
+    package var maxElapsed: Duration?
 
     public init(result: Rule.Action? = nil, error: String? = nil, reason: StopReason? = nil,
                 attempts: Int? = nil, maxElapsed: Duration? = nil) {

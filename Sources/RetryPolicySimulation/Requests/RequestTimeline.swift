@@ -34,13 +34,13 @@ public struct RequestTimeline: Sendable {
 
     /// A fixed wall-clock origin (2025-01-01T00:00:00Z) so that HTTP-date
     /// headers in scripts resolve the same on every machine.
-    public static let origin = Timestamp(secondsSince1970: 1_735_689_600)
+    package static let origin = Timestamp(secondsSince1970: 1_735_689_600)
 
     /// Runs `responses` through a fresh decider for `policy`, on the same
     /// `RequestStateMachine` the executor drives, with simulated time.
     /// Attempt *k* gets response *k*; when the script runs out, the last
     /// response repeats. Each attempt takes `latency` (see
-    /// ``ScriptedResponse/resolve(latency:timeLimit:)`` for attempts that
+    /// `ScriptedResponse.resolve(latency:timeLimit:)` for attempts that
     /// run into their time limit).
     public static func simulate(
         policy: Policy,

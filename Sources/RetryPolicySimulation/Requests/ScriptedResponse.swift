@@ -16,7 +16,7 @@ public struct ScriptedResponse: Hashable, Sendable, CustomStringConvertible {
     /// there and becomes a `timeout`, as the executor cancels it. A
     /// scripted `timeout` is a server that never answers: it runs to the
     /// limit, or takes `latency` when there is none.
-    public func resolve(latency: Duration, timeLimit: Duration?) -> (outcome: AttemptOutcome, duration: Duration) {
+    package func resolve(latency: Duration, timeLimit: Duration?) -> (outcome: AttemptOutcome, duration: Duration) {
         guard let timeLimit else { return (outcome, latency) }
         if outcome == .transport(.timeout) || latency >= timeLimit { return (.transport(.timeout), timeLimit) }
         return (outcome, latency)
@@ -80,7 +80,7 @@ public struct ScriptedResponse: Hashable, Sendable, CustomStringConvertible {
     /// Whether `text` is written in the earlier header form,
     /// `429:retry-after=2`, rather than `429; Retry-After: 2`: such text
     /// is no longer read.
-    public static func usesDeprecatedHeaderSyntax(_ text: some StringProtocol) -> Bool {
+    package static func usesDeprecatedHeaderSyntax(_ text: some StringProtocol) -> Bool {
         let trimmed = Substring(text).trimmingSpaces
         guard let colon = trimmed.firstIndex(of: ":") else { return false }
         let head = trimmed[..<colon]

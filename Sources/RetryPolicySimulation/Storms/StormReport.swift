@@ -10,10 +10,10 @@ public struct StormReport: Sendable {
     /// The same storm with the breaker taken out of the policy.
     public var withoutBreaker: OutageStorm?
     /// The same storm with hedging taken out of the policy.
-    public var withoutHedging: OutageStorm?
+    package var withoutHedging: OutageStorm?
 
     /// The most histogram rows the text form shows.
-    public static let maximumRows = 60
+    package static let maximumRows = 60
 
     public init(policy: Policy, storm: OutageStorm, withoutBreaker: OutageStorm? = nil, withoutHedging: OutageStorm? = nil) {
         self.policy = policy
@@ -42,7 +42,7 @@ public struct StormReport: Sendable {
     }
 
     /// The report people read: the load, the outcome, what the breaker
-    /// and hedging change, and a histogram of at most ``maximumRows``
+    /// and hedging change, and a histogram of at most `maximumRows`
     /// windows.
     public var text: String {
         let unbroken = withoutBreaker

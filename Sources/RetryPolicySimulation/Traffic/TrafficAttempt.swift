@@ -17,7 +17,7 @@ public struct TrafficAttempt: Sendable {
     public var timeLimit: Duration?
     /// Whether the request is hedged: attempts after the first may then
     /// run alongside earlier ones.
-    public var hedged: Bool
+    package var hedged: Bool
 
     public init(id: Int, request: RetryRequest, number: Int, time: Duration, timeLimit: Duration?, hedged: Bool) {
         self.id = id

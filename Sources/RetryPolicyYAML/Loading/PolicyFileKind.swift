@@ -12,7 +12,7 @@ import RetryPolicyCore
 /// file holds `cases` or `sequences` and nothing but tests keys. Text that
 /// does not parse is judged by the keys written at column 0, so a policy
 /// with a syntax error is still linted (and its error reported).
-public enum PolicyFileKind: Sendable, Hashable {
+package enum PolicyFileKind: Sendable, Hashable {
     case policy, testsFile, other
 
     /// The top-level keys of a tests file (`retry-policy test`).
@@ -25,7 +25,7 @@ public enum PolicyFileKind: Sendable, Hashable {
     static let policyIdentifying = policyFormatKeys.subtracting(["version", "name", "description"])
 
     /// The kind of a file of `bytes` (read within the loader's limits).
-    public static func of(bytes: [UInt8], path: String, limits: YAMLLimits = .default) -> PolicyFileKind {
+    package static func of(bytes: [UInt8], path: String, limits: YAMLLimits = .default) -> PolicyFileKind {
         if let kind = modelineKind(bytes) { return kind }
         let keys: Set<String>
         if let parsed = try? YAMLParser.parse(bytes: bytes, path: path, limits: limits) {
@@ -39,13 +39,13 @@ public enum PolicyFileKind: Sendable, Hashable {
 
     /// The kind of a file told from its first bytes only (a file too large
     /// to read whole): the modeline, else the keys written at column 0.
-    public static func of(prefix bytes: [UInt8]) -> PolicyFileKind {
+    package static func of(prefix bytes: [UInt8]) -> PolicyFileKind {
         if let kind = modelineKind(bytes) { return kind }
         return of(topLevelKeys: columnZeroKeys(bytes))
     }
 
     /// The kind of a file whose top-level mapping holds `keys`.
-    public static func of(topLevelKeys keys: Set<String>) -> PolicyFileKind {
+    package static func of(topLevelKeys keys: Set<String>) -> PolicyFileKind {
         if !keys.isDisjoint(with: policyIdentifying), keys.contains("version") || keys.isSubset(of: policyFormatKeys) {
             return .policy
         }

@@ -71,18 +71,18 @@ public final class PolicyLoadCache: Sendable {
 
 extension PolicyRoot {
     /// A file read through the root, with the canonical path it resolved to.
-    public struct ReadFile: Sendable {
-        public var canonicalPath: String
-        public var bytes: [UInt8]
+    package struct ReadFile: Sendable {
+        package var canonicalPath: String
+        package var bytes: [UInt8]
     }
 
     /// ``readFile(_:limits:)``, with the canonical path.
-    public func readLocatedFile(_ path: String, limits: YAMLLimits = .default) -> Result<ReadFile, PolicyLoadError> {
+    package func readLocatedFile(_ path: String, limits: YAMLLimits = .default) -> Result<ReadFile, PolicyLoadError> {
         PolicyFileReader.readLocated(path, root: self, limits: limits)
     }
 
     /// ``readReferencedFile(_:reportedAt:limits:)``, with the canonical path.
-    public func readLocatedReferencedFile(
+    package func readLocatedReferencedFile(
         _ path: String, reportedAt location: SourceLocation, limits: YAMLLimits = .default
     ) -> Result<ReadFile, PolicyLoadError> {
         PolicyFileReader.readLocated(path, root: self, limits: limits, purpose: .referenced, reportedAt: location)
@@ -95,7 +95,7 @@ extension PolicyLoader {
     /// messages and anchors relative references. With a ``cache``, a file
     /// already loaded in this run under the same canonical path, spelling
     /// and bytes is not parsed again.
-    public func loadDocument(_ file: PolicyRoot.ReadFile, path: String) throws(PolicyLoadError) -> PolicyDocument {
+    package func loadDocument(_ file: PolicyRoot.ReadFile, path: String) throws(PolicyLoadError) -> PolicyDocument {
         guard let cache else { return try loadDocument(bytes: file.bytes, path: path, canonicalPath: file.canonicalPath) }
         let key = PolicyLoadCache.Key(canonicalPath: file.canonicalPath, spelling: path, limits: limits)
         let result = cache.document(key, bytes: file.bytes) {
@@ -118,7 +118,7 @@ extension PolicyLoader {
     }
 
     /// ``loadDocument(_:path:)`` for a policy; a stack file is an error.
-    public func loadPolicy(_ file: PolicyRoot.ReadFile, path: String) throws(PolicyLoadError) -> Policy {
+    package func loadPolicy(_ file: PolicyRoot.ReadFile, path: String) throws(PolicyLoadError) -> Policy {
         try policy(from: loadDocument(file, path: path), path: path)
     }
 }

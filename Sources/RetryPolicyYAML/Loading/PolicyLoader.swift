@@ -48,7 +48,7 @@ public struct PolicyLoader: Sendable {
     /// A path written in `file` (`extends`, `parity`, a stack layer)
     /// resolved against the directory of `file`, spelt the way `file` is
     /// spelt so that messages show familiar paths.
-    public static func resolve(_ reference: String, relativeTo file: String) -> String {
+    package static func resolve(_ reference: String, relativeTo file: String) -> String {
         PolicyFileReader.resolve(reference, from: file)
     }
 

@@ -2,15 +2,15 @@ import RetryPolicyCore
 
 extension PolicyRoot {
     /// A file found under the paths a command was given.
-    public struct FoundFile: Sendable, Hashable {
+    package struct FoundFile: Sendable, Hashable {
         /// As the user would spell it: the argument, or the directory
         /// argument followed by the names walked through.
-        public var path: String
+        package var path: String
         /// Why the file is not read (a link leading out of the root, a
         /// FIFO named `*.yaml`...), reported at the file itself.
-        public var problem: Diagnostic?
+        package var problem: Diagnostic?
 
-        public init(path: String, problem: Diagnostic? = nil) {
+        package init(path: String, problem: Diagnostic? = nil) {
             self.path = path
             self.problem = problem
         }
@@ -31,7 +31,7 @@ extension PolicyRoot {
     /// inside the root; any other link is reported at the link, never
     /// opened. Each file is listed once, however many links lead to it
     /// (a link and its target: the target).
-    public func files(under paths: [String], accept: (String) -> Bool) throws(ArgumentError) -> [FoundFile] {
+    package func files(under paths: [String], accept: (String) -> Bool) throws(ArgumentError) -> [FoundFile] {
         var found: [(file: FoundFile, canonical: String?, viaLink: Bool)] = []
         for path in paths {
             let located: Located
@@ -116,7 +116,7 @@ extension PolicyRoot {
     /// report: `nil` for anything ``PolicyLoader`` would not read as a
     /// policy file, a file not named `*.yaml`/`*.yml` or a link to one
     /// among them.
-    public func quotableText(of path: String, limits: YAMLLimits = .default) -> String? {
+    package func quotableText(of path: String, limits: YAMLLimits = .default) -> String? {
         guard case .success(let bytes) = PolicyFileReader.read(path, root: self, limits: limits, purpose: .referenced) else {
             return nil
         }
@@ -125,14 +125,14 @@ extension PolicyRoot {
 
     /// The bytes of a file inside the root that the loader may read (the
     /// same checks), or the located reason it is not read.
-    public func readFile(_ path: String, limits: YAMLLimits = .default) -> Result<[UInt8], PolicyLoadError> {
+    package func readFile(_ path: String, limits: YAMLLimits = .default) -> Result<[UInt8], PolicyLoadError> {
         PolicyFileReader.read(path, root: self, limits: limits)
     }
 
     /// A file another file refers to, read as the loader reads `extends`:
     /// inside the root, named `*.yaml`/`*.yml`, a regular file; the
     /// reason otherwise, reported at `location`.
-    public func readReferencedFile(
+    package func readReferencedFile(
         _ path: String, reportedAt location: SourceLocation, limits: YAMLLimits = .default
     ) -> Result<[UInt8], PolicyLoadError> {
         PolicyFileReader.read(path, root: self, limits: limits, purpose: .referenced, reportedAt: location)

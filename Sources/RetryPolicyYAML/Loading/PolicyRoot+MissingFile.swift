@@ -6,7 +6,7 @@ extension PolicyRoot {
     /// spelt as the user spelt the directory. Only a directory inside the
     /// root is listed, and dotfiles are never offered; `nil` when the
     /// directory does not exist either, or nothing in it is close.
-    public func siblingSuggestion(forMissing path: String) -> String? {
+    package func siblingSuggestion(forMissing path: String) -> String? {
         guard !path.isEmpty, !path.hasSuffix("/") else { return nil }
         let slash = path.lastIndex(of: "/")
         let directory = slash.map { String(path[...$0]) } ?? ""
@@ -20,7 +20,7 @@ extension PolicyRoot {
 
     /// `PATH: no such file or directory`, with the sibling it probably
     /// meant: `; did you mean policies/tmdb.yaml?`.
-    public func noSuchFileMessage(_ path: String, what: String = "no such file or directory") -> String {
+    package func noSuchFileMessage(_ path: String, what: String = "no such file or directory") -> String {
         var message = "\(path): \(what)"
         if let sibling = siblingSuggestion(forMissing: path) { message += "; did you mean \(sibling)?" }
         return message

@@ -8,14 +8,14 @@ import Darwin
 
 extension PolicyRoot {
     /// Why a file is not opened for streaming.
-    public struct StreamingRefusal: Error, Sendable, Hashable, CustomStringConvertible {
-        public var path: String
+    package struct StreamingRefusal: Error, Sendable, Hashable, CustomStringConvertible {
+        package var path: String
         /// The root's refusal (outside the root, `.git`, `/proc`...), when
         /// that is the reason.
-        public var denial: Denial?
-        public var reason: String
+        package var denial: Denial?
+        package var reason: String
 
-        public var description: String { "\(path): \(reason)" }
+        package var description: String { "\(path): \(reason)" }
     }
 
     /// A regular file inside the root, opened for reading in chunks: for
@@ -28,7 +28,7 @@ extension PolicyRoot {
     /// a directory) is refused before it is opened, and the file is opened
     /// without following a link in its last component, without blocking,
     /// and checked again to be a regular file once open.
-    public func openForStreaming(_ path: String) -> Result<StreamedFile, StreamingRefusal> {
+    package func openForStreaming(_ path: String) -> Result<StreamedFile, StreamingRefusal> {
         let located: Located
         switch locate(path) {
         case .success(let found): located = found
@@ -77,7 +77,7 @@ extension PolicyRoot {
 
 /// A regular file open for reading a chunk at a time (see
 /// ``PolicyRoot/openForStreaming(_:)``); closed when released.
-public final class StreamedFile {
+package final class StreamedFile {
     private var descriptor: Int32?
     private var buffered: [UInt8]?
     private var offset = 0
@@ -97,7 +97,7 @@ public final class StreamedFile {
     }
 
     /// At most `count` bytes, `nil` at the end of the file.
-    public func read(upTo count: Int) throws(FileReadFailure) -> [UInt8]? {
+    package func read(upTo count: Int) throws(FileReadFailure) -> [UInt8]? {
         let count = max(count, 1)
         if let buffered {
             guard offset < buffered.count else { return nil }

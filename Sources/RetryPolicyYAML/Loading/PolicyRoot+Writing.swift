@@ -32,16 +32,16 @@ import RetryPolicyCore
 /// ``fileSystem`` the root reads through.
 extension PolicyRoot {
     /// Why a file is not written: the path as given and what to do.
-    public struct WriteError: Error, Sendable, Hashable, CustomStringConvertible {
-        public var path: String
-        public var reason: String
+    package struct WriteError: Error, Sendable, Hashable, CustomStringConvertible {
+        package var path: String
+        package var reason: String
 
-        public init(path: String, reason: String) {
+        package init(path: String, reason: String) {
             self.path = path
             self.reason = reason
         }
 
-        public var description: String { "\(path): \(reason)" }
+        package var description: String { "\(path): \(reason)" }
     }
 
     /// Writes `text` to `path` (absolute, or relative to the working
@@ -49,7 +49,7 @@ extension PolicyRoot {
     /// the way. An existing regular file is replaced only when
     /// `replacing` is true (`--force`); a link or anything but a regular
     /// file at the name never is.
-    public func write(_ text: String, to path: String, replacing: Bool) throws(WriteError) {
+    package func write(_ text: String, to path: String, replacing: Bool) throws(WriteError) {
         let target = try destination(of: path)
         let directory = try openDirectory(target.parents, for: path, creating: true)!
         defer { close(directory) }
@@ -60,7 +60,7 @@ extension PolicyRoot {
     /// Throws what ``write(_:to:replacing:)`` would refuse `path` for,
     /// creating and changing nothing: a command that writes several files
     /// checks them all before it writes the first.
-    public func checkWritable(_ path: String, replacing: Bool) throws(WriteError) {
+    package func checkWritable(_ path: String, replacing: Bool) throws(WriteError) {
         let target = try destination(of: path)
         guard let directory = try openDirectory(target.parents, for: path, creating: false) else { return }
         defer { close(directory) }
@@ -69,7 +69,7 @@ extension PolicyRoot {
 
     /// Whether `path` names a directory inside the root, reached without a
     /// link below the root: where a command may write files.
-    public func isWritableDirectory(_ path: String) -> Bool {
+    package func isWritableDirectory(_ path: String) -> Bool {
         guard let parts = try? componentsBelowRoot(path) else { return false }
         guard let directory = try? openDirectory(parts, for: path, creating: false) else { return false }
         close(directory)

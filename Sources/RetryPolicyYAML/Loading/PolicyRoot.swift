@@ -18,11 +18,11 @@ import RetryPolicyCore
 /// ```
 public struct PolicyRoot: Sendable {
     /// The name diagnostics give a file read from standard input (`-`).
-    public static let standardInputName = "<stdin>"
+    package static let standardInputName = "<stdin>"
 
     /// The root, absolute and with every symbolic link resolved.
     public let path: String
-    public let fileSystem: any PolicyFileSystem
+    package let fileSystem: any PolicyFileSystem
     let components: [String]
     /// The root as the caller spelt it (absolute), when that differs from
     /// ``path`` because the way to it passes through links: a path under
@@ -78,18 +78,18 @@ public struct PolicyRoot: Sendable {
     // MARK: Resolving
 
     /// A path resolved inside the root.
-    public struct Located: Sendable, Hashable {
+    package struct Located: Sendable, Hashable {
         /// Absolute, every link resolved.
-        public var canonicalPath: String
-        public var kind: FileKind
+        package var canonicalPath: String
+        package var kind: FileKind
         /// Whether a symbolic link was followed on the way.
-        public var throughLink: Bool
+        package var throughLink: Bool
         var components: [String]
     }
 
     /// Why a path is not read.
-    public struct Denial: Error, Sendable, Hashable {
-        public enum Kind: Sendable, Hashable {
+    package struct Denial: Error, Sendable, Hashable {
+        package enum Kind: Sendable, Hashable {
             /// Absolute, `..`, or a link leading out of the root.
             case outsideRoot
             case notFound
@@ -100,11 +100,11 @@ public struct PolicyRoot: Sendable {
             case specialFileSystem
         }
 
-        public var kind: Kind
+        package var kind: Kind
         /// Where resolution stopped, for messages.
-        public var detail: String
+        package var detail: String
 
-        public var reason: String {
+        package var reason: String {
             switch kind {
             case .outsideRoot: "a path outside the root (\(detail))"
             case .notFound: "no such file (\(detail))"
@@ -120,7 +120,7 @@ public struct PolicyRoot: Sendable {
 
     /// `path` (absolute, or relative to the working directory) resolved
     /// component by component; nothing outside the root is looked up.
-    public func locate(_ path: String) -> Result<Located, Denial> {
+    package func locate(_ path: String) -> Result<Located, Denial> {
         switch resolve(absolute(path)) {
         case .failure(let denial):
             return .failure(denial)

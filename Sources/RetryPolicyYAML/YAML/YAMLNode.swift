@@ -34,7 +34,7 @@ public indirect enum YAMLNode: Sendable {
 
     /// "a mapping", "a list", "the string 'x'", for messages that say what
     /// was found.
-    public var kindDescription: String {
+    package var kindDescription: String {
         switch self {
         case .scalar(let scalar): scalar.kindDescription
         case .mapping(let entries, _): entries.isEmpty ? "an empty mapping" : "a mapping"

@@ -25,7 +25,7 @@ public enum YAMLParser {
     /// Parses every document of a YAML stream (`---` between documents, as
     /// `kubectl apply -f` reads a file). Empty documents (a trailing
     /// `---`, say) are left out; the limits apply to the stream as a whole.
-    public static func parseDocuments(bytes: [UInt8], path: String, limits: YAMLLimits = .default) throws(PolicyLoadError) -> [YAMLNode] {
+    package static func parseDocuments(bytes: [UInt8], path: String, limits: YAMLLimits = .default) throws(PolicyLoadError) -> [YAMLNode] {
         try parse(bytes: bytes, path: path, limits: limits, multipleDocuments: true)
     }
 

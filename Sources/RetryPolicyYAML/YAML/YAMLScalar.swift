@@ -29,7 +29,7 @@ public struct YAMLScalar: Hashable, Sendable {
 
     /// Whether the scalar was quoted (or a block scalar): such a scalar is
     /// always a string unless tagged, so `"429"` is text, not a number.
-    public var isQuoted: Bool { style != .plain }
+    package var isQuoted: Bool { style != .plain }
 
     /// The value under the YAML 1.2 core schema (the schema yaml-language-
     /// server uses): plain `true`, `12`, `1.5`, `null` are typed, quoted
@@ -56,7 +56,7 @@ public struct YAMLScalar: Hashable, Sendable {
     }
 
     /// What the scalar is, for "found ..." in messages.
-    public var kindDescription: String {
+    package var kindDescription: String {
         switch resolved {
         case .null: "null"
         case .bool(let bool): "the boolean \(bool)"
@@ -99,7 +99,7 @@ public enum CoreTag: String, Hashable, Sendable, CaseIterable {
     case seq = "tag:yaml.org,2002:seq"
 
     /// `!!str`, as people write it.
-    public var shorthand: String { "!!" + rawValue.dropFirst("tag:yaml.org,2002:".count) }
+    package var shorthand: String { "!!" + rawValue.dropFirst("tag:yaml.org,2002:".count) }
 
     var isScalarTag: Bool { self != .map && self != .seq }
 }

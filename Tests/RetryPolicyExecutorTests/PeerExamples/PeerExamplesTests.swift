@@ -2,6 +2,7 @@ import Foundation
 import RetryPolicyCore
 import RetryPolicyExecutor
 import RetryPolicyTestSupport
+import RetryPolicyTesting
 import RetryPolicyYAML
 import Testing
 

@@ -1,5 +1,6 @@
 import RetryPolicyCore
 import RetryPolicyExecutor
+import RetryPolicyTesting
 
 /// A response as the executor sees it.
 struct FakeResponse: RetryableResponse, Hashable {

@@ -28,7 +28,7 @@ public struct LoadSeries: Sendable, Hashable {
 
     /// The window holding `time` since the first request (times before it
     /// count in window 0).
-    public func windowIndex(of time: Duration) -> Int64 {
+    package func windowIndex(of time: Duration) -> Int64 {
         max(time.nanosecondsSaturated, 0) / max(window.nanosecondsSaturated, 1)
     }
 
@@ -56,7 +56,7 @@ public struct LoadSeries: Sendable, Hashable {
     /// The sums of consecutive runs of `group` windows, `columns` of them
     /// from window 0: a chart's columns, built from the non-empty windows
     /// only.
-    public func columns(_ columns: Int, group: Int64) -> [Int] {
+    package func columns(_ columns: Int, group: Int64) -> [Int] {
         var sums = Array(repeating: 0, count: max(columns, 0))
         let group = max(group, 1)
         for (index, attempts) in counts {

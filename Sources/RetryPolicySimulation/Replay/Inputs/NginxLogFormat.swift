@@ -115,12 +115,12 @@ public struct NginxLogFormat: Hashable, Sendable {
     }
 
     /// nginx's predefined `combined`.
-    public static let combinedText =
+    package static let combinedText =
         #"$remote_addr - $remote_user [$time_local] "$request" $status $body_bytes_sent "$http_referer" "$http_user_agent""#
 
     /// ingress-nginx's default `upstreaminfo`, combined with the request
     /// time and the upstream lists appended.
-    public static let ingressText =
+    package static let ingressText =
         #"$remote_addr - $remote_user [$time_local] "$request" $status $body_bytes_sent "$http_referer" "$http_user_agent" $request_length $request_time [$proxy_upstream_name] [$proxy_alternative_upstream_name] $upstream_addr $upstream_response_length $upstream_response_time $upstream_status $req_id"#
 
     /// The formats recognised without `--nginx-log-format`, most specific

@@ -7,11 +7,11 @@ public struct RecordingOptions: Sendable {
     public var keptHeaders: Set<String>
     /// The server's `log_format`, for nginx logs in a format replay does
     /// not recognise.
-    public var nginxFormat: NginxLogFormat?
+    package var nginxFormat: NginxLogFormat?
     /// How far out of time order records may arrive and still be sorted
     /// (nginx logs a request when it ends, so a slow request is written
     /// after quicker ones that started later).
-    public var reorderWindow: Duration
+    package var reorderWindow: Duration
 
     public init(keptHeaders: Set<String> = ["retry-after"], nginxFormat: NginxLogFormat? = nil, reorderWindow: Duration = .seconds(120)) {
         self.keptHeaders = Set(keptHeaders.map { $0.lowercased() })
@@ -23,7 +23,7 @@ public struct RecordingOptions: Sendable {
 /// One recording read lazily, in the order it was written: bytes come in
 /// chunks from `read` (the caller owns the file), records go out one at a
 /// time. Lines or entries that cannot be read are warnings, counted and
-/// kept up to ``maximumKeptWarnings``; reading goes on after them.
+/// kept up to `maximumKeptWarnings`; reading goes on after them.
 public struct RecordingStream {
     public let path: String
     public private(set) var format: TrafficFormat?
@@ -32,7 +32,7 @@ public struct RecordingStream {
 
     public private(set) var warningCount = 0
     public private(set) var warnings: [Diagnostic] = []
-    public static let maximumKeptWarnings = 100
+    package static let maximumKeptWarnings = 100
     /// Records read so far.
     public private(set) var recordCount = 0
 
@@ -186,7 +186,7 @@ public struct RecordingStream {
     }
 
     /// Longer lines are skipped with a warning rather than held.
-    public static let maximumLineLength = 1 << 20
+    package static let maximumLineLength = 1 << 20
     /// Inside a line already reported as too long: its bytes are dropped
     /// up to its end, which does not count as another line.
     private var skippingLongLine = false

@@ -13,7 +13,7 @@ public enum TrafficFormat: String, CaseIterable, Hashable, Sendable {
     /// document with `"log"` is HAR, JSON objects one per line are JSONL,
     /// `[2026-...T...]` followed by a quoted request line is Envoy, and a
     /// line nginx's known formats match is nginx. `nil` when none fits.
-    public static func detect(_ head: ArraySlice<UInt8>, nginx: NginxLogFormat? = nil) -> TrafficFormat? {
+    package static func detect(_ head: ArraySlice<UInt8>, nginx: NginxLogFormat? = nil) -> TrafficFormat? {
         var index = head.startIndex
         while index < head.endIndex, [32, 9, 10, 13, 0xEF, 0xBB, 0xBF].contains(head[index]) { index += 1 }
         guard index < head.endIndex else { return nil }

@@ -39,7 +39,7 @@ public struct ReplayReport: Sendable {
     }
 
     /// The conditions of `--fail-if` that hold.
-    public var failedConditions: [FailCondition] { conditions.filter { $0.holds(in: self) } }
+    package var failedConditions: [FailCondition] { conditions.filter { $0.holds(in: self) } }
 
     /// The rows every form shows: a label, the policy's value, the
     /// baseline's, the recording's.
@@ -91,7 +91,7 @@ public struct ReplayReport: Sendable {
 
     /// What every replay assumes about state, said in every form: the
     /// driver keeps one budget, breaker and cooldown for all the clients.
-    public static let sharedStateAssumption =
+    package static let sharedStateAssumption =
         "assumes one retry budget, circuit breaker and cooldown shared by every client of the recording (as a fleet sharing them through PostgreSQL); clients that each keep their own are held back less"
 
     /// Warnings about what the replay cannot show: a policy that believes
