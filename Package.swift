@@ -316,6 +316,7 @@ let package = Package(
             dependencies: [
                 "RetryPolicyCore",
                 "RetryPolicyExecutor",
+                "RetryPolicyTesting",
                 "PostgresTestServer",
                 .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["AsyncHTTPClient"])),
                 .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["AsyncHTTPClient"])),
@@ -358,6 +359,7 @@ let package = Package(
                 "RetryPolicyExecutor",
                 "RetryPolicyAsyncHTTPClient",
                 "RetryPolicyURLSession",
+                "RetryPolicyTesting",
                 .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(traits: ["AsyncHTTPClient"])),
                 .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["AsyncHTTPClient"])),
                 .product(name: "NIOHTTP1", package: "swift-nio", condition: .when(traits: ["AsyncHTTPClient"])),

@@ -1,6 +1,7 @@
 #if AsyncHTTPClient  // the trait; these tests need SwiftNIO and AsyncHTTPClient
 import RetryPolicyCore
 import RetryPolicyExecutor
+import RetryPolicyTesting
 
 /// What an adapter over the executor provides to the conformance suite
 /// (`RetryPolicyAdapterConformanceTests`): the suite scripts a loopback

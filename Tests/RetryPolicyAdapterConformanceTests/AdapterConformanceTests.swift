@@ -2,6 +2,7 @@
 import HTTPTestSupport
 import RetryPolicyCore
 import RetryPolicyExecutor
+import RetryPolicyTesting
 import Testing
 
 /// Every adapter the contract holds. A new adapter is one conformance to

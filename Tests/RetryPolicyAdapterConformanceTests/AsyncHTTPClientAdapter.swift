@@ -6,6 +6,7 @@ import NIOHTTP1
 import RetryPolicyAsyncHTTPClient
 import RetryPolicyCore
 import RetryPolicyExecutor
+import RetryPolicyTesting
 
 /// One client for every AsyncHTTPClient-based conformance, configured as
 /// the decorator recommends (no connection retries of its own).

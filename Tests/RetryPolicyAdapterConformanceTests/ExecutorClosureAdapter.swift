@@ -6,6 +6,7 @@ import NIOHTTP1
 import RetryPolicyAsyncHTTPClient
 import RetryPolicyCore
 import RetryPolicyExecutor
+import RetryPolicyTesting
 
 /// The executor itself, driven by a closure that sends one attempt with a
 /// plain `HTTPClient`, as app code without a decorator writes it: the

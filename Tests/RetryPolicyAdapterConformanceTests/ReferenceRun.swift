@@ -2,6 +2,7 @@
 import HTTPTestSupport
 import RetryPolicyCore
 import RetryPolicyExecutor
+import RetryPolicyTesting
 
 /// The events the executor reports for a server script when nothing but
 /// the script stands between it and the policy: what every adapter's

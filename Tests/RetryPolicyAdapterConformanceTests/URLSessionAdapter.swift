@@ -6,6 +6,7 @@ import FoundationNetworking
 import HTTPTestSupport
 import RetryPolicyCore
 import RetryPolicyExecutor
+import RetryPolicyTesting
 import RetryPolicyURLSession
 
 /// A session without a cache or cookies, so that every attempt reaches

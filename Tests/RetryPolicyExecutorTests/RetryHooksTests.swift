@@ -1,5 +1,6 @@
 import RetryPolicyCore
 import RetryPolicyExecutor
+import RetryPolicyTesting
 import RetryPolicyTestSupport
 import Testing
 
