@@ -1,8 +1,8 @@
 extension PolicyStore {
     /// What one reload did.
     public struct ReloadReport: Hashable, Sendable {
-        package var added: [String] = []
-        package var changed: [String] = []
+        public var added: [String] = []
+        public var changed: [String] = []
         public var removed: [String] = []
         /// Policies whose file is absent but which stay in service until
         /// the absence is confirmed a quiet period later; they are then
@@ -11,7 +11,7 @@ extension PolicyStore {
         /// Problems found in this reload (including files that still fail).
         public var problems: [PolicyFileProblem] = []
         /// Whether the directory differed from the last reload at all.
-        package var filesChanged = false
+        public var filesChanged = false
         /// Files not read by this reload because they changed less than a
         /// quiet period ago or while they were read: a writer may be
         /// half-way through them. Their previous version stays in service;

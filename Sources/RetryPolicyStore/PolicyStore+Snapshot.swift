@@ -23,7 +23,7 @@ extension PolicyStore {
         /// the absence to be confirmed (see ``ReloadReport/pendingRemovals``).
         public let pendingRemovals: [String]
 
-        package var policyNames: [String] { deciders.keys.sorted() }
+        public var policyNames: [String] { deciders.keys.sorted() }
     }
 }
 

@@ -44,43 +44,43 @@ public struct OutageStorm: Sendable {
     public var totalRequests: Int
     public var peak: Int
     /// Start of the busiest window.
-    package var peakAt: Duration
+    public var peakAt: Duration
     public var succeeded: Int
     /// Final failures by stop reason.
     public var failures: [StopReason: Int]
     /// Requests refused by a cooldown before reaching the server.
-    package var rejectedByCooldown: Int
+    public var rejectedByCooldown: Int
     /// When the last client finished.
-    package var finishedAt: Duration
+    public var finishedAt: Duration
     /// The most retries (attempts after the first) that reached the server
     /// within any ``burstWindow``: the synchronisation jitter exists to
     /// break up, which per-second counts hide.
-    package var retryBurst: Int
+    public var retryBurst: Int
 
     /// Requests that reached the server before the outage ended.
-    package var outageRequests: Int = 0
+    public var outageRequests: Int = 0
     /// When a shared circuit breaker was open or half-open (one decider for
     /// every client); empty otherwise.
-    package var breakerPeriods: [BreakerPeriod] = []
+    public var breakerPeriods: [BreakerPeriod] = []
     /// Attempts that hedged requests started while an earlier copy was in
     /// flight or had failed (every copy after the first): the extra load
     /// hedging puts on the server. Counted in ``totalRequests`` too.
-    package var hedges: Int = 0
+    public var hedges: Int = 0
 
     /// A stretch of time a shared breaker spent open or half-open; `end`
     /// is `nil` when the storm ended first.
-    package struct BreakerPeriod: Hashable, Sendable {
-        package enum State: String, Hashable, Sendable {
+    public struct BreakerPeriod: Hashable, Sendable {
+        public enum State: String, Hashable, Sendable {
             case open
             case halfOpen = "half_open"
         }
-        package var state: State
-        package var start: Duration
-        package var end: Duration?
+        public var state: State
+        public var start: Duration
+        public var end: Duration?
     }
 
     /// The window of ``retryBurst``.
-    package static let burstWindow: Duration = .milliseconds(10)
+    public static let burstWindow: Duration = .milliseconds(10)
 
     /// The most histogram windows a storm reports.
     public static let maximumWindows = 100_000

@@ -15,28 +15,28 @@ public struct ReplayRun: Sendable {
     /// breaker before any attempt are counted here too, and in
     /// `rejectedByCooldown` / `rejectedByBreaker`).
     public var failures: [StopReason: Int] = [:]
-    package var rejectedByCooldown = 0
+    public var rejectedByCooldown = 0
     /// Requests a cooldown held back before their first attempt.
-    package var heldByCooldown = 0
+    public var heldByCooldown = 0
     /// Each request's time spent waiting between attempts.
     var waitHistogram = WaitHistogram()
     /// Attempts started per ``window``, from the recording's first request.
     public var load: LoadSeries
     public var window: Duration
     /// When a shared breaker was open or half-open.
-    package var breakerPeriods: [OutageStorm.BreakerPeriod] = []
+    public var breakerPeriods: [OutageStorm.BreakerPeriod] = []
     /// When the last request ended, since the first one started.
-    package var finishedAt: Duration = .zero
+    public var finishedAt: Duration = .zero
 
     /// The recording: its requests' upstream attempts per window, how many
     /// of its requests ended in success (under this policy's rules), and
     /// the attempts it shows.
     public var recordedLoad: LoadSeries
     public var recordedAttempts = 0
-    package var recordedSucceeded = 0
+    public var recordedSucceeded = 0
     /// The first and last recorded request's start.
-    package var firstStart: Timestamp?
-    package var lastStart: Timestamp?
+    public var firstStart: Timestamp?
+    public var lastStart: Timestamp?
     /// The most active requests at once, and model buckets held at once:
     /// what bounds the replay's memory.
     public var peakActiveRequests = 0
@@ -52,20 +52,20 @@ public struct ReplayRun: Sendable {
     public var failed: Int { failures.values.reduce(0, +) }
     /// Attempts per request.
     public var amplification: Double { requests == 0 ? 0 : Double(attempts) / Double(requests) }
-    package var recordedAmplification: Double { requests == 0 ? 0 : Double(recordedAttempts) / Double(requests) }
+    public var recordedAmplification: Double { requests == 0 ? 0 : Double(recordedAttempts) / Double(requests) }
     /// Share of requests that succeeded, in percent.
-    package var successRate: Double { requests == 0 ? 0 : Double(succeeded) * 100 / Double(requests) }
-    package var recordedSuccessRate: Double { requests == 0 ? 0 : Double(recordedSucceeded) * 100 / Double(requests) }
+    public var successRate: Double { requests == 0 ? 0 : Double(succeeded) * 100 / Double(requests) }
+    public var recordedSuccessRate: Double { requests == 0 ? 0 : Double(recordedSucceeded) * 100 / Double(requests) }
     /// The busiest window's attempts per second.
-    package var peakPerSecond: Double { Self.perSecond(load.peak, window) }
-    package var recordedPeakPerSecond: Double { Self.perSecond(recordedLoad.peak, window) }
-    package func waitPercentile(_ fraction: Double) -> Duration { waitHistogram.percentile(fraction) }
+    public var peakPerSecond: Double { Self.perSecond(load.peak, window) }
+    public var recordedPeakPerSecond: Double { Self.perSecond(recordedLoad.peak, window) }
+    public func waitPercentile(_ fraction: Double) -> Duration { waitHistogram.percentile(fraction) }
     /// Requests the retry budget stopped.
     public var budgetStops: Int { failures[.budgetExhausted] ?? 0 }
     /// Requests the circuit breaker refused an attempt (open, or half-open
     /// with every probe out).
-    package var rejectedByBreaker: Int { failures[.circuitOpen] ?? 0 }
-    package var breakerOpenings: Int { breakerPeriods.filter { $0.state == .open }.count }
+    public var rejectedByBreaker: Int { failures[.circuitOpen] ?? 0 }
+    public var breakerOpenings: Int { breakerPeriods.filter { $0.state == .open }.count }
 
     static func perSecond(_ count: Int, _ window: Duration) -> Double {
         let seconds = Double(window.nanosecondsSaturated) / 1e9
