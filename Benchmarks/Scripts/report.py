@@ -24,7 +24,7 @@ WORK = {
     "fleet.first-try-success": "1,000 first-try successes (admit + settle)",
     "fleet.retry": "1 request: 503, retry granted on the local view, 200",
     "fleet.decide-success": "1,000 x admit + decide(success)",
-    "fleet.paid-retry": "1 retry paid through the budget (await decide)",
+    "fleet.paid-retry": "1 retry paid through the budget (await decidePaying)",
     "fleet.closed-breaker": "1,000 x admit + record(success), closed breaker",
     "fleet.round-trips-5pct": "1,000 requests in ~1 s, 5 % retried once",
     "fleet.cooldown-propagation": "429 + Retry-After on one store until the other waits",

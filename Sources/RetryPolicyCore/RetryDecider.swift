@@ -141,9 +141,9 @@ public struct RetryDecider: Sendable {
     /// Decides with the system's random number generator, paying for a
     /// retry from the budget's store and waiting for it when the store may
     /// wait (a budget shared through a database): the form for async code
-    /// that drives requests itself. The synchronous form decides on this
-    /// process's view of such a budget instead.
-    public func decide(_ input: DecisionInput) async -> Decision {
+    /// that drives requests itself. ``decide(_:)`` decides on this
+    /// process's view of such a budget instead, without waiting.
+    public func decidePaying(_ input: DecisionInput) async -> Decision {
         var generator = SystemRandomNumberGenerator()
         let decision = decide(input, using: &generator, backoff: true, defersWaitingPayment: true)
         guard let kind = decision.pendingPayment, let budget else { return decision }

@@ -20,8 +20,13 @@
 /// the shared state; callers that cannot wait (the synchronous
 /// `RetryDecider.decide`, a hedged copy starting on its timer) use
 /// ``withdrawWithoutWaiting(_:from:)``, which decides on this process's
-/// view and shares the spend afterwards. Deposits, cooldowns and the
-/// breaker's requirements never wait.
+/// view and shares the spend afterwards. A half-open breaker's probe is
+/// claimed the same way: a store that may wait on it answers
+/// ``admitUnlessClaiming(at:through:)`` with `nil`, and the executor awaits
+/// ``claimProbe(at:through:)`` as the machine asks
+/// (`RequestStateMachine.Action.claimProbe`); callers that cannot wait use
+/// ``admit(at:through:)``, which decides on this process's breaker.
+/// Deposits, cooldowns, results and releases never wait.
 public protocol RetryStateStore: AnyObject, Sendable {
     /// Whether ``withdraw(_:from:)`` and ``drain(_:from:)`` may wait on
     /// something outside this process. The default is `false`: the
@@ -58,12 +63,28 @@ public protocol RetryStateStore: AnyObject, Sendable {
     func cooldownRecorded(until: Timestamp, error: SDKError, by gate: CooldownGate)
 
     /// May a call under `breaker` (shared under `breaker.key`) start at
-    /// `now`? The default keeps the breaker in this process. Must not wait.
+    /// `now`? The default keeps the breaker in this process. Must not
+    /// wait: a probe whose permit ``claimProbe(at:through:)`` would wait
+    /// for is decided on this process's breaker.
     ///
     /// The breaker's own state is reachable only from this package, so a
     /// store defined elsewhere shares budgets and cooldowns and keeps the
-    /// default for the three breaker requirements.
+    /// defaults for the breaker requirements.
     func admit(at now: Timestamp, through breaker: CircuitBreaker)
+        -> (Admission, CircuitBreakerTransition?)
+
+    /// ``admit(at:through:)`` when it needs nothing the store must wait
+    /// for; `nil` when the call is a half-open probe that must first claim
+    /// a permit through ``claimProbe(at:through:)``. The default never
+    /// returns `nil`. Must not wait.
+    func admitUnlessClaiming(at now: Timestamp, through breaker: CircuitBreaker)
+        -> (Admission, CircuitBreakerTransition?)?
+
+    /// ``admit(at:through:)``, except that a half-open probe claims its
+    /// permit wherever the store shares the breaker and waits for the
+    /// answer, for a bounded time. The default answers at once from
+    /// ``admit(at:through:)``.
+    func claimProbe(at now: Timestamp, through breaker: CircuitBreaker) async
         -> (Admission, CircuitBreakerTransition?)
 
     /// A call admitted by `breaker` ended; the default records it in this

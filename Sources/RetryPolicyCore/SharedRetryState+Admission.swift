@@ -23,4 +23,12 @@ extension SharedRetryState {
         guard let breaker else { return (.proceed(ticket: nil), nil) }
         return breaker.admit(at: now)
     }
+
+    /// ``admitThroughBreaker(at:)``, or `nil` when the breaker's store must
+    /// first claim a probe permit, waiting (the driver then awaits
+    /// ``ProbeClaim/settle()``).
+    func admitThroughBreakerUnlessClaiming(at now: Timestamp) -> (Admission, CircuitBreakerTransition?)? {
+        guard let breaker else { return (.proceed(ticket: nil), nil) }
+        return breaker.admitUnlessClaiming(at: now)
+    }
 }

@@ -31,6 +31,8 @@ import Testing
                 action = machine.credentialRefreshFinished(at: time())
             case .payBudget(let payment):
                 action = machine.budgetPaid(payment.settleWithoutWaiting(), at: time())
+            case .claimProbe(let claim):
+                action = machine.probeClaimed(claim.settleWithoutWaiting(), at: time())
             case .succeed:
                 return .success(attempts)
             case .fail(let failure):

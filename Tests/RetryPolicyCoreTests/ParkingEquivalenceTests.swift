@@ -28,6 +28,7 @@ import Testing
         case .wait(let delay, let reason): "wait \(delay) \(reason)"
         case .refreshCredentials: "refresh"
         case .payBudget(let payment): "pay \(payment.cost)"
+        case .claimProbe: "claim"
         case .succeed: "succeed"
         case .fail(let failure): "fail \(failure.reason) \(failure.error)"
         case .hedge: "hedge"
@@ -90,6 +91,8 @@ import Testing
                     action = machine.credentialRefreshFinished(at: time())
                 case .payBudget(let payment):
                     action = machine.budgetPaid(payment.settleWithoutWaiting(), at: time())
+                case .claimProbe(let claim):
+                    action = machine.probeClaimed(claim.settleWithoutWaiting(), at: time())
                 case .succeed, .fail, .hedge:
                     step = 40
                 }

@@ -161,7 +161,7 @@ struct WaitingBudgetTests {
         decider.decide(input)
     }
 
-    @Test("The synchronous decide never waits; the asynchronous one pays through the store")
+    @Test("The synchronous decide never waits; decidePaying pays through the store")
     func decideForms() async {
         let store = WaitingStateStore(tokens: 20)
         let decider = RetryDecider(policy: Self.policy(), store: store)
@@ -169,7 +169,7 @@ struct WaitingBudgetTests {
         let sync = Self.decideWithoutWaiting(decider, input)
         #expect(sync.isRetry)
         #expect(store.calls.withLock { $0 } == WaitingStateStore.Calls(awaited: [], withoutWaiting: [5]))
-        let async: Decision = await decider.decide(input)
+        let async: Decision = await decider.decidePaying(input)
         #expect(async.isRetry && async.budgetCost == 5)
         #expect(store.calls.withLock { $0 } == WaitingStateStore.Calls(awaited: [5], withoutWaiting: [5]))
         #expect(store.shared.withLock { $0 } == 10)
@@ -207,6 +207,8 @@ struct WaitingBudgetTests {
                 action = machine.attemptFinished(.status(next.next() ?? 200), at: Self.at(now), using: &generator)
             case .payBudget(let payment):
                 action = machine.budgetPaid(payment.settleWithoutWaiting(), at: Self.at(now))
+            case .claimProbe(let claim):
+                action = machine.probeClaimed(claim.settleWithoutWaiting(), at: Self.at(now))
             case .wait(let delay, let reason):
                 story.append("wait \(delay) \(reason)")
                 now += 100

@@ -190,6 +190,9 @@ struct ShadowModeTests {
             case .payBudget(let payment):
                 action = machine.budgetPaid(
                     payment.settleWithoutWaiting(), at: RequestTime(elapsed: now, wall: origin + now))
+            case .claimProbe(let claim):
+                action = machine.probeClaimed(
+                    claim.settleWithoutWaiting(), at: RequestTime(elapsed: now, wall: origin + now))
             case .succeed, .hedge:
                 return (machine.history, nil)
             case .fail(let failure):

@@ -88,7 +88,7 @@ struct HostileSharedStateTests {
         // After the break a probe goes through (the row gone: decided
         // locally) and fails: the breaker opens again for max_break, no trap.
         _ = try database.query("DELETE FROM retry_policy_breaker WHERE key = 'absurd'")
-        let ticket = try #require(breaker.ticket(at: until))
+        let ticket = try #require(await breaker.ticket(at: until))
         let reopened = breaker.record(failure: true, ticket: ticket, at: until)
         #expect(reopened == .opened(until: until + .seconds(300), breakDuration: .seconds(300), reason: .probeFailed))
         await store.shutdown()

@@ -40,7 +40,7 @@ struct PoolerTests {
         // A cooldown and a breaker opening from the direct store reach the
         // pooled one by polling.
         let now = wallNow()
-        _ = await sender.decide(DecisionInput(outcome: retryAfter(429, "40"), now: now))
+        _ = await sender.decidePaying(DecisionInput(outcome: retryAfter(429, "40"), now: now))
         let cooled = await waitFor { receiver.admit(now: now) == .wait(.seconds(40)) }
         #expect(cooled != nil, "pooled \(pooled.statistics)")
         print("behind the pooler: probe verdicts after \(verdicts.map { "\($0)" } ?? "never"), a cooldown arrived by polling after \(cooled.map { "\($0)" } ?? "never") (poll interval 100 ms)")
@@ -55,7 +55,7 @@ struct PoolerTests {
         // direct one (NOTIFY is sent at commit, whichever server connection
         // ran it), and its budget statements work through the pooler.
         // The 503 is retried, paid for through the pooler.
-        #expect(await receiver.decide(DecisionInput(outcome: retryAfter(503, "50"), now: now)).isRetry)
+        #expect(await receiver.decidePaying(DecisionInput(outcome: retryAfter(503, "50"), now: now)).isRetry)
         let back = await waitFor { sender.admit(now: now) == .wait(.seconds(50)) }
         #expect(back != nil, "direct \(direct.statistics)")
         #expect(pooled.statistics.sharedWithdrawals == 1, "\(pooled.statistics)")

@@ -132,7 +132,7 @@ struct PostgresStoreTests {
             for index in 0..<12 {
                 let decider = deciders[index % deciders.count]
                 group.addTask {
-                    for _ in 0..<5 where await decider.decide(DecisionInput(outcome: .status(503))).isRetry {
+                    for _ in 0..<5 where await decider.decidePaying(DecisionInput(outcome: .status(503))).isRetry {
                         granted.count.add(1, ordering: .relaxed)
                     }
                 }
@@ -150,12 +150,12 @@ struct PostgresStoreTests {
         let database = try TestDatabase()
         let store = try await database.store()
         let decider = await store.decider(for: fleetPolicy(capacity: 20), key: "refunds")
-        #expect(await decider.decide(DecisionInput(outcome: .status(503))).isRetry)
-        #expect(await decider.decide(DecisionInput(outcome: .status(503))).isRetry)
+        #expect(await decider.decidePaying(DecisionInput(outcome: .status(503))).isRetry)
+        #expect(await decider.decidePaying(DecisionInput(outcome: .status(503))).isRetry)
         #expect(try database.query("SELECT tokens FROM retry_policy_budget WHERE key = 'refunds'") == "10")
         let before = store.statistics.roundTrips
         for _ in 0..<3 { #expect(decider.settlePlainSuccess(ofFirstAttempt: .status(200), method: .get)) }
-        _ = await decider.decide(DecisionInput(outcome: .status(200), attempt: 2, lastRetryCost: 5))
+        _ = await decider.decidePaying(DecisionInput(outcome: .status(200), attempt: 2, lastRetryCost: 5))
         #expect(store.statistics.roundTrips == before, "a success waited on the database")
         #expect(decider.budget?.available == 18)
         let flushed = await waitFor {
@@ -175,13 +175,13 @@ struct PostgresStoreTests {
         let one = await a.decider(for: policy, key: "grpc")
         let two = await b.decider(for: policy, key: "grpc")
         // 4 -> 3 (> 2): retried; 3 -> 2: throttled, on the other store.
-        #expect(await one.decide(DecisionInput(outcome: .status(503))).isRetry)
-        #expect(await two.decide(DecisionInput(outcome: .status(503))).stopReason == .budgetExhausted)
+        #expect(await one.decidePaying(DecisionInput(outcome: .status(503))).isRetry)
+        #expect(await two.decidePaying(DecisionInput(outcome: .status(503))).stopReason == .budgetExhausted)
         #expect(try database.query("SELECT tokens FROM retry_policy_budget WHERE key = 'grpc'") == "2000")
-        for _ in 0..<4 { _ = await two.decide(DecisionInput(outcome: .status(429))) }
+        for _ in 0..<4 { _ = await two.decidePaying(DecisionInput(outcome: .status(429))) }
         #expect(try database.query("SELECT tokens FROM retry_policy_budget WHERE key = 'grpc'") == "0")
         // Three successes return 0.75 tokens: 750 thousandths in the row.
-        for _ in 0..<3 { _ = await one.decide(DecisionInput(outcome: .status(200))) }
+        for _ in 0..<3 { _ = await one.decidePaying(DecisionInput(outcome: .status(200))) }
         let flushed = await waitFor {
             (try? database.query("SELECT tokens FROM retry_policy_budget WHERE key = 'grpc'")) == "750"
         }
@@ -203,7 +203,7 @@ struct PostgresStoreTests {
             let now = wallNow()
             // Each round's cooldown is 11 s longer than the last, so the
             // receiver can tell the new one from the old.
-            _ = await sender.decide(DecisionInput(outcome: retryAfter(429, "\(round * 11)"), now: now))
+            _ = await sender.decidePaying(DecisionInput(outcome: retryAfter(429, "\(round * 11)"), now: now))
             // Asked at the round's own instant: the round's cooldown has
             // round x 11 s left then, every earlier one less.
             let seen = await waitFor {
@@ -244,10 +244,10 @@ struct PostgresStoreTests {
         let markerA = await a.decider(for: fleetPolicy(), key: "extend-after")
         let markerB = await b.decider(for: fleetPolicy(), key: "extend-after")
         let now = wallNow()
-        _ = await first.decide(DecisionInput(outcome: retryAfter(503, "20"), now: now))
+        _ = await first.decidePaying(DecisionInput(outcome: retryAfter(503, "20"), now: now))
         #expect(await waitFor { second.admit(now: now) != .proceed(ticket: nil) } != nil)
-        _ = await second.decide(DecisionInput(outcome: retryAfter(429, "2"), now: now))
-        _ = await markerB.decide(DecisionInput(outcome: retryAfter(503, "5"), now: now))
+        _ = await second.decidePaying(DecisionInput(outcome: retryAfter(429, "2"), now: now))
+        _ = await markerB.decidePaying(DecisionInput(outcome: retryAfter(503, "5"), now: now))
         #expect(await waitFor { markerA.admit(now: now) != .proceed(ticket: nil) } != nil)
         #expect(first.admit(now: now) == .wait(.seconds(20)))
         #expect(second.admit(now: now) == .wait(.seconds(20)))
@@ -279,10 +279,10 @@ struct PostgresStoreTests {
         var start = clock.now
         // The lock is held until after both: without the timeout each
         // would wait for ever. The bound is loose for a loaded machine.
-        #expect(await openDecider.decide(DecisionInput(outcome: .status(503))).isRetry)
+        #expect(await openDecider.decidePaying(DecisionInput(outcome: .status(503))).isRetry)
         #expect(clock.now - start < .seconds(2))
         start = clock.now
-        #expect(await closedDecider.decide(DecisionInput(outcome: .status(503))).stopReason == .budgetExhausted)
+        #expect(await closedDecider.decidePaying(DecisionInput(outcome: .status(503))).stopReason == .budgetExhausted)
         #expect(clock.now - start < .seconds(2))
         #expect(open.statistics.fallbacks == 1)
         #expect(closed.statistics.fallbacks == 1)
@@ -316,17 +316,17 @@ struct PostgresRestartTests {
         let b = try await database.store { $0.withdrawTimeout = .milliseconds(100) }
         let deciderA = await a.decider(for: fleetPolicy(capacity: 100))
         let deciderB = await b.decider(for: fleetPolicy(capacity: 100))
-        #expect(await deciderA.decide(DecisionInput(outcome: .status(503))).isRetry)
+        #expect(await deciderA.decidePaying(DecisionInput(outcome: .status(503))).isRetry)
 
         try server.stopServer()
         let clock = ContinuousClock()
         // Down: every decision still comes at once (fail open), successes and
         // cooldowns are kept for later.
         let start = clock.now
-        for _ in 0..<5 { #expect(await deciderA.decide(DecisionInput(outcome: .status(503))).isRetry) }
+        for _ in 0..<5 { #expect(await deciderA.decidePaying(DecisionInput(outcome: .status(503))).isRetry) }
         #expect(deciderA.settlePlainSuccess(ofFirstAttempt: .status(200), method: .get))
         let now = wallNow()
-        _ = await deciderA.decide(DecisionInput(outcome: retryAfter(429, "30"), now: now))
+        _ = await deciderA.decidePaying(DecisionInput(outcome: retryAfter(429, "30"), now: now))
         #expect(clock.now - start < .seconds(2))
         #expect(deciderA.admit(now: now) == .wait(.seconds(30)))
         #expect(a.statistics.fallbacks >= 5)
@@ -344,7 +344,7 @@ struct PostgresRestartTests {
             (try? database.query("SELECT tokens FROM retry_policy_budget WHERE key = 'fleet'")) == "96"
         }
         #expect(settled != nil, "tokens: \((try? database.query("SELECT tokens FROM retry_policy_budget")) ?? "?")")
-        #expect(await deciderB.decide(DecisionInput(outcome: .status(503))).isRetry)
+        #expect(await deciderB.decidePaying(DecisionInput(outcome: .status(503))).isRetry)
         #expect(try database.query("SELECT tokens FROM retry_policy_budget WHERE key = 'fleet'") == "91")
         #expect(b.statistics.fallbacks == 0 || b.isConnected)
         for store in [a, b] { await store.shutdown() }

@@ -26,8 +26,8 @@ struct ServiceLifecycleTests {
         let connected = await waitFor { store.isConnected }
         #expect(connected != nil, "run() did not start the store")
 
-        #expect(await decider.decide(DecisionInput(outcome: .status(503))).isRetry)
-        #expect(await decider.decide(DecisionInput(outcome: .status(503))).isRetry)
+        #expect(await decider.decidePaying(DecisionInput(outcome: .status(503))).isRetry)
+        #expect(await decider.decidePaying(DecisionInput(outcome: .status(503))).isRetry)
         #expect(try database.query("SELECT tokens FROM retry_policy_budget WHERE key = 'service'") == "10")
         for _ in 0..<3 { #expect(decider.settlePlainSuccess(ofFirstAttempt: .status(200), method: .get)) }
         #expect(store.statistics.refundFlushes == 0)
@@ -46,7 +46,7 @@ struct ServiceLifecycleTests {
         let store = try await database.store { $0.refundInterval = .seconds(3600) }
         let decider = await store.decider(for: fleetPolicy(capacity: 20), key: "direct")
         let running = Task { try await store.run() }
-        #expect(await decider.decide(DecisionInput(outcome: .status(503))).isRetry)
+        #expect(await decider.decidePaying(DecisionInput(outcome: .status(503))).isRetry)
         #expect(decider.settlePlainSuccess(ofFirstAttempt: .status(200), method: .get))
         #expect(store.statistics.reconnections == 0, "run() connected again: \(store.statistics)")
         await store.shutdown()

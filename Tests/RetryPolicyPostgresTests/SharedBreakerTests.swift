@@ -17,19 +17,21 @@ func breakerPolicy(probes: Int = 2) -> Policy {
 }
 
 extension CircuitBreaker {
-    /// Admits one call; its ticket, or `nil` when rejected.
-    func ticket(at now: Timestamp) -> CircuitBreakerStateMachine.Ticket? {
-        if case .proceed(let ticket?) = admit(at: now).0 { ticket } else { nil }
+    /// Admits one call as the executor does, claiming a half-open probe's
+    /// permit; its ticket, or `nil` when rejected.
+    func ticket(at now: Timestamp) async -> CircuitBreakerStateMachine.Ticket? {
+        if case .proceed(let ticket?) = await admitClaimingProbe(at: now).0 { ticket } else { nil }
     }
 
-    func rejects(at now: Timestamp) -> Bool { ticket(at: now) == nil }
+    func rejects(at now: Timestamp) async -> Bool { await ticket(at: now) == nil }
 
-    /// Three failures in a row at `now`: opens a closed breaker.
+    /// Three failures in a row at `now`: opens a closed breaker (whose
+    /// admission never claims).
     @discardableResult
     func open(at now: Timestamp) -> CircuitBreakerTransition? {
         var last: CircuitBreakerTransition?
         for _ in 0..<3 {
-            guard let ticket = ticket(at: now) else { return nil }
+            guard case .proceed(let ticket?) = admit(at: now).0 else { return nil }
             last = record(failure: true, ticket: ticket, at: now)
         }
         return last
@@ -62,7 +64,7 @@ struct SharedBreakerTests {
             #expect(seen != nil, "round \(round): the opening never arrived")
             times.append(elapsed)
             let before = b.statistics.roundTrips
-            guard case .reject(let rejected, .breaker) = receiver.admit(at: t0 + .seconds(1)).0, case let retryAfter = rejected.retryAfter else {
+            guard case .reject(let rejected, .breaker) = await receiver.admitClaimingProbe(at: t0 + .seconds(1)).0, case let retryAfter = rejected.retryAfter else {
                 Issue.record("round \(round): the receiver admitted a call while open")
                 continue
             }
@@ -91,7 +93,7 @@ struct SharedBreakerTests {
         let t0 = wallNow()
         let before = a.statistics.roundTrips
         for _ in 0..<50 {
-            let ticket = try #require(breaker.ticket(at: t0))
+            let ticket = try #require(await breaker.ticket(at: t0))
             #expect(breaker.record(failure: false, ticket: ticket, at: t0) == nil)
         }
         #expect(a.statistics.roundTrips == before, "a closed breaker asked the database")
@@ -163,7 +165,7 @@ struct SharedBreakerTests {
                 await withTaskGroup(of: (Int, CircuitBreakerStateMachine.Ticket)?.self) { group in
                     for (index, breaker) in breakers.enumerated() {
                         for _ in 0..<perStore {
-                            group.addTask { breaker.ticket(at: now).map { (index, $0) } }
+                            group.addTask { await breaker.ticket(at: now).map { (index, $0) } }
                         }
                     }
                     var granted: [(Int, CircuitBreakerStateMachine.Ticket)] = []
@@ -202,27 +204,27 @@ struct SharedBreakerTests {
         one.open(at: t0)
         #expect(await waitFor { two.state == .open(until: t0 + .seconds(10)) } != nil)
         let afterBreak = t0 + .seconds(11)
-        let (admission, transition) = two.admit(at: afterBreak)
+        let (admission, transition) = await two.admitClaimingProbe(at: afterBreak)
         guard case .proceed(let probe?) = admission else {
             Issue.record("B's probe was not admitted: \(admission)")
             return
         }
         #expect(transition == .halfOpened)
         // The only permit is out: A rejects, without a break to wait for.
-        #expect(one.admit(at: afterBreak).0 == one.configuration.rejection(retryAfter: nil))
+        #expect(await one.admitClaimingProbe(at: afterBreak).0 == one.configuration.rejection(retryAfter: nil))
         #expect(a.statistics.probePermitsRefused == 1)
         // For the next 100 ms of its time A rejects without asking again.
         let asked = a.statistics.roundTrips
-        #expect(one.admit(at: afterBreak + .milliseconds(99)).0 == one.configuration.rejection(retryAfter: nil))
+        #expect(await one.admitClaimingProbe(at: afterBreak + .milliseconds(99)).0 == one.configuration.rejection(retryAfter: nil))
         #expect(a.statistics.roundTrips == asked)
-        #expect(one.admit(at: afterBreak + .milliseconds(100)).0 == one.configuration.rejection(retryAfter: nil))
+        #expect(await one.admitClaimingProbe(at: afterBreak + .milliseconds(100)).0 == one.configuration.rejection(retryAfter: nil))
         #expect(a.statistics.roundTrips == asked + 1)
         #expect(two.record(failure: false, ticket: probe, at: afterBreak) == .closed)
         #expect(await waitFor { one.state == .closed } != nil, "A did not close")
         #expect(try database.query("SELECT state, openings FROM retry_policy_breaker WHERE key = 'close'") == "closed|0")
         // Closed again: A admits locally, no round trip.
         let before = a.statistics.roundTrips
-        #expect(!one.rejects(at: afterBreak))
+        #expect(await one.rejects(at: afterBreak) == false)
         #expect(a.statistics.roundTrips == before)
         // The next opening starts from the first break again.
         #expect(one.open(at: afterBreak) == .opened(until: afterBreak + .seconds(10), breakDuration: .seconds(10), reason: .consecutiveFailures))
@@ -243,9 +245,10 @@ struct SharedBreakerTests {
         one.open(at: t0)
         #expect(await waitFor { two.state == .open(until: t0 + .seconds(10)) } != nil)
         let afterBreak = t0 + .seconds(11)
-        let probeA = try #require(one.ticket(at: afterBreak))
-        let probeB = try #require(two.ticket(at: afterBreak))
-        #expect(one.rejects(at: afterBreak) && two.rejects(at: afterBreak))
+        let probeA = try #require(await one.ticket(at: afterBreak))
+        let probeB = try #require(await two.ticket(at: afterBreak))
+        #expect(await one.rejects(at: afterBreak))
+        #expect(await two.rejects(at: afterBreak))
         #expect(one.record(failure: false, ticket: probeA, at: afterBreak) == nil)
         markerA.open(at: t0)
         #expect(await waitFor { markerB.state == .open(until: t0 + .seconds(10)) } != nil)
@@ -265,14 +268,14 @@ struct SharedBreakerTests {
         one.open(at: t0)
         #expect(await waitFor { two.state == .open(until: t0 + .seconds(10)) } != nil)
         let afterBreak = t0 + .seconds(11)
-        let probe = try #require(two.ticket(at: afterBreak))
+        let probe = try #require(await two.ticket(at: afterBreak))
         // Second opening without closing: the break doubles to 20 s.
         #expect(
             two.record(failure: true, ticket: probe, at: afterBreak)
                 == .opened(until: afterBreak + .seconds(20), breakDuration: .seconds(20), reason: .probeFailed))
         #expect(await waitFor { one.state == .open(until: afterBreak + .seconds(20)) } != nil, "A did not reopen")
         #expect(one.consecutiveOpenings == 2)
-        guard case .reject(let rejected, .breaker) = one.admit(at: afterBreak + .seconds(5)).0, case let retryAfter = rejected.retryAfter else {
+        guard case .reject(let rejected, .breaker) = await one.admitClaimingProbe(at: afterBreak + .seconds(5)).0, case let retryAfter = rejected.retryAfter else {
             Issue.record("A admitted during the grown break")
             return
         }
@@ -280,7 +283,7 @@ struct SharedBreakerTests {
         #expect(try database.query("SELECT opening, state, openings FROM retry_policy_breaker WHERE key = 'reopen'") == "2|open|2")
         // The third opening, from A this time, doubles again.
         let later = afterBreak + .seconds(21)
-        let probeA = try #require(one.ticket(at: later))
+        let probeA = try #require(await one.ticket(at: later))
         #expect(one.record(failure: true, ticket: probeA, at: later) == .opened(until: later + .seconds(40), breakDuration: .seconds(40), reason: .probeFailed))
         #expect(await waitFor { two.state == .open(until: later + .seconds(40)) } != nil)
         for store in [a, b] { await store.shutdown() }
@@ -295,9 +298,9 @@ struct SharedBreakerTests {
         let t0 = wallNow()
         one.open(at: t0)
         #expect(await waitFor { two.state == .open(until: t0 + .seconds(10)) } != nil)
-        let stuck = try #require(one.ticket(at: t0 + .seconds(11)))  // never reports
-        #expect(two.admit(at: t0 + .seconds(40)).0 == two.configuration.rejection(retryAfter: nil))
-        let probe = try #require(two.ticket(at: t0 + .seconds(42)), "the lapsed permit was not claimed again")
+        let stuck = try #require(await one.ticket(at: t0 + .seconds(11)))  // never reports
+        #expect(await two.admitClaimingProbe(at: t0 + .seconds(40)).0 == two.configuration.rejection(retryAfter: nil))
+        let probe = try #require(await two.ticket(at: t0 + .seconds(42)), "the lapsed permit was not claimed again")
         #expect(two.record(failure: false, ticket: probe, at: t0 + .seconds(42)) == .closed)
         #expect(await waitFor { one.state == .closed } != nil)
         // The stuck probe's late result belongs to an earlier round: ignored.
@@ -342,7 +345,7 @@ extension SharedBreakerTests {
         #expect(await waitFor { b.isConnected } != nil, "B did not reconnect")
         #expect(await waitFor { two.state == .open(until: t0 + .seconds(10)) } != nil, "B did not re-read the opening")
         #expect(b.statistics.reconnections >= 1)
-        #expect(two.rejects(at: t0 + .seconds(1)))
+        #expect(await two.rejects(at: t0 + .seconds(1)))
         for store in [a, b] { await store.shutdown() }
     }
 }
@@ -357,9 +360,9 @@ extension SharedBreakerTests {
         let t0 = wallNow()
         loose.open(at: t0)
         #expect(await waitFor { one.state == .open(until: t0 + .seconds(10)) } != nil)
-        let probe = try #require(loose.ticket(at: t0 + .seconds(11)))
+        let probe = try #require(await loose.ticket(at: t0 + .seconds(11)))
         #expect(c.statistics.probePermitsGranted == 1)
-        #expect(one.admit(at: t0 + .seconds(11)).0 == one.configuration.rejection(retryAfter: nil))
+        #expect(await one.admitClaimingProbe(at: t0 + .seconds(11)).0 == one.configuration.rejection(retryAfter: nil))
         #expect(loose.record(failure: false, ticket: probe, at: t0 + .seconds(11)) == .closed)
         #expect(await waitFor { one.state == .closed } != nil, "the unregistered breaker's success was not counted")
         for store in [a, c] { await store.shutdown() }
@@ -395,11 +398,11 @@ struct SharedBreakerRestartTests {
         let start = clock.now
         // Down: A opens on its own and rejects locally.
         #expect(one.open(at: t0) == .opened(until: t0 + .seconds(10), breakDuration: .seconds(10), reason: .consecutiveFailures))
-        #expect(one.rejects(at: t0 + .seconds(1)))
+        #expect(await one.rejects(at: t0 + .seconds(1)))
         // After the break, the probe permit cannot be claimed: the local
         // breaker lets its own probe through, without waiting.
         let fallbacksBefore = a.statistics.fallbacks
-        let (admission, transition) = one.admit(at: t0 + .seconds(11))
+        let (admission, transition) = await one.admitClaimingProbe(at: t0 + .seconds(11))
         guard case .proceed(let probe?) = admission else {
             Issue.record("the local fallback rejected the probe")
             return

@@ -43,10 +43,10 @@ struct StartWithoutDatabaseTests {
 
         // Down: a retry is paid locally, successes are kept as refunds, a
         // cooldown and a breaker opening are kept for the database.
-        #expect(await deciderA.decide(DecisionInput(outcome: .status(503))).isRetry)
+        #expect(await deciderA.decidePaying(DecisionInput(outcome: .status(503))).isRetry)
         for _ in 0..<3 { #expect(deciderA.settlePlainSuccess(ofFirstAttempt: .status(200), method: .get)) }
         let now = wallNow()
-        _ = await deciderA.decide(DecisionInput(outcome: retryAfter(429, "60"), now: now))
+        _ = await deciderA.decidePaying(DecisionInput(outcome: retryAfter(429, "60"), now: now))
         #expect(deciderA.admit(now: now) == .wait(.seconds(60)))
         let breakerA = try #require(deciderA.breaker)
         let breakerB = try #require(deciderB.breaker)
@@ -77,7 +77,7 @@ struct StartWithoutDatabaseTests {
         let created = await waitFor { (try? empty.query("SELECT to_regclass('retry_policy_breaker') IS NOT NULL")) == "t" }
         #expect(created != nil)
         // From now on the budget is shared: B's retry is paid by the database.
-        #expect(await deciderB.decide(DecisionInput(outcome: .status(503))).isRetry)
+        #expect(await deciderB.decidePaying(DecisionInput(outcome: .status(503))).isRetry)
         #expect(try database.query("SELECT tokens FROM retry_policy_budget WHERE key = 'fleet'") == "498")
         for store in [a, b, c] { await store.shutdown() }
     }

@@ -95,7 +95,7 @@ struct TLSConnectionTests {
                 }
                 // A real statement over the connection: a shared withdrawal.
                 let decider = await store.decider(for: fleetPolicy(), key: "tls-\(index)")
-                #expect(await decider.decide(DecisionInput(outcome: .status(503))).isRetry, "\(test)")
+                #expect(await decider.decidePaying(DecisionInput(outcome: .status(503))).isRetry, "\(test)")
                 #expect(store.statistics.sharedWithdrawals == 1 && store.statistics.fallbacks == 0, "\(test): \(store.statistics)")
                 await store.shutdown()
             } catch {

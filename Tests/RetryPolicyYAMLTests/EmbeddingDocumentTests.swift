@@ -43,6 +43,8 @@ func fetch<C: Clock<Duration>>(
             }
         case .payBudget(let payment):           // a budget shared through a database: never blocks
             action = machine.budgetPaid(await payment.settle(), at: now())
+        case .claimProbe(let claim):            // a breaker shared through a database: its probe's permit
+            action = machine.probeClaimed(await claim.settle(), at: now())
         case .succeed:
             return attempt
         case .fail(let failure):

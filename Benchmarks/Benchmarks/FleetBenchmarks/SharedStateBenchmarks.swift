@@ -11,7 +11,7 @@ import Synchronization
 /// as far as the database can tell).
 ///
 /// - `fleet.decide-success`: 1,000 × admit + `decide(success)`.
-/// - `fleet.paid-retry`: one `await decide(503)` that pays through the
+/// - `fleet.paid-retry`: one `await decidePaying(503)` that pays through the
 ///   shared budget (a round trip, batched with any others in flight).
 /// - `fleet.closed-breaker`: 1,000 × admit + record(success) on a closed
 ///   breaker; must send no statement.
@@ -73,7 +73,7 @@ func registerSharedStateBenchmarks(url: String) {
         let before = store.statistics
         for _ in benchmark.scaledIterations {
             blackHole(decider.admit(now: now))
-            let decision = await decider.decide(failure)
+            let decision = await decider.decidePaying(failure)
             precondition(decision.isRetry, "the shared budget refused a retry: \(decision.action)")
         }
         let after = store.statistics
@@ -82,7 +82,7 @@ func registerSharedStateBenchmarks(url: String) {
     Benchmark("fleet.paid-retry.baseline") { benchmark in
         for _ in benchmark.scaledIterations {
             blackHole(inMemory.admit(now: now))
-            let decision = await inMemory.decide(failure)
+            let decision = await inMemory.decidePaying(failure)
             precondition(decision.isRetry, "the in-memory budget refused a retry: \(decision.action)")
         }
     }
@@ -122,8 +122,8 @@ func registerSharedStateBenchmarks(url: String) {
                 let now = FleetWorkload.wallNow()
                 _ = decider.admit(now: now)
                 if request % 20 == 0 {
-                    _ = await decider.decide(DecisionInput(outcome: .status(503), now: now))
-                    _ = await decider.decide(DecisionInput(outcome: .status(200), attempt: 2, now: now, lastRetryCost: 5))
+                    _ = await decider.decidePaying(DecisionInput(outcome: .status(503), now: now))
+                    _ = await decider.decidePaying(DecisionInput(outcome: .status(200), attempt: 2, now: now, lastRetryCost: 5))
                 } else {
                     _ = decider.settlePlainSuccess(ofFirstAttempt: .status(200), method: .get)
                 }
@@ -145,7 +145,7 @@ func registerSharedStateBenchmarks(url: String) {
             // A later deadline every round, so each one extends the last.
             let now = FleetWorkload.wallNow()
             let start = ContinuousClock.now
-            _ = await sender.decide(DecisionInput(outcome: .response(status: 429, headers: ["Retry-After": "30"]), now: now))
+            _ = await sender.decidePaying(DecisionInput(outcome: .response(status: 429, headers: ["Retry-After": "30"]), now: now))
             while receiver.admit(now: now) != .wait(.seconds(30)) {
                 precondition(ContinuousClock.now - start < .seconds(2), "the cooldown did not arrive within 2 s")
                 await Task.yield()

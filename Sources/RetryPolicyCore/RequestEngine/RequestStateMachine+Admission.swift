@@ -22,6 +22,17 @@ extension RequestStateMachine {
     mutating func admission(
         at time: RequestTime, checkingCooldown: Bool, payment: Payment
     ) -> (admission: Admission, timeLimit: Duration?, cost: Int) {
+        let (before, limit, cost) = admissionBeforeBreaker(at: time, checkingCooldown: checkingCooldown, payment: payment)
+        guard case .proceed = before else { return (before, limit, cost) }
+        return throughBreaker(decider.state.admitThroughBreaker(at: time.wall), timeLimit: limit, cost: cost)
+    }
+
+    /// The steps of admission before the breaker's: `.proceed` (without a
+    /// ticket) when the breaker is next, with the attempt's time limit and
+    /// what it paid.
+    mutating func admissionBeforeBreaker(
+        at time: RequestTime, checkingCooldown: Bool, payment: Payment
+    ) -> (admission: Admission, timeLimit: Duration?, cost: Int) {
         if checkingCooldown {
             let admission = decider.admit(now: time.wall)
             switch admission {
@@ -63,13 +74,21 @@ extension RequestStateMachine {
             }
             cost = paid
         }
-        let (admission, transition) = decider.state.admitThroughBreaker(at: time.wall)
+        return (.proceed(ticket: nil), limit, cost)
+    }
+
+    /// The last step of admission: the breaker's answer, for an attempt
+    /// with `timeLimit` that paid `cost` (refunded if it is rejected).
+    mutating func throughBreaker(
+        _ answer: (Admission, CircuitBreakerTransition?), timeLimit: Duration?, cost: Int
+    ) -> (admission: Admission, timeLimit: Duration?, cost: Int) {
+        let (admission, transition) = answer
         // An attempt's result may have changed the breaker just before
         // this admission, within the same event: keep that change.
         if let transition { breakerTransition = transition }
         switch admission {
         case .proceed:
-            return (admission, limit, cost)
+            return (admission, timeLimit, cost)
         case .wait:
             preconditionFailure("a circuit breaker admits or rejects")
         case .reject:
@@ -83,9 +102,24 @@ extension RequestStateMachine {
     }
 
     /// Admits the next attempt of the request, which starts it, waits, or
-    /// ends the request.
+    /// ends the request; a half-open probe whose permit the breaker's
+    /// store must claim, waiting, is handed to the driver first
+    /// (``Action/claimProbe(_:)``).
     mutating func admit(at time: RequestTime, checkingCooldown: Bool = true) -> Action {
-        let (answer, limit, _) = admission(at: time, checkingCooldown: checkingCooldown, payment: .paid(0))
+        let (before, limit, _) = admissionBeforeBreaker(at: time, checkingCooldown: checkingCooldown, payment: .paid(0))
+        guard case .proceed = before else { return admitted(before, timeLimit: limit, at: time) }
+        guard let answer = decider.state.admitThroughBreakerUnlessClaiming(at: time.wall) else {
+            guard let breaker = decider.breaker else { preconditionFailure("only a circuit breaker claims a probe") }
+            state = .claiming
+            return .claimProbe(ProbeClaim(breaker: breaker, at: time.wall))
+        }
+        let (admission, timeLimit, _) = throughBreaker(answer, timeLimit: limit, cost: 0)
+        return admitted(admission, timeLimit: timeLimit, at: time)
+    }
+
+    /// Starts the attempt, waits, or ends the request, as admission
+    /// answered.
+    mutating func admitted(_ answer: Admission, timeLimit limit: Duration?, at time: RequestTime) -> Action {
         switch answer {
         case .proceed(let ticket):
             if hedges, let hedging = decider.policy.hedging {

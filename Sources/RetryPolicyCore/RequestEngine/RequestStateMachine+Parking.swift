@@ -49,7 +49,7 @@ extension RequestStateMachine {
         guard !hedges, recording != .all, rejection == nil else { return false }
         switch state {
         case .attempting, .backingOff, .coolingDown: return true
-        case .idle, .refreshing, .paying, .hedging, .finished: return false
+        case .idle, .refreshing, .paying, .claiming, .hedging, .finished: return false
         }
     }
 
@@ -66,7 +66,7 @@ extension RequestStateMachine {
             generation = ticket?.generation ?? 0
         case .backingOff(let refresh): phase = refresh ? .backingOffThenRefreshing : .backingOff
         case .coolingDown: phase = .coolingDown
-        case .idle, .refreshing, .paying, .hedging, .finished: preconditionFailure("not parkable")
+        case .idle, .refreshing, .paying, .claiming, .hedging, .finished: preconditionFailure("not parkable")
         }
         // The last record's decision was a retry (a stop ends the
         // request), so its error is the one its kind and outcome make.

@@ -29,6 +29,8 @@
 ///         action = machine.credentialRefreshFinished(at: now())
 ///     case .payBudget(let payment):
 ///         action = machine.budgetPaid(payment.settleWithoutWaiting(), at: now())
+///     case .claimProbe(let claim):
+///         action = machine.probeClaimed(claim.settleWithoutWaiting(), at: now())
 ///     case .succeed: return
 ///     case .fail(let failure): throw failure
 ///     }
@@ -54,6 +56,12 @@ public struct RequestStateMachine: Sendable {
         /// with its answer. A driver that cannot wait may call
         /// ``BudgetPayment/settleWithoutWaiting()`` instead.
         case payBudget(BudgetPayment)
+        /// Only under a circuit breaker whose store may wait (a database)
+        /// and has to claim a half-open probe's permit: await
+        /// ``ProbeClaim/settle()``, then call ``probeClaimed(_:at:)`` with
+        /// its answer. A driver that cannot wait may call
+        /// ``ProbeClaim/settleWithoutWaiting()`` instead.
+        case claimProbe(ProbeClaim)
         /// Hedging only (a machine made with `concurrentAttempts: true`,
         /// for a request its policy hedges): send `start`, if any,
         /// alongside the attempts in flight and keep them all running;
@@ -91,6 +99,9 @@ public struct RequestStateMachine: Sendable {
         case refreshing
         /// A retry's decision waits for its payment.
         case paying(PendingRetry)
+        /// The next attempt, a half-open breaker's probe, waits for its
+        /// permit.
+        case claiming
         /// A hedged request with its copies. Behind a reference, so that
         /// the machine of a request that is not hedged stays as small as it
         /// is (a driver keeps it in its async frame); copied on write.
@@ -251,7 +262,7 @@ public struct RequestStateMachine: Sendable {
         switch state {
         case .backingOff(let refresh): return afterBackoff(refresh: refresh, at: time)
         case .coolingDown: return admit(at: time)
-        case .idle, .attempting, .refreshing, .paying, .hedging, .finished:
+        case .idle, .attempting, .refreshing, .paying, .claiming, .hedging, .finished:
             preconditionFailure("waitFinished follows wait")
         }
     }
@@ -292,7 +303,7 @@ public struct RequestStateMachine: Sendable {
             if let ticket { decider.breaker?.release(ticket) }
         case .hedging(let box):
             releaseHedge(box.value)
-        case .idle, .backingOff, .coolingDown, .refreshing, .paying, .finished:
+        case .idle, .backingOff, .coolingDown, .refreshing, .paying, .claiming, .finished:
             break
         }
         state = .finished

@@ -124,6 +124,10 @@ extension RetryExecutor {
                             action = await executor.payBudget(
                                 payment, machine: &machine, now: &now, start: start, request: request)
                             continue
+                        case .claimProbe(let claim):
+                            action = await executor.claimProbe(
+                                claim, machine: &machine, now: &now, start: start, request: request)
+                            continue
                         case .refreshCredentials:
                             do throws(RetryFailure) {
                                 action = try await executor.refreshCredentials(

@@ -78,6 +78,8 @@ extension RetryExecutor {
                 action = try await refreshCredentials(machine: &machine, now: &now, start: start, request: request)
             case .payBudget(let payment):
                 action = await payBudget(payment, machine: &machine, now: &now, start: start, request: request)
+            case .claimProbe(let claim):
+                action = await claimProbe(claim, machine: &machine, now: &now, start: start, request: request)
             case .succeed:
                 return try succeed(lastValue, machine: machine, request: request, start: start, now: now)
             case .fail(let failure):

@@ -116,6 +116,21 @@ extension RetryExecutor {
         return action
     }
 
+    /// Claims a half-open probe's permit from a breaker whose store may
+    /// wait: awaits the store (never blocking a thread), then tells the
+    /// machine the answer and reports the breaker's change it caused.
+    @inlinable
+    func claimProbe(
+        _ claim: ProbeClaim, machine: inout RequestStateMachine, now: inout C.Instant, start: C.Instant,
+        request: RetryRequest
+    ) async -> RequestStateMachine.Action {
+        let answer = await claim.settle()
+        now = clock.now
+        let action = machine.probeClaimed(answer, at: time(now, since: start))
+        if let transition = machine.breakerTransition { reportBreaker(transition, request: request) }
+        return action
+    }
+
     /// Tells the machine a wait ended at `now`.
     @inlinable @inline(never)
     func waitFinished(

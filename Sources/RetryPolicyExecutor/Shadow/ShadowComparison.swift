@@ -74,6 +74,8 @@ struct ShadowComparison {
                     action = machine.credentialRefreshFinished(at: time(now))
                 case .payBudget(let payment):
                     action = machine.budgetPaid(payment.settleWithoutWaiting(), at: time(now))
+                case .claimProbe(let claim):
+                    action = machine.probeClaimed(claim.settleWithoutWaiting(), at: time(now))
                 case .fail(let failure):
                     // The live policy sent this attempt; the candidate
                     // would have been refused.
@@ -154,6 +156,8 @@ struct ShadowComparison {
                 action = machine.credentialRefreshFinished(at: time(now))
             case .payBudget(let payment):
                 action = machine.budgetPaid(payment.settleWithoutWaiting(), at: time(now))
+            case .claimProbe(let claim):
+                action = machine.probeClaimed(claim.settleWithoutWaiting(), at: time(now))
             case .fail(let failure):
                 if failure.reason != liveEnd {
                     diverge(

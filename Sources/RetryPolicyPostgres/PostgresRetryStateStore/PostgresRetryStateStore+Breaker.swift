@@ -20,12 +20,14 @@ import RetryPolicyCore
 ///   locally, without a round trip.
 /// - Once the break is over, a call must claim one of the
 ///   `half_open_probes` permits with one conditional `UPDATE ... RETURNING`
-///   (waiting at most ``PostgresStateConfiguration/withdrawTimeout``), so
-///   no more probes than that are ever out across the fleet. Each probe's
+///   (awaited by the executor as a task, at most
+///   ``PostgresStateConfiguration/withdrawTimeout``), so no more probes than
+///   that are ever out across the fleet. Each probe's
 ///   success is counted in the row; the last one closes the breaker for
 ///   everyone (notified). A probe's failure opens it again for everyone,
 ///   with the grown break.
-/// - Without the database, every decision falls back to the local breaker.
+/// - Without the database, and for a caller that cannot wait (the
+///   synchronous `admit`), every decision falls back to the local breaker.
 extension PostgresRetryStateStore {
     /// Notifications about breakers share the cooldown channel and start
     /// with this word: `breaker OPENING STATE UNTIL_NS OPENINGS KEY`.
@@ -44,8 +46,19 @@ extension PostgresRetryStateStore {
 
     // MARK: RetryStateStore
 
+    /// Never waits: a probe that needs a fleet-wide permit is decided on
+    /// the local breaker, as when the database cannot be reached. The
+    /// executor claims the permit instead (`claimProbe(at:through:)`).
     public func admit(at now: Timestamp, through breaker: CircuitBreaker)
         -> (Admission, CircuitBreakerTransition?)
+    {
+        if let decided = admitUnlessClaiming(at: now, through: breaker) { return decided }
+        counters.add(\.probeClaimsNotWaited)
+        return breaker.admitLocally(at: now)
+    }
+
+    public func admitUnlessClaiming(at now: Timestamp, through breaker: CircuitBreaker)
+        -> (Admission, CircuitBreakerTransition?)?
     {
         guard let key = breaker.key else { return breaker.admitLocally(at: now) }
         // Closed, or open with the break running: local, no round trip.
@@ -57,7 +70,19 @@ extension PostgresRetryStateStore {
             counters.add(\.probePermitsRefused)
             return (breaker.configuration.rejection(retryAfter: nil), nil)
         }
-        guard let connection = liveConnection() else {
+        guard liveConnection() != nil else { return breakerFallBack(breaker, at: now, reason: "disconnected") }
+        return nil
+    }
+
+    /// Claims a fleet-wide probe permit with one statement on the
+    /// connection's event loop, awaited as a task (never blocking a
+    /// thread) for at most `withdrawTimeout`; a permit granted after the
+    /// claim gave up is given back.
+    public func claimProbe(at now: Timestamp, through breaker: CircuitBreaker) async
+        -> (Admission, CircuitBreakerTransition?)
+    {
+        if let decided = admitUnlessClaiming(at: now, through: breaker) { return decided }
+        guard let key = breaker.key, let connection = liveConnection() else {
             return breakerFallBack(breaker, at: now, reason: "disconnected")
         }
         let limit = Swift.max(breaker.configuration.halfOpenProbes, 1)
@@ -86,44 +111,12 @@ extension PostgresRetryStateStore {
             """
         counters.add(\.roundTrips)
         roundTripCounter.increment()
-        let future = connection.query(query, logger: logger)
-        switch BoundedWait.wait(for: future, timeout: configuration.withdrawTimeout) {
-        case .value(let result):
-            guard let row = result.rows.first,
-                let (granted, opening, state, until, openings) = try? row.decode((Bool, Int64, String, Int64, Int).self)
-            else {
-                // No row: this opening never reached the database (it was
-                // made while disconnected, or its write is still on the way).
-                return breakerFallBack(breaker, at: now, reason: "no shared state for the key yet")
-            }
-            guard let shared = sharedBreaker(key: key, opening: opening, state: state, until: until, openings: openings) else {
-                if granted { releasePermit(key: key, opening: opening, on: connection) }
-                return breakerFallBack(breaker, at: now, reason: "the shared state of the key is malformed")
-            }
-            if granted {
-                counters.add(\.probePermitsGranted)
-                let newPeriod = notePermit(key: key, breaker: breaker, opening: opening)
-                let (admission, transition) = breaker.admitProbe(at: now, newPeriod: newPeriod)
-                if case .reject = admission { releasePermit(key: key, opening: opening, on: connection) }
-                return (admission, transition)
-            }
-            adopt(shared, at: now)
-            if shared.isOpen, shared.until <= now, breaker.state != .closed {
-                counters.add(\.probePermitsRefused)
-                let again = now + configuration.probeClaimInterval
-                self.state.withLock { state in
-                    var entry = state.keys[key] ?? KeyState(capacity: 0)
-                    if !entry.breakers.contains(where: { $0 === breaker }) { entry.breakers.append(breaker) }
-                    entry.claimAgain[id] = again
-                    state.keys[key] = entry
-                }
-                return (breaker.configuration.rejection(retryAfter: nil), nil)
-            }
-            return breaker.admitLocally(at: now)
-        case .failure(let error):
-            return breakerFallBack(breaker, at: now, reason: "\(DisplayText.escaped(String(reflecting: error)))")
-        case .timedOut:
-            // A permit granted after the wait gave up is given back.
+        let future: EventLoopFuture<PostgresQueryResult> = connection.query(query, logger: logger)
+        let result: PostgresQueryResult
+        do {
+            result = try await Self.value(of: future, timeout: configuration.withdrawTimeout)
+        } catch is TimedOut {
+            // A permit granted after the claim gave up is given back.
             future.whenSuccess { [self] result in
                 guard let row = result.rows.first,
                     let (granted, opening, _, _, _) = try? row.decode((Bool, Int64, String, Int64, Int).self),
@@ -132,7 +125,41 @@ extension PostgresRetryStateStore {
                 releasePermit(key: key, opening: opening, on: connection)
             }
             return breakerFallBack(breaker, at: now, reason: "timed out after \(configuration.withdrawTimeout)")
+        } catch {
+            return breakerFallBack(breaker, at: now, reason: "\(DisplayText.escaped(String(reflecting: error)))")
         }
+        guard let row = result.rows.first,
+            let (granted, opening, state, until, openings) = try? row.decode((Bool, Int64, String, Int64, Int).self)
+        else {
+            // No row: this opening never reached the database (it was
+            // made while disconnected, or its write is still on the way).
+            return breakerFallBack(breaker, at: now, reason: "no shared state for the key yet")
+        }
+        guard let shared = sharedBreaker(key: key, opening: opening, state: state, until: until, openings: openings) else {
+            if granted { releasePermit(key: key, opening: opening, on: connection) }
+            return breakerFallBack(breaker, at: now, reason: "the shared state of the key is malformed")
+        }
+        if granted {
+            counters.add(\.probePermitsGranted)
+            let newPeriod = notePermit(key: key, breaker: breaker, opening: opening)
+            let (admission, transition) = breaker.admitProbe(at: now, newPeriod: newPeriod)
+            if case .reject = admission { releasePermit(key: key, opening: opening, on: connection) }
+            return (admission, transition)
+        }
+        adopt(shared, at: now)
+        if shared.isOpen, shared.until <= now, breaker.state != .closed {
+            counters.add(\.probePermitsRefused)
+            let again = now + configuration.probeClaimInterval
+            let id = ObjectIdentifier(breaker)
+            self.state.withLock { state in
+                var entry = state.keys[key] ?? KeyState(capacity: 0)
+                if !entry.breakers.contains(where: { $0 === breaker }) { entry.breakers.append(breaker) }
+                entry.claimAgain[id] = again
+                state.keys[key] = entry
+            }
+            return (breaker.configuration.rejection(retryAfter: nil), nil)
+        }
+        return breaker.admitLocally(at: now)
     }
 
     public func record(

@@ -30,6 +30,10 @@ extension PostgresRetryStateStore {
         public var probePermitsGranted = 0
         /// Admissions refused because every probe permit was out.
         public var probePermitsRefused = 0
+        /// Half-open probes admitted on the local breaker alone because
+        /// the caller could not wait for a permit (the synchronous
+        /// `admit`, a hedged copy, a simulation).
+        public var probeClaimsNotWaited = 0
         /// Connections on which the store's test `NOTIFY` came back in time.
         public var notificationProbesPassed = 0
         /// Connections on which the store's test `NOTIFY` did not come back

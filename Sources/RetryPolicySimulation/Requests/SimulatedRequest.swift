@@ -145,6 +145,8 @@ struct SimulatedRequest: Sendable {
             case .payBudget(let payment):
                 // Simulated time never waits on shared state.
                 action = machine.budgetPaid(payment.settleWithoutWaiting(), at: requestTime(now))
+            case .claimProbe(let claim):
+                action = machine.probeClaimed(claim.settleWithoutWaiting(), at: requestTime(now))
             case .succeed, .fail:
                 single = nil
                 copies.removeAll()
