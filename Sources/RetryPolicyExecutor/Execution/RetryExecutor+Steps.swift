@@ -127,7 +127,7 @@ extension RetryExecutor {
         let answer = await claim.settle()
         now = clock.now
         let action = machine.probeClaimed(answer, at: time(now, since: start))
-        if let transition = machine.breakerTransition { reportBreaker(transition, request: request) }
+        reportBreaker(of: machine, request: request)
         return action
     }
 
