@@ -30,6 +30,10 @@ extension RequestStateMachine {
         var nextAt: Duration?
         /// A non-fatal outcome's decision already paid for the next copy.
         var prepaid: Int?
+        /// The next copy is a half-open probe whose permit the driver is
+        /// claiming (``Action/claimProbe(_:)``): what the copy paid, given
+        /// back if it never starts. No other copy starts meanwhile.
+        var claimPaid: Int?
         /// Why no further copy starts, with the error a request that ends
         /// for that reason reports.
         var halted: Halt?
@@ -92,7 +96,9 @@ extension RequestStateMachine {
         // Deciding as if attempt `started` failed asks whether one more copy
         // may be paid for; with every copy started (or none to come), as
         // the last attempt, which pays for nothing.
-        let mayStartMore = hedge.started < decider.policy.attempts && hedge.halted == nil && hedge.prepaid == nil
+        let mayStartMore =
+            hedge.started < decider.policy.attempts && hedge.halted == nil && hedge.prepaid == nil
+            && hedge.claimPaid == nil
         var asked = input
         asked.attempt = mayStartMore ? hedge.started : decider.policy.attempts
         var decision = decider.decide(asked, using: &generator, backoff: false, defersWaitingPayment: false)
@@ -132,7 +138,7 @@ extension RequestStateMachine {
                 append(record)
                 if mayStartMore { hedge.halted = Halt(error: error, reason: reason, rejection: nil) }
                 store(hedge)
-                if hedge.inFlight.isEmpty && nextHedgeIn(hedge, at: time) == nil {
+                if hedge.inFlight.isEmpty && hedge.claimPaid == nil && nextHedgeIn(hedge, at: time) == nil {
                     return finishHedged(hedge, error: error, reason: reason, thrown: thrown)
                 }
                 return awaitingHedges(hedge, at: time)
@@ -150,17 +156,62 @@ extension RequestStateMachine {
 
     /// The hedging delay the last ``Action/hedge(start:nextHedgeIn:)``
     /// asked for has passed at `time`: start the next copy, if the budget,
-    /// the cooldown, the circuit breaker and the deadline allow one.
+    /// the cooldown, the circuit breaker and the deadline allow one. A copy
+    /// that is a half-open probe whose permit the breaker's store must
+    /// claim, waiting, is handed to the driver first
+    /// (``Action/claimProbe(_:)``), like a sequential attempt.
     public mutating func hedgeDelayElapsed(at time: RequestTime) -> Action {
         guard case .hedging(let box) = state else { preconditionFailure("hedgeDelayElapsed follows hedge") }
         var hedge = box.value
         breakerTransition = nil
-        guard hedge.halted == nil, hedge.started < decider.policy.attempts, let nextAt = hedge.nextAt else {
+        guard hedge.claimPaid == nil, hedge.halted == nil, hedge.started < decider.policy.attempts,
+            let nextAt = hedge.nextAt
+        else {
             return .hedge(start: nil, nextHedgeIn: nil)
         }
         if time.elapsed < nextAt { return .hedge(start: nil, nextHedgeIn: nextAt - time.elapsed) }
         let payment: Payment = hedge.prepaid.map { .paid($0) } ?? (hedge.started == 0 ? .paid(0) : .onStart)
-        let (answer, limit, cost) = admission(at: time, checkingCooldown: true, payment: payment)
+        var (answer, limit, cost) = admissionBeforeBreaker(at: time, checkingCooldown: true, payment: payment)
+        if case .proceed = answer {
+            guard let decided = decider.state.admitThroughBreakerUnlessClaiming(at: time.wall) else {
+                guard let breaker = decider.breaker else { preconditionFailure("only a circuit breaker claims a probe") }
+                hedge.prepaid = nil
+                hedge.nextAt = nil
+                hedge.claimPaid = cost
+                store(hedge)
+                return .claimProbe(ProbeClaim(breaker: breaker, at: time.wall))
+            }
+            (answer, limit, cost) = throughBreaker(decided, timeLimit: limit, cost: cost)
+        }
+        return admittedCopy(answer, timeLimit: limit, cost: cost, hedge, at: time)
+    }
+
+    /// The breaker answered the probe claim of the copy that
+    /// ``hedgeDelayElapsed(at:)`` handed to the driver: the copy starts,
+    /// unless the deadline passed while it waited (its permit is then given
+    /// back) or the store refused it (no further copy starts).
+    mutating func hedgedProbeClaimed(_ answer: (Admission, CircuitBreakerTransition?), at time: RequestTime) -> Action {
+        guard case .hedging(let box) = state, let paid = box.value.claimPaid else {
+            preconditionFailure("probeClaimed follows claimProbe")
+        }
+        var hedge = box.value
+        hedge.claimPaid = nil
+        breakerTransition = answer.1
+        var (admission, limit, cost) = admissionBeforeBreaker(at: time, checkingCooldown: false, payment: .paid(paid))
+        if case .proceed = admission {
+            (admission, limit, cost) = throughBreaker(answer, timeLimit: limit, cost: paid)
+        } else if case .proceed(let ticket?) = answer.0 {
+            decider.breaker?.release(ticket)
+        }
+        return admittedCopy(admission, timeLimit: limit, cost: cost, hedge, at: time)
+    }
+
+    /// Starts the next copy, waits, or starts no further copy, as its
+    /// admission answered.
+    private mutating func admittedCopy(
+        _ answer: Admission, timeLimit limit: Duration?, cost: Int, _ hedge: Hedge, at time: RequestTime
+    ) -> Action {
+        var hedge = hedge
         switch answer {
         case .wait(let remaining):
             hedge.nextAt = time.elapsed + remaining
@@ -242,5 +293,6 @@ extension RequestStateMachine {
             }
         }
         if let prepaid = hedge.prepaid { decider.refundUnstartedHedge(prepaid) }
+        if let claimPaid = hedge.claimPaid, claimPaid > 0 { decider.refundUnstartedHedge(claimPaid) }
     }
 }

@@ -10,7 +10,10 @@ extension RequestStateMachine {
     /// ``ProbeClaim/settleWithoutWaiting()``) returned. An admitted probe
     /// starts, unless the request's total deadline passed while it waited
     /// (its permit is then given back); a rejection ends the request.
+    /// A hedged copy's claim is answered the same way; no further copy
+    /// starts while it is out, and the copies in flight go on meanwhile.
     public mutating func probeClaimed(_ answer: (Admission, CircuitBreakerTransition?), at time: RequestTime) -> Action {
+        if case .hedging = state { return hedgedProbeClaimed(answer, at: time) }
         guard case .claiming = state else { preconditionFailure("probeClaimed follows claimProbe") }
         breakerTransition = answer.1
         // The cooldown was passed before the claim; the deadline is checked

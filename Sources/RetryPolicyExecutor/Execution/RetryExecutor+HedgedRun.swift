@@ -10,6 +10,9 @@ extension RetryExecutor {
         case finished(number: Int, result: AttemptResult<Value>)
         /// The timer of generation `generation` fired.
         case timer(generation: Int)
+        /// The breaker's store answered the probe claim out (the answer
+        /// waits in the claim's ``ProbeClaimHandoff``).
+        case claimed
         case cancelled
     }
 
@@ -55,6 +58,11 @@ extension RetryExecutor {
                     var generation = 0
                     var reported = 0
                     var lastValue: Value?
+                    // The probe claim out, if any: the copies in flight go
+                    // on while it is awaited. A request that ends first
+                    // gives the permit back.
+                    var handoff: ProbeClaimHandoff?
+                    defer { handoff?.requestEnded() }
                     while true {
                         switch action {
                         case .hedge(let attempt, let next):
@@ -125,9 +133,13 @@ extension RetryExecutor {
                                 payment, machine: &machine, now: &now, start: start, request: request)
                             continue
                         case .claimProbe(let claim):
-                            action = await executor.claimProbe(
-                                claim, machine: &machine, now: &now, start: start, request: request)
-                            continue
+                            // Awaited beside the copies: their results and
+                            // the caller's cancellation are not held up.
+                            let pending = ProbeClaimHandoff(claim)
+                            handoff = pending
+                            group.addTask {
+                                if pending.hand(await claim.settle()) { continuation.yield(.claimed) }
+                            }
                         case .refreshCredentials:
                             do throws(RetryFailure) {
                                 action = try await executor.refreshCredentials(
@@ -171,6 +183,10 @@ extension RetryExecutor {
                         case .timer:
                             timer = nil
                             action = machine.hedgeDelayElapsed(at: executor.time(now, since: start))
+                        case .claimed:
+                            guard let answer = handoff?.take() else { preconditionFailure("a claim's answer is handed once") }
+                            handoff = nil
+                            action = machine.probeClaimed(answer, at: executor.time(now, since: start))
                         case .finished(let number, let result):
                             do throws(RetryFailure) {
                                 action = try executor.attemptFinished(
@@ -193,3 +209,59 @@ extension RetryExecutor {
     }
 }
 
+
+/// The answer to a hedged request's probe claim, awaited in a child task
+/// while the copies in flight go on: held for the driver, or, once the
+/// request is over, given back to the breaker (a probe that will never
+/// start must not keep its permit).
+@usableFromInline
+final class ProbeClaimHandoff: Sendable {
+    private struct State {
+        var ended = false
+        var answer: (Admission, CircuitBreakerTransition?)?
+    }
+
+    private let claim: ProbeClaim
+    private let state = LockedValue(State())
+
+    @usableFromInline
+    init(_ claim: ProbeClaim) { self.claim = claim }
+
+    /// Holds the store's answer for the driver: false (and the permit given
+    /// back) when the request already ended.
+    @usableFromInline
+    func hand(_ answer: (Admission, CircuitBreakerTransition?)) -> Bool {
+        let held = state.withLock { state -> Bool in
+            guard !state.ended else { return false }
+            state.answer = answer
+            return true
+        }
+        if !held { giveBack(answer) }
+        return held
+    }
+
+    /// The answer, once handed.
+    @usableFromInline
+    func take() -> (Admission, CircuitBreakerTransition?)? {
+        state.withLock { state in
+            defer { state.answer = nil }
+            return state.answer
+        }
+    }
+
+    /// The request ended: an answer not yet taken, or handed later, gives
+    /// its permit back.
+    @usableFromInline
+    func requestEnded() {
+        let left = state.withLock { state in
+            state.ended = true
+            defer { state.answer = nil }
+            return state.answer
+        }
+        if let left { giveBack(left) }
+    }
+
+    private func giveBack(_ answer: (Admission, CircuitBreakerTransition?)) {
+        if case .proceed(let ticket?) = answer.0 { claim.breaker.release(ticket) }
+    }
+}
