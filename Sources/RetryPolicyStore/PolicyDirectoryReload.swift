@@ -109,7 +109,9 @@ struct PolicyDirectoryReload: Sendable {
                 let problem = PolicyFileProblem(
                     path: path,
                     diagnostics: [
-                        "\(policy.location?.description ?? path): error: policy name '\(policy.name)' is already used by \(other.path); this file is ignored"
+                        Diagnostic(
+                            location: policy.location ?? SourceLocation(file: path, line: 1, column: 1),
+                            message: "policy name '\(policy.name)' is already used by \(other.path); this file is ignored")
                     ])
                 next.problems[path] = problem
                 report.problems.append(problem)

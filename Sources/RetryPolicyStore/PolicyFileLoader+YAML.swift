@@ -19,7 +19,7 @@ extension PolicyFileLoader {
                     do {
                         confined = PolicyLoader(limits: loader.limits, root: try PolicyRoot(directory: directory.isEmpty ? "/" : directory))
                     } catch {
-                        return .failure(PolicyFileProblem(path: path, diagnostics: ["\(path): error: \(error)"]))
+                        return .failure(PolicyFileProblem(path: path, message: "\(error)"))
                     }
                 }
                 switch try confined.loadDocument(atPath: path) {
@@ -27,7 +27,7 @@ extension PolicyFileLoader {
                 case .stack: return .success(nil)
                 }
             } catch {
-                return .failure(PolicyFileProblem(path: path, diagnostics: error.diagnostics.map(\.description)))
+                return .failure(PolicyFileProblem(path: path, diagnostics: error.diagnostics))
             }
         }
     }

@@ -1,17 +1,27 @@
 import RetryPolicyCore
 
-/// Why a policy file could not be loaded: every located problem in it, each
-/// rendered `file:line:column: error: message [id]`.
+/// Why a policy file (or the policy directory itself) could not be loaded:
+/// every located problem in it.
 public struct PolicyFileProblem: Error, Hashable, Sendable, CustomStringConvertible {
     public var path: String
-    public var diagnostics: [String]
+    /// Each prints as `file:line:column: error: message [id]`, escaped; a
+    /// problem of the whole file or directory is located at its line 1,
+    /// column 1.
+    public var diagnostics: [Diagnostic]
 
-    public init(path: String, diagnostics: [String]) {
+    public init(path: String, diagnostics: [Diagnostic]) {
         self.path = path
         self.diagnostics = diagnostics
     }
 
-    public var description: String { diagnostics.joined(separator: "\n") }
+    /// A problem of the whole file or directory at `path`: one error
+    /// located at its start.
+    public init(path: String, message: String) {
+        self.init(path: path, diagnostics: [Diagnostic(location: SourceLocation(file: path, line: 1, column: 1), message: message)])
+    }
+
+    /// One diagnostic per line.
+    public var description: String { Diagnostic.lines(diagnostics) }
 }
 
 /// Turns a policy file into a `Policy`.

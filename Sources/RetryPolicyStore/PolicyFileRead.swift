@@ -1,3 +1,4 @@
+import RetryPolicyCore
 import RetryPolicyYAML
 
 /// What reading one policy file gave: its text, or the located reason it
@@ -14,8 +15,7 @@ enum PolicyFileRead: Hashable, Sendable {
     init(_ result: Result<[UInt8], PolicyLoadError>) {
         switch result {
         case .success(let bytes): self = .text(String(decoding: bytes, as: UTF8.self))
-        case .failure(let error): self = .unreadable(PolicyFileReadError(
-                diagnostics: error.description.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)))
+        case .failure(let error): self = .unreadable(PolicyFileReadError(diagnostics: error.diagnostics))
         }
     }
 }
@@ -23,7 +23,7 @@ enum PolicyFileRead: Hashable, Sendable {
 /// Why a policy file was not read, as the located diagnostics the reader
 /// gave (`file:line:column: error: ...`).
 struct PolicyFileReadError: Error, Hashable, Sendable, CustomStringConvertible {
-    var diagnostics: [String]
+    var diagnostics: [Diagnostic]
 
-    var description: String { diagnostics.joined(separator: "\n") }
+    var description: String { Diagnostic.lines(diagnostics) }
 }

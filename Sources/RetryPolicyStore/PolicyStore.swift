@@ -175,8 +175,8 @@ public final class PolicyStore: Sendable {
             pendingRemovals: state.pendingRemovals)
     }
 
-    private func directoryProblem(_ diagnostic: String) -> PolicyFileProblem {
-        PolicyFileProblem(path: directory, diagnostics: ["\(directory): error: \(diagnostic)"])
+    private func directoryProblem(_ message: String) -> PolicyFileProblem {
+        PolicyFileProblem(path: directory, message: message)
     }
 
     private func logReload(

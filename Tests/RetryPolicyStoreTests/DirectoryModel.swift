@@ -26,7 +26,10 @@ struct DirectoryModel: Equatable, Sendable {
     }
 
     static func unreadable(_ name: String, _ reason: String) -> PolicyFileRead {
-        .unreadable(PolicyFileReadError(diagnostics: ["\(base + name):1:1: error: \(reason) [RP009]"]))
+        .unreadable(
+            PolicyFileReadError(diagnostics: [
+                Diagnostic(id: "RP009", location: SourceLocation(file: base + name, line: 1, column: 1), message: reason)
+            ]))
     }
 
     /// What the store's reader would find: every file read, and loaded if
@@ -56,7 +59,7 @@ struct DirectoryModel: Equatable, Sendable {
 
     func load(_ path: String, depth: Int = 0) -> Result<Policy?, PolicyFileProblem> {
         guard let read = files[path] else {
-            return .failure(PolicyFileProblem(path: path, diagnostics: ["\(path):1:1: error: no such file"]))
+            return .failure(PolicyFileProblem(path: path, message: "no such file"))
         }
         guard case .text(let text) = read else {
             if case .unreadable(let error) = read { return .failure(PolicyFileProblem(path: path, diagnostics: error.diagnostics)) }
@@ -73,16 +76,21 @@ struct DirectoryModel: Equatable, Sendable {
             case ("extends", 2): parent = parts[1]
             default:
                 return .failure(PolicyFileProblem(
-                    path: path, diagnostics: ["\(path):\(index + 1):1: error: expected 'name', 'attempts' or 'extends', found '\(line)'"]))
+                    path: path,
+                    diagnostics: [
+                        Diagnostic(
+                            location: SourceLocation(file: path, line: index + 1, column: 1),
+                            message: "expected 'name', 'attempts' or 'extends', found '\(line)'")
+                    ]))
             }
         }
         if let parent, attempts == nil {
             guard depth < 8, case .success(let base?) = load(Self.base + parent, depth: depth + 1) else {
-                return .failure(PolicyFileProblem(path: path, diagnostics: ["\(path):1:1: error: cannot extend '\(parent)'"]))
+                return .failure(PolicyFileProblem(path: path, message: "cannot extend '\(parent)'"))
             }
             attempts = base.attempts
         }
-        guard let name else { return .failure(PolicyFileProblem(path: path, diagnostics: ["\(path):1:1: error: missing 'name'"])) }
+        guard let name else { return .failure(PolicyFileProblem(path: path, message: "missing 'name'")) }
         return .success(Policy(name: name, attempts: attempts ?? 1, location: SourceLocation(file: path, line: 1, column: 1)))
     }
 }

@@ -11,7 +11,7 @@ import Testing
 /// `attempts`; anything else is an error located at its line.
 let lineLoader = PolicyFileLoader { path in
     guard let data = FileManager.default.contents(atPath: path) else {
-        return .failure(PolicyFileProblem(path: path, diagnostics: ["\(path):1:1: error: cannot read file"]))
+        return .failure(PolicyFileProblem(path: path, message: "cannot read file"))
     }
     var name: String?
     var attempts = 1
@@ -23,10 +23,15 @@ let lineLoader = PolicyFileLoader { path in
         case ("attempts", 2) where Int(parts[1]) != nil: attempts = Int(parts[1])!
         default:
             return .failure(PolicyFileProblem(
-                path: path, diagnostics: ["\(path):\(index + 1):1: error: expected 'name: X' or 'attempts: N', found '\(line)'"]))
+                path: path,
+                diagnostics: [
+                    Diagnostic(
+                        location: SourceLocation(file: path, line: index + 1, column: 1),
+                        message: "expected 'name: X' or 'attempts: N', found '\(line)'")
+                ]))
         }
     }
-    guard let name else { return .failure(PolicyFileProblem(path: path, diagnostics: ["\(path):1:1: error: missing 'name'"])) }
+    guard let name else { return .failure(PolicyFileProblem(path: path, message: "missing 'name'")) }
     return .success(Policy(name: name, attempts: attempts, location: SourceLocation(file: path, line: 1, column: 1)))
 }
 
@@ -90,7 +95,7 @@ struct PolicyStoreTests {
         #expect(report.changed.isEmpty)
         #expect(store.decider(named: "tmdb")?.policy.attempts == 4)
         let problem = try #require(store.snapshot.problems[directory + "/tmdb.yaml"])
-        #expect(problem.diagnostics == ["\(directory)/tmdb.yaml:2:1: error: expected 'name: X' or 'attempts: N', found 'attemps: 5'"])
+        #expect(problem.diagnostics.map(\.description) == ["\(directory)/tmdb.yaml:2:1: error: expected 'name: X' or 'attempts: N', found 'attemps: 5'"])
         #expect(reported.withLock { $0 } == [problem])
         #expect(store.decider(named: "tmdb")?.cooldown === before?.cooldown)
 
@@ -138,7 +143,25 @@ struct PolicyStoreTests {
         try write("b.yaml", "name: same\nattempts: 3\n")
         let store = PolicyStore(directory: directory, loader: lineLoader)
         #expect(store.decider(named: "same")?.policy.attempts == 2)
-        #expect(store.snapshot.problems[directory + "/b.yaml"]?.diagnostics.first?.contains("already used") == true)
+        #expect(store.snapshot.problems[directory + "/b.yaml"]?.diagnostics.first?.message.contains("already used") == true)
+    }
+
+    @Test("a duplicate policy name is one error located at the second file's policy, the quoted name escaped")
+    func duplicateNameDiagnostic() throws {
+        try write("a.yaml", PolicyStoreYAMLTests.valid)
+        try write("b.yaml", "# a copy\n" + PolicyStoreYAMLTests.valid)
+        let yaml = PolicyStore(directory: directory, loader: .yaml())
+        #expect(
+            yaml.snapshot.problems[directory + "/b.yaml"]?.description
+                == "\(directory)/b.yaml:2:1: error: policy name 'tmdb' is already used by \(directory)/a.yaml; this file is ignored")
+
+        // The line loader places each policy at its file's start.
+        try write("a.yaml", "name: same\u{1B}[2J\n")
+        try write("b.yaml", "name: same\u{1B}[2J\n")
+        let lines = PolicyStore(directory: directory, loader: lineLoader)
+        #expect(
+            lines.snapshot.problems[directory + "/b.yaml"]?.description
+                == "\(directory)/b.yaml:1:1: error: policy name 'same\\u{1B}[2J' is already used by \(directory)/a.yaml; this file is ignored")
     }
 
     @Test("concurrent readers always see a whole, valid generation while files change and reload")
@@ -238,6 +261,10 @@ struct PolicyStoreTests {
         try FileManager.default.removeItem(atPath: directory)
         store.reload()
         #expect(store.health.staleSince != nil)
+        #expect(
+            store.snapshot.problems[directory]?.description
+                == "\(directory):1:1: error: the policy directory cannot be listed (it does not exist, is not a directory or is not readable); the policies loaded before stay in service"
+        )
         #expect(store.health.lastReload == lastReload)
         #expect(store.health.policies == 1)
     }
@@ -333,7 +360,7 @@ struct PolicyStoreYAMLTests {
         store.reload()
         #expect(store.decider(named: "tmdb")?.policy.attempts == 4)
         let problem = try #require(store.snapshot.problems[directory + "/tmdb.yaml"])
-        let first = try #require(problem.diagnostics.first)
+        let first = try #require(problem.diagnostics.first?.description)
         #expect(first.hasPrefix(directory + "/tmdb.yaml:3:1: error:"), "\(first)")
         #expect(first.contains("attempts"))
 

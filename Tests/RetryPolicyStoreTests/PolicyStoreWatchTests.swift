@@ -175,7 +175,7 @@ struct PolicyStoreWatchTests: WatchedDirectorySuite {
         }
         #expect(store.decider(named: "p")?.policy.attempts == 2)
         #expect(
-            store.snapshot.problems[path]?.diagnostics
+            store.snapshot.problems[path]?.diagnostics.map(\.description)
                 == ["\(path):2:1: error: expected 'name: X' or 'attempts: N', found 'attemps: 5'"])
         #expect(reported.withLock { $0.map(\.path) } == [path])
 

@@ -228,7 +228,7 @@ struct PolicyStoreWholeUpdateTests {
 /// `attempts` line), so serving one would show.
 let prefixLoader = PolicyFileLoader { path in
     guard let data = FileManager.default.contents(atPath: path) else {
-        return .failure(PolicyFileProblem(path: path, diagnostics: ["\(path):1:1: error: cannot read file"]))
+        return .failure(PolicyFileProblem(path: path, message: "cannot read file"))
     }
     var name: String?
     var attempts = 1
@@ -238,10 +238,10 @@ let prefixLoader = PolicyFileLoader { path in
         case ("name", 2): name = parts[1]
         case ("attempts", 2) where Int(parts[1]) != nil: attempts = Int(parts[1])!
         case ("pad", 2): continue
-        default: return .failure(PolicyFileProblem(path: path, diagnostics: ["\(path):1:1: error: unexpected '\(line)'"]))
+        default: return .failure(PolicyFileProblem(path: path, message: "unexpected '\(line)'"))
         }
     }
-    guard let name else { return .failure(PolicyFileProblem(path: path, diagnostics: ["\(path):1:1: error: missing 'name'"])) }
+    guard let name else { return .failure(PolicyFileProblem(path: path, message: "missing 'name'")) }
     return .success(Policy(name: name, attempts: attempts, location: SourceLocation(file: path, line: 1, column: 1)))
 }
 
