@@ -10,26 +10,17 @@ extension RequestStateMachine {
         case onStart
     }
 
-    /// One admission step, in a fixed order: the cooldown (unless the
-    /// driver admitted the attempt itself), the total deadline (which also
-    /// cuts the attempt's time limit), the budget, then the circuit
-    /// breaker, last because admitting takes one of a half-open breaker's
-    /// probes. Whatever was paid for an attempt that does not start is
-    /// refunded here. Admitted, the attempt has `timeLimit`, and `cost` is
-    /// what starting it took from the retry budget (a hedged copy pays
-    /// when it starts); a rejection stops the request (or, hedged, its
-    /// copies) with its error and the rejection's reason.
-    mutating func admission(
-        at time: RequestTime, checkingCooldown: Bool, payment: Payment
-    ) -> (admission: Admission, timeLimit: Duration?, cost: Int) {
-        let (before, limit, cost) = admissionBeforeBreaker(at: time, checkingCooldown: checkingCooldown, payment: payment)
-        guard case .proceed = before else { return (before, limit, cost) }
-        return throughBreaker(decider.state.admitThroughBreaker(at: time.wall), timeLimit: limit, cost: cost)
-    }
-
-    /// The steps of admission before the breaker's: `.proceed` (without a
-    /// ticket) when the breaker is next, with the attempt's time limit and
-    /// what it paid.
+    /// The steps of admission before the breaker's, in a fixed order: the
+    /// cooldown (unless the driver admitted the attempt itself), the total
+    /// deadline (which also cuts the attempt's time limit), then the budget.
+    /// The circuit breaker comes last, apart (`throughBreaker`, or a probe's
+    /// claim handed to the driver), because admitting takes one of a
+    /// half-open breaker's probes. Whatever was paid for an attempt that
+    /// does not start is refunded here. `.proceed` (without a ticket) means
+    /// the breaker is next, with the attempt's `timeLimit` and `cost`, what
+    /// starting it took from the retry budget (a hedged copy pays when it
+    /// starts); a rejection stops the request (or, hedged, its copies) with
+    /// its error and the rejection's reason.
     mutating func admissionBeforeBreaker(
         at time: RequestTime, checkingCooldown: Bool, payment: Payment
     ) -> (admission: Admission, timeLimit: Duration?, cost: Int) {

@@ -17,15 +17,9 @@ extension SharedRetryState {
     }
 
     /// Whether the circuit breaker, if any, admits an attempt at `now`
-    /// (taking one of a half-open breaker's probes), and the change of the
-    /// breaker that caused.
-    func admitThroughBreaker(at now: Timestamp) -> (Admission, CircuitBreakerTransition?) {
-        guard let breaker else { return (.proceed(ticket: nil), nil) }
-        return breaker.admit(at: now)
-    }
-
-    /// ``admitThroughBreaker(at:)``, or `nil` when the breaker's store must
-    /// first claim a probe permit, waiting (the driver then awaits
+    /// (taking one of a half-open breaker's probes) and the change of the
+    /// breaker that caused, or `nil` when the breaker's store must first
+    /// claim a probe permit, waiting (the driver then awaits
     /// ``ProbeClaim/settle()``).
     func admitThroughBreakerUnlessClaiming(at now: Timestamp) -> (Admission, CircuitBreakerTransition?)? {
         guard let breaker else { return (.proceed(ticket: nil), nil) }
