@@ -105,7 +105,7 @@ case "load":
     for request in 0..<requests {
         try? await Task.sleep(until: start + interval * request, clock: clock)
         let time = now()
-        guard decider.admit(now: time) == .proceed else { fail("request \(request) was not admitted") }
+        guard case .proceed = decider.admit(now: time) else { fail("request \(request) was not admitted") }
         if request % retryEvery == 0 {
             guard decider.decide(DecisionInput(outcome: .status(503), now: time)).isRetry else {
                 fail("the shared budget refused retry \(retried + 1)")
