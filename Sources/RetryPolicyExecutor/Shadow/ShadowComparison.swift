@@ -165,9 +165,9 @@ struct ShadowComparison {
                         stop: failure.reason)
                 }
                 return
-            default:
-                // It would have sent another attempt, whose answer was
-                // never observed.
+            case .startAttempt, .wait, .succeed, .hedge:
+                // It would have sent another attempt (or kept waiting past
+                // any bound), whose answer was never observed.
                 diverge(.wouldRetry, attempt: last.number, live: last.decision, candidate: machine.history.last?.decision)
                 coverage = .partial
                 return
