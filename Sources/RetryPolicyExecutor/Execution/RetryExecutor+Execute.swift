@@ -74,6 +74,15 @@ extension RetryExecutor {
         error.detail = "hedged copies run side by side, which needs runConcurrently and a @Sendable operation"
         return RetryFailure(error: error, reason: .notRetryable)
     }
+
+    /// Never thrown: a policy that hedges needs time, so its requests are
+    /// timed. A failure rather than a trap, as above.
+    @usableFromInline
+    static func untimedHedge() -> RetryFailure {
+        var error = SDKError(kind: .internalError)
+        error.detail = "a hedged request must be timed"
+        return RetryFailure(error: error, reason: .notRetryable)
+    }
 }
 
 // MARK: - The one request path
@@ -89,7 +98,9 @@ extension RetryExecutor {
     /// enforcing one needs a timer task, and no hook is attached). It reads
     /// the clock only when the policy runs cooldowns: nothing else about a
     /// first try needs the time. The history is built only once something
-    /// fails.
+    /// fails. A request is timed (its steps read the clock) only when a hook
+    /// is attached or its policy's decisions depend on time; otherwise the
+    /// clock is read only to wait.
     @inlinable @inline(__always)
     func execute<Value, Failure: Error, G: RandomNumberGenerator>(
         _ request: RetryRequest,
@@ -120,11 +131,12 @@ extension RetryExecutor {
                 now: {
                     let now = setup.fields.clock.now
                     firstStart = now
-                    return setup.fields.wallClock.timestamp(at: now)
+                    return wallTime(at: now)
                 })
         else {
+            let timed = !setup.isUnobserved || decider.needsTime(request)
             return try await loop(
-                request, start: setup.fields.clock.now, first: nil, using: &generator, isolation: isolation, classify: classify, override: override, hooks: hooks,
+                request, start: timed ? setup.fields.clock.now : nil, first: nil, using: &generator, isolation: isolation, classify: classify, override: override, hooks: hooks,
                 attempt: attempt, hedge: hedge)
         }
         // The operation itself, not `attempt`: a first try that may start
@@ -142,7 +154,7 @@ extension RetryExecutor {
             if decider.settlePlainSuccess(ofFirstAttempt: outcome, method: request.method) { return value }
             judged = outcome
         }
-        let end = setup.fields.clock.now
+        let end = decider.needsTime(request) ? setup.fields.clock.now : nil
         let start = firstStart ?? end
         return try await loop(
             request, start: start, first: FirstAttempt(result: result, judged: judged, start: start, end: end),
@@ -157,7 +169,7 @@ extension RetryExecutor {
     @inlinable @inline(never)
     func loop<Value, Failure: Error, G: RandomNumberGenerator>(
         _ request: RetryRequest,
-        start: C.Instant,
+        start: C.Instant?,
         first: FirstAttempt<Value>?,
         using generator: inout G,
         isolation: isolated (any Actor)?,
@@ -194,11 +206,12 @@ extension RetryExecutor {
         @usableFromInline var result: AttemptResult<Value>
         /// What the returned value meant, already asked of the hooks.
         @usableFromInline var judged: AttemptOutcome?
-        @usableFromInline var start: C.Instant
-        @usableFromInline var end: C.Instant
+        /// `nil` for a request that is not timed.
+        @usableFromInline var start: C.Instant?
+        @usableFromInline var end: C.Instant?
 
         @inlinable
-        init(result: AttemptResult<Value>, judged: AttemptOutcome?, start: C.Instant, end: C.Instant) {
+        init(result: AttemptResult<Value>, judged: AttemptOutcome?, start: C.Instant?, end: C.Instant?) {
             self.result = result
             self.judged = judged
             self.start = start

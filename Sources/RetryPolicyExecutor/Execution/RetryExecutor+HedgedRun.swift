@@ -121,16 +121,20 @@ extension RetryExecutor {
                         case .wait(let delay, let reason):
                             // A cooldown before a copy.
                             do throws(RetryFailure) {
+                                var timed: C.Instant? = now
                                 action = try await executor.waitOut(
-                                    delay, reason: reason, machine: &machine, now: &now, start: start, request: request)
+                                    delay, reason: reason, machine: &machine, now: &timed, start: start, request: request)
+                                now = timed ?? now
                             } catch {
                                 group.cancelAll()
                                 return .failure(error)
                             }
                             continue
                         case .payBudget(let payment):
+                            var timed: C.Instant? = now
                             action = await executor.payBudget(
-                                payment, machine: &machine, now: &now, start: start, request: request)
+                                payment, machine: &machine, now: &timed, start: start, request: request)
+                            now = timed ?? now
                             continue
                         case .claimProbe(let claim):
                             // Awaited beside the copies: their results and
@@ -142,8 +146,10 @@ extension RetryExecutor {
                             }
                         case .refreshCredentials:
                             do throws(RetryFailure) {
+                                var timed: C.Instant? = now
                                 action = try await executor.refreshCredentials(
-                                    machine: &machine, now: &now, start: start, request: request)
+                                    machine: &machine, now: &timed, start: start, request: request)
+                                now = timed ?? now
                             } catch {
                                 group.cancelAll()
                                 return .failure(error)

@@ -26,7 +26,7 @@ extension RetryExecutor {
     @inlinable
     func retryLoop<Value, G: RandomNumberGenerator>(
         _ request: RetryRequest,
-        start: C.Instant,
+        start: C.Instant?,
         first: FirstAttempt<Value>?,
         using generator: inout G,
         isolation: isolated (any Actor)?,
@@ -40,12 +40,11 @@ extension RetryExecutor {
         var machine = RequestStateMachine(decider: decider, request: request, concurrentAttempts: hooks.concurrentAttempts)
         // The value of the last attempt, for a failure to carry.
         var lastValue: Value?
-        // The instant of the machine's last event: waits run from there.
+        // The instant of the machine's last event: waits run from there. A
+        // request that is not timed (`start` is nil: no hook, and a policy
+        // that decides the same whatever the time) has no instants at all,
+        // and the clock is read only by its waits.
         var now = start
-        // Reported attempts are timed; otherwise a policy that needs no
-        // time is told the last instant read, and the clock is read only
-        // to start a wait.
-        let readsClock = !setup.isUnobserved || decider.needsTime(request)
         var action = try begin(
             &machine, first: first, start: start, now: &now, lastValue: &lastValue, request: request,
             using: &generator, judge: judge)
@@ -56,23 +55,22 @@ extension RetryExecutor {
                 lastValue = nil
                 // No attempt starts after cancellation.
                 if Task.isCancelled { throw cancellation(&machine, request: request, start: start) }
-                if setup.isObserved { reportAttemptStarted(number: number, at: start.duration(to: now)) }
+                if setup.isObserved, let start, let now { reportAttemptStarted(number: number, at: start.duration(to: now)) }
                 let context = AttemptContext(
                     attempt: number, credentialRefreshes: machine.credentialRefreshes, timeLimit: limit)
                 let result: AttemptResult<Value>
-                if setup.isTraced {
+                if setup.isTraced, let now {
                     result = await tracedAttempt(number, context: context, at: now, isolation: isolation, attempt: attempt)
                 } else {
                     result = await attempt(context, now)
                 }
-                if readsClock { now = clock.now }
+                if start != nil { now = clock.now }
                 action = try attemptFinished(
                     result, number: nil, machine: &machine, end: now, start: start, lastValue: &lastValue,
                     request: request, using: &generator, judge: judge)
             case .wait(let delay, let reason):
                 // A failure after a cooldown is not decided on a response.
                 if reason == .cooldown { lastValue = nil }
-                if !readsClock { now = clock.now }
                 action = try await waitOut(delay, reason: reason, machine: &machine, now: &now, start: start, request: request)
             case .refreshCredentials:
                 action = try await refreshCredentials(machine: &machine, now: &now, start: start, request: request)
@@ -93,6 +91,7 @@ extension RetryExecutor {
             case .hedge:
                 // The policy hedges this request: copies run side by side
                 // from here on.
+                guard let start, let now else { throw Self.untimedHedge() }
                 return try await hedge(&machine, action, start, now, &generator)
             }
         }

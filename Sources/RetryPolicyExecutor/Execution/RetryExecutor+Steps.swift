@@ -5,10 +5,13 @@ import RetryPolicyCore
 /// each step reports goes through the one fan-out in
 /// `RetryExecutor+Reporting.swift`.
 extension RetryExecutor {
-    /// The wall-clock and request-relative time of `instant`.
+    /// The wall-clock and request-relative time of `instant`; for a
+    /// request that is not timed (no instants read), a time its policy
+    /// does not look at.
     @inlinable
-    func time(_ instant: C.Instant, since start: C.Instant) -> RequestTime {
-        RequestTime(elapsed: start.duration(to: instant), wall: wallClock.timestamp(at: instant))
+    func time(_ instant: C.Instant?, since start: C.Instant?) -> RequestTime {
+        guard let instant, let start else { return .untimed }
+        return RequestTime(elapsed: start.duration(to: instant), wall: wallTime(at: instant))
     }
 
     /// Starts the machine: with the first attempt `run` already made, or
@@ -18,8 +21,8 @@ extension RetryExecutor {
     func begin<Value, G: RandomNumberGenerator>(
         _ machine: inout RequestStateMachine,
         first: FirstAttempt<Value>?,
-        start: C.Instant,
-        now: inout C.Instant,
+        start: C.Instant?,
+        now: inout C.Instant?,
         lastValue: inout Value?,
         request: RetryRequest,
         using generator: inout G,
@@ -52,8 +55,8 @@ extension RetryExecutor {
         _ result: AttemptResult<Value>,
         number: Int?,
         machine: inout RequestStateMachine,
-        end: C.Instant,
-        start: C.Instant,
+        end: C.Instant?,
+        start: C.Instant?,
         lastValue: inout Value?,
         request: RetryRequest,
         using generator: inout G,
@@ -106,7 +109,7 @@ extension RetryExecutor {
     /// and reports the attempt it then records.
     @inlinable
     func payBudget(
-        _ payment: BudgetPayment, machine: inout RequestStateMachine, now: inout C.Instant, start: C.Instant,
+        _ payment: BudgetPayment, machine: inout RequestStateMachine, now: inout C.Instant?, start: C.Instant?,
         request: RetryRequest
     ) async -> RequestStateMachine.Action {
         let granted = await payment.settle()
@@ -121,7 +124,7 @@ extension RetryExecutor {
     /// machine the answer and reports the breaker's change it caused.
     @inlinable
     func claimProbe(
-        _ claim: ProbeClaim, machine: inout RequestStateMachine, now: inout C.Instant, start: C.Instant,
+        _ claim: ProbeClaim, machine: inout RequestStateMachine, now: inout C.Instant?, start: C.Instant?,
         request: RetryRequest
     ) async -> RequestStateMachine.Action {
         let answer = await claim.settle()
@@ -134,7 +137,7 @@ extension RetryExecutor {
     /// Tells the machine a wait ended at `now`.
     @inlinable @inline(never)
     func waitFinished(
-        _ machine: inout RequestStateMachine, at now: C.Instant, start: C.Instant, request: RetryRequest
+        _ machine: inout RequestStateMachine, at now: C.Instant?, start: C.Instant?, request: RetryRequest
     )
         -> RequestStateMachine.Action
     {
@@ -146,7 +149,7 @@ extension RetryExecutor {
     /// Tells the machine a credential refresh ended at `now`.
     @inlinable @inline(never)
     func credentialRefreshFinished(
-        _ machine: inout RequestStateMachine, at now: C.Instant, start: C.Instant, failure: (any Error)?,
+        _ machine: inout RequestStateMachine, at now: C.Instant?, start: C.Instant?, failure: (any Error)?,
         request: RetryRequest
     ) -> RequestStateMachine.Action {
         let action = machine.credentialRefreshFinished(at: time(now, since: start), failure: failure)
@@ -158,7 +161,7 @@ extension RetryExecutor {
     /// returned (when the caller's values can be kept in a failure).
     @inlinable @inline(never)
     func fail(
-        _ failure: RetryFailure, lastResponse: (any Sendable)?, request: RetryRequest, start: C.Instant,
+        _ failure: RetryFailure, lastResponse: (any Sendable)?, request: RetryRequest, start: C.Instant?,
         machine: RequestStateMachine
     ) -> RetryFailure {
         var failure = failure
@@ -169,15 +172,15 @@ extension RetryExecutor {
     /// The failure for a request cancelled before, during or between
     /// attempts, reported like every other.
     @inlinable @inline(never)
-    func cancellation(_ machine: inout RequestStateMachine, request: RetryRequest, start: C.Instant) -> RetryFailure {
-        finish(machine.cancelled(at: time(clock.now, since: start)), request, start)
+    func cancellation(_ machine: inout RequestStateMachine, request: RetryRequest, start: C.Instant?) -> RetryFailure {
+        finish(machine.cancelled(at: time(start.map { _ in clock.now }, since: start)), request, start)
     }
 
     /// The failure for a request cancelled while an attempt was in flight
     /// that then ended at `end` by throwing `thrown`.
     @inlinable @inline(never)
     func cancellation(
-        _ machine: inout RequestStateMachine, request: RetryRequest, start: C.Instant, at end: C.Instant,
+        _ machine: inout RequestStateMachine, request: RetryRequest, start: C.Instant?, at end: C.Instant?,
         thrown: (any Error)?
     ) -> RetryFailure {
         finish(machine.cancelled(at: time(end, since: start), thrown: thrown), request, start)
@@ -189,26 +192,32 @@ extension RetryExecutor {
     /// request, for its trace.
     @inlinable @inline(never)
     func finish(
-        _ failure: RetryFailure, _ request: RetryRequest, _ start: C.Instant, machine: RequestStateMachine? = nil
+        _ failure: RetryFailure, _ request: RetryRequest, _ start: C.Instant?, machine: RequestStateMachine? = nil
     ) -> RetryFailure {
         if !setup.isUnobserved { reportFailure(failure, machine: machine, request: request, start: start) }
         return failure
     }
 
     /// Sleeps out a wait the machine asked for, from `now`, and tells the
-    /// machine it ended; cancellation while waiting ends the request.
+    /// machine it ended; cancellation while waiting ends the request. A
+    /// request that is not timed sleeps for the delay, which reads the
+    /// clock once (in `sleep(for:)`), and keeps no instant.
     @inlinable @inline(__always)
     func waitOut(
-        _ delay: Duration, reason: WaitReason, machine: inout RequestStateMachine, now: inout C.Instant, start: C.Instant,
-        request: RetryRequest
+        _ delay: Duration, reason: WaitReason, machine: inout RequestStateMachine, now: inout C.Instant?,
+        start: C.Instant?, request: RetryRequest
     ) async throws(RetryFailure) -> RequestStateMachine.Action {
-        if !setup.isUnobserved { reportWaiting(delay, reason: reason, request: request, at: now) }
+        if !setup.isUnobserved, let now { reportWaiting(delay, reason: reason, request: request, at: now) }
         do {
-            try await clock.sleep(until: now.advanced(by: delay), tolerance: nil)
+            if let from = now {
+                try await clock.sleep(until: from.advanced(by: delay), tolerance: nil)
+                now = clock.now
+            } else {
+                try await clock.sleep(for: delay, tolerance: nil)
+            }
         } catch {
             throw cancellation(&machine, request: request, start: start)
         }
-        now = clock.now
         return waitFinished(&machine, at: now, start: start, request: request)
     }
 
@@ -216,7 +225,7 @@ extension RetryExecutor {
     /// went; cancellation during the refresh ends the request.
     @inlinable @inline(__always)
     func refreshCredentials(
-        machine: inout RequestStateMachine, now: inout C.Instant, start: C.Instant, request: RetryRequest
+        machine: inout RequestStateMachine, now: inout C.Instant?, start: C.Instant?, request: RetryRequest
     ) async throws(RetryFailure) -> RequestStateMachine.Action {
         var failure: (any Error)?
         if let refresh = self.refreshCredentials {
@@ -228,7 +237,7 @@ extension RetryExecutor {
                 failure = error
             }
         }
-        now = clock.now
+        if now != nil { now = clock.now }
         return credentialRefreshFinished(&machine, at: now, start: start, failure: failure, request: request)
     }
 
@@ -238,16 +247,23 @@ extension RetryExecutor {
     /// returning nothing.
     @inlinable @inline(never)
     func succeed<Value>(
-        _ value: Value?, machine: RequestStateMachine, request: RetryRequest, start: C.Instant, now: C.Instant
+        _ value: Value?, machine: RequestStateMachine, request: RetryRequest, start: C.Instant?, now: C.Instant?
     ) throws(RetryFailure) -> Value {
         guard let value else {
             var error = SDKError(kind: .internalError)
             error.detail = "the request succeeded without a value"
             throw finish(RetryFailure(error: error, reason: .notRetryable, attempts: []), request, start)
         }
-        if !setup.isUnobserved {
+        if !setup.isUnobserved, let start, let now {
             reportSuccess(attempts: machine.attempt, history: machine.history[...], request: request, start: start, now: now)
         }
         return value
     }
+}
+
+extension RequestTime {
+    /// What the steps of a request that is not timed are told: its policy
+    /// decides the same whatever the time, so no instant is read for it.
+    @usableFromInline
+    static var untimed: RequestTime { RequestTime(elapsed: .zero, wall: Timestamp(nanosecondsSince1970: 0)) }
 }

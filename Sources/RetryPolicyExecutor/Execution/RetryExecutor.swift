@@ -26,10 +26,18 @@ public struct RetryExecutor<C: Clock>: Sendable where C.Duration == Duration {
         @inlinable get { setup.fields.clock }
         set { update { $0.clock = newValue } }
     }
-    /// Where the clock's timeline sits in wall-clock time.
+    /// Where the clock's timeline sits in wall-clock time. An executor made
+    /// without `wallClockNow` anchors on the first request that needs a
+    /// wall time; reading this anchors it now.
     public var wallClock: WallClockAnchor<C.Instant> {
-        @inlinable get { setup.fields.wallClock }
-        set { update { $0.wallClock = newValue } }
+        get { setup.fields.wallClock.anchored(clock: setup.fields.clock) }
+        set { update { $0.wallClock = WallClockReference(newValue) } }
+    }
+
+    /// The wall-clock time of `instant`.
+    @usableFromInline
+    func wallTime(at instant: C.Instant) -> Timestamp {
+        setup.fields.wallClock.timestamp(at: instant, clock: setup.fields.clock)
     }
     /// Translates thrown errors into outcomes.
     public var classifier: ErrorClassifier {
@@ -74,8 +82,11 @@ public struct RetryExecutor<C: Clock>: Sendable where C.Duration == Duration {
     /// - Parameters:
     ///   - decider: the policy's shared decider.
     ///   - clock: measures attempts and deadlines and sleeps.
-    ///   - wallClockNow: the wall-clock time corresponding to `clock.now`;
-    ///     defaults to the system's real-time clock.
+    ///   - wallClockNow: the wall-clock time corresponding to `clock.now`,
+    ///     which is then read here. By default the executor reads neither
+    ///     clock until a request needs a wall time (a cooldown, a breaker, a
+    ///     date-valued `Retry-After`, a hook to report to), and then takes
+    ///     the system's real-time clock.
     ///   - classifier: translates thrown errors into outcomes.
     ///   - refreshCredentials: called before a retry the policy marked
     ///     `refresh_credentials`.
@@ -87,7 +98,7 @@ public struct RetryExecutor<C: Clock>: Sendable where C.Duration == Duration {
     public init(
         decider: RetryDecider,
         clock: C,
-        wallClockNow: Timestamp = .systemNow(),
+        wallClockNow: Timestamp? = nil,
         classifier: ErrorClassifier = .standard,
         refreshCredentials: CredentialRefresher? = nil,
         observer: RetryObserver? = nil,
@@ -104,14 +115,15 @@ public struct RetryExecutor<C: Clock>: Sendable where C.Duration == Duration {
     public init(
         decider: RetryDecider,
         clock: C,
-        wallClockNow: Timestamp = .systemNow(),
+        wallClockNow: Timestamp? = nil,
         classifier: ErrorClassifier = .standard,
         refreshCredentials: CredentialRefresher? = nil,
         hooks: RetryHooks
     ) {
         setup = Setup(
             Setup.Fields(
-                decider: decider, clock: clock, wallClock: WallClockAnchor(instant: clock.now, timestamp: wallClockNow),
+                decider: decider, clock: clock, wallClock: wallClockNow.map { WallClockReference(WallClockAnchor(instant: clock.now, timestamp: $0)) }
+                    ?? WallClockReference(),
                 classifier: classifier, refreshCredentials: refreshCredentials, hooks: hooks))
     }
 
@@ -137,7 +149,7 @@ public struct RetryExecutor<C: Clock>: Sendable where C.Duration == Duration {
         struct Fields: Sendable {
             @usableFromInline var decider: RetryDecider
             @usableFromInline var clock: C
-            @usableFromInline var wallClock: WallClockAnchor<C.Instant>
+            @usableFromInline var wallClock: WallClockReference<C>
             @usableFromInline var classifier: ErrorClassifier
             @usableFromInline var refreshCredentials: CredentialRefresher?
             @usableFromInline var hooks: RetryHooks

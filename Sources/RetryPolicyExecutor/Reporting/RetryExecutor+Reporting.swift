@@ -26,7 +26,7 @@ extension RetryExecutor {
     @usableFromInline @inline(never)
     func startAttemptSpan(_ number: Int, at instant: C.Instant, hedge: Bool) -> ServiceContext? {
         guard setup.isTraced, let trace = currentTrace else { return nil }
-        let time = wallClock.timestamp(at: instant)
+        let time = wallTime(at: instant)
         if hedge { trace.hedgeStarted(number, at: time) }
         return trace.startAttempt(number, at: time)
     }
@@ -34,7 +34,7 @@ extension RetryExecutor {
     /// Reports the attempt the machine recorded last, with the breaker's
     /// change it caused.
     @inlinable @inline(never)
-    func reportLastRecord(of machine: borrowing RequestStateMachine, request: RetryRequest, start: C.Instant) {
+    func reportLastRecord(of machine: borrowing RequestStateMachine, request: RetryRequest, start: C.Instant?) {
         guard !setup.isUnobserved, !machine.history.isEmpty else { return }
         reportRecords(machine.history[(machine.history.count - 1)...], request: request, start: start)
         reportBreaker(of: machine, request: request)
@@ -43,7 +43,7 @@ extension RetryExecutor {
     /// Reports the attempts the machine recorded since `reported` (a
     /// hedged request judges several copies at a time).
     @inlinable @inline(never)
-    func reportRecords(of machine: RequestStateMachine, from reported: inout Int, request: RetryRequest, start: C.Instant) {
+    func reportRecords(of machine: RequestStateMachine, from reported: inout Int, request: RetryRequest, start: C.Instant?) {
         defer { reported = machine.history.count }
         guard !setup.isUnobserved, reported < machine.history.count else { return }
         reportRecords(machine.history[reported...], request: request, start: start)
@@ -52,15 +52,15 @@ extension RetryExecutor {
     /// Judged attempts: one event, metric and span end per attempt, and the
     /// budget the decisions left.
     @usableFromInline @inline(never)
-    func reportRecords(_ records: ArraySlice<AttemptRecord>, request: RetryRequest, start: C.Instant) {
+    func reportRecords(_ records: ArraySlice<AttemptRecord>, request: RetryRequest, start: C.Instant?) {
         let hooks = self.hooks
         let trace = setup.isTraced ? currentTrace : nil
         for record in records {
             hooks.observer?(.attemptFinished(record))
             hooks.telemetry?.attemptFinished(record, policy: policyName, endpoint: request.endpoint)
-            if let trace {
+            if let trace, let start {
                 let end = start.advanced(by: record.startedAt + record.duration)
-                trace.attemptFinished(record, at: wallClock.timestamp(at: end))
+                trace.attemptFinished(record, at: wallTime(at: end))
             }
         }
         hooks.telemetry?.budgetChanged(decider.budget, policy: policyName)
@@ -72,7 +72,7 @@ extension RetryExecutor {
     func reportWaiting(_ delay: Duration, reason: WaitReason, request: RetryRequest, at now: C.Instant) {
         hooks.observer?(.waiting(delay, cause: reason))
         hooks.telemetry?.waited(delay, cause: reason, policy: policyName, endpoint: request.endpoint)
-        if setup.isTraced { currentTrace?.waited(delay, cause: reason, at: wallClock.timestamp(at: now)) }
+        if setup.isTraced { currentTrace?.waited(delay, cause: reason, at: wallTime(at: now)) }
     }
 
     @inlinable @inline(never)
@@ -93,7 +93,7 @@ extension RetryExecutor {
         guard !setup.isUnobserved, let transition = machine.breakerTransition else { return }
         hooks.observer?(.circuitBreaker(transition))
         hooks.telemetry?.breakerChanged(transition, policy: policyName, endpoint: request.endpoint)
-        if setup.isTraced { currentTrace?.breakerChanged(transition, at: wallClock.timestamp(at: clock.now)) }
+        if setup.isTraced { currentTrace?.breakerChanged(transition, at: wallTime(at: clock.now)) }
     }
 
     // MARK: The end of the request
@@ -108,22 +108,24 @@ extension RetryExecutor {
         hooks.telemetry?.requestSucceeded(
             attempts: attempts, waited: RetryTelemetry.idleTime(of: history, elapsed: elapsed), elapsed: elapsed,
             policy: policyName, endpoint: request.endpoint)
-        if setup.isTraced { currentTrace?.succeeded(attempts: attempts, at: wallClock.timestamp(at: now)) }
+        if setup.isTraced { currentTrace?.succeeded(attempts: attempts, at: wallTime(at: now)) }
         if setup.isShadowed { compareShadow(history, liveEnd: nil, request: request, start: start) }
     }
 
     /// `machine` says whether a cooldown or the breaker refused the
     /// request, for its trace.
     @usableFromInline @inline(never)
-    func reportFailure(_ failure: RetryFailure, machine: RequestStateMachine?, request: RetryRequest, start: C.Instant) {
+    func reportFailure(_ failure: RetryFailure, machine: RequestStateMachine?, request: RetryRequest, start: C.Instant?) {
         let now = clock.now
-        let elapsed = start.duration(to: now)
+        let elapsed = start.map { $0.duration(to: now) } ?? .zero
         hooks.observer?(.failed(error: failure.error, reason: failure.reason, attempts: failure.attempts.count, elapsed: elapsed))
         hooks.telemetry?.requestFailed(failure, elapsed: elapsed, policy: policyName, endpoint: request.endpoint)
         if setup.isTraced {
             currentTrace?.failed(
-                failure, rejection: machine?.rejection, at: wallClock.timestamp(at: now))
+                failure, rejection: machine?.rejection, at: wallTime(at: now))
         }
-        if setup.isShadowed { compareShadow(failure.attempts[...], liveEnd: failure.reason, request: request, start: start) }
+        if setup.isShadowed, let start {
+            compareShadow(failure.attempts[...], liveEnd: failure.reason, request: request, start: start)
+        }
     }
 }

@@ -15,7 +15,7 @@ extension RetryExecutor {
         guard let shadow = setup.fields.hooks.shadow else { return }
         let live = decider.policy
         let comparison = ShadowComparison(
-            history: history, liveEnd: liveEnd, request: request, startedAt: wallClock.timestamp(at: start), live: live,
+            history: history, liveEnd: liveEnd, request: request, startedAt: wallTime(at: start), live: live,
             candidate: shadow.decider)
         let candidate = shadow.decider.policy.name
         if let factory = shadow.factory {

@@ -17,7 +17,7 @@ extension RetryExecutor {
         guard let tracing = setup.fields.hooks.tracing else { return nil }
         let parent = ServiceContext.current ?? .topLevel
         let trace = RequestTrace(
-            tracing: tracing, request: request, policy: decider.policy.name, at: wallClock.timestamp(at: start),
+            tracing: tracing, request: request, policy: decider.policy.name, at: wallTime(at: start),
             parent: parent)
         var context = trace.span.context
         context[RequestTraceKey.self] = trace
@@ -32,11 +32,13 @@ extension RetryExecutor {
     @inlinable
     func withRequestSpan<Value>(
         _ request: RetryRequest,
-        start: C.Instant,
+        start: C.Instant?,
         isolation: isolated (any Actor)?,
         _ body: () async throws(RetryFailure) -> Value
     ) async throws(RetryFailure) -> Value {
-        guard setup.isTraced, let context = traceContext(for: request, start: start) else { return try await body() }
+        guard setup.isTraced, let start, let context = traceContext(for: request, start: start) else {
+            return try await body()
+        }
         let outcome: Result<Value, RetryFailure> = await ServiceContext.withValue(context, isolation: isolation) {
             do throws(RetryFailure) { return .success(try await body()) } catch { return .failure(error) }
         }
