@@ -45,19 +45,35 @@ struct ExecutorClockReadingTests {
         #expect(reads == 1)
     }
 
-    @Test("an executor made without a wall time anchors it on the first request that needs one")
-    func wallTimeAnchorsOnFirstNeed() async throws {
-        let clock = CountingClock()
-        clock.pass(.seconds(5))
-        let executor = RetryExecutor(decider: RetryDecider(policy: Self.timeless()), clock: clock, tracing: nil)
-        #expect(clock.reads == 0)
+    @Test("an executor anchors wall-clock time when it is made only if a request may need it")
+    func anchorsOnlyWhenTimeMayBeNeeded() {
+        let timeless = CountingClock()
+        _ = RetryExecutor(decider: RetryDecider(policy: Self.timeless()), clock: timeless, tracing: nil)
+        #expect(timeless.reads == 0)
+
+        let withDeadline = CountingClock()
+        withDeadline.pass(.seconds(5))
         let before = Timestamp.systemNow()
-        let anchor = executor.wallClock
+        let executor = RetryExecutor(
+            decider: RetryDecider(policy: Self.timeless(deadline: .seconds(30))), clock: withDeadline, tracing: nil)
         let after = Timestamp.systemNow()
+        #expect(withDeadline.reads == 1)
+        #expect(executor.wallClock.instant.offset == .seconds(5))
+        #expect(executor.wallClock.timestamp >= before && executor.wallClock.timestamp <= after)
+        #expect(withDeadline.reads == 1)
+
+        let observed = CountingClock()
+        _ = RetryExecutor(decider: RetryDecider(policy: Self.timeless()), clock: observed, observer: { _ in }, tracing: nil)
+        #expect(observed.reads == 1)
+    }
+
+    @Test("an observer added later anchors wall-clock time then")
+    func hookAddedLaterAnchors() {
+        let clock = CountingClock()
+        var executor = RetryExecutor(decider: RetryDecider(policy: Self.timeless()), clock: clock, tracing: nil)
+        #expect(clock.reads == 0)
+        executor.observer = { _ in }
         #expect(clock.reads == 1)
-        #expect(anchor.instant.offset == .seconds(5))
-        #expect(anchor.timestamp >= before && anchor.timestamp <= after)
-        // Anchored once: later look-ups read nothing.
         _ = executor.wallClock
         #expect(clock.reads == 1)
     }

@@ -26,15 +26,15 @@ extension RetryExecutor {
     @inlinable
     func retryLoop<Value, G: RandomNumberGenerator>(
         _ request: RetryRequest,
-        start: C.Instant?,
+        start: Duration?,
         first: FirstAttempt<Value>?,
         using generator: inout G,
         isolation: isolated (any Actor)?,
         hooks: RequestHooks<Value>,
         judge: (_ result: Result<Value, any Error>, _ attempt: Int?, _ judged: AttemptOutcome?) -> RequestHooks<Value>.Judgement,
-        attempt: nonisolated(nonsending) (AttemptContext, _ startedAt: C.Instant?) async -> AttemptResult<Value>,
+        attempt: nonisolated(nonsending) (AttemptContext, _ startedAt: Duration?) async -> AttemptResult<Value>,
         hedge: nonisolated(nonsending) (
-            inout RequestStateMachine, RequestStateMachine.Action, _ start: C.Instant, _ now: C.Instant, inout G
+            inout RequestStateMachine, RequestStateMachine.Action, _ start: Duration?, _ now: Duration?, inout G
         ) async throws(RetryFailure) -> Value
     ) async throws(RetryFailure) -> Value {
         var machine = RequestStateMachine(decider: decider, request: request, concurrentAttempts: hooks.concurrentAttempts)
@@ -45,6 +45,7 @@ extension RetryExecutor {
         // that decides the same whatever the time) has no instants at all,
         // and the clock is read only by its waits.
         var now = start
+        let timed = start != nil
         var action = try begin(
             &machine, first: first, start: start, now: &now, lastValue: &lastValue, request: request,
             using: &generator, judge: judge)
@@ -55,23 +56,24 @@ extension RetryExecutor {
                 lastValue = nil
                 // No attempt starts after cancellation.
                 if Task.isCancelled { throw cancellation(&machine, request: request, start: start) }
-                if setup.isObserved, let start, let now { reportAttemptStarted(number: number, at: start.duration(to: now)) }
+                if setup.isObserved { reportAttemptStarted(number: number, start: start, now: now) }
                 let context = AttemptContext(
                     attempt: number, credentialRefreshes: machine.credentialRefreshes, timeLimit: limit)
                 let result: AttemptResult<Value>
-                if setup.isTraced, let now {
+                if setup.isTraced {
                     result = await tracedAttempt(number, context: context, at: now, isolation: isolation, attempt: attempt)
                 } else {
                     result = await attempt(context, now)
                 }
-                if start != nil { now = clock.now }
+                if timed { read(&now) }
                 action = try attemptFinished(
                     result, number: nil, machine: &machine, end: now, start: start, lastValue: &lastValue,
                     request: request, using: &generator, judge: judge)
             case .wait(let delay, let reason):
                 // A failure after a cooldown is not decided on a response.
                 if reason == .cooldown { lastValue = nil }
-                action = try await waitOut(delay, reason: reason, machine: &machine, now: &now, start: start, request: request)
+                action = try await waitOut(delay, reason: reason, machine: &machine, now: &now, start: start, timed: timed,
+                    request: request)
             case .refreshCredentials:
                 action = try await refreshCredentials(machine: &machine, now: &now, start: start, request: request)
             case .payBudget(let payment):
@@ -91,7 +93,6 @@ extension RetryExecutor {
             case .hedge:
                 // The policy hedges this request: copies run side by side
                 // from here on.
-                guard let start, let now else { throw Self.untimedHedge() }
                 return try await hedge(&machine, action, start, now, &generator)
             }
         }

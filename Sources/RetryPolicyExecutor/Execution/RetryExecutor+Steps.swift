@@ -9,9 +9,15 @@ extension RetryExecutor {
     /// request that is not timed (no instants read), a time its policy
     /// does not look at.
     @inlinable
-    func time(_ instant: C.Instant?, since start: C.Instant?) -> RequestTime {
+    func time(_ instant: Duration?, since start: Duration?) -> RequestTime {
         guard let instant, let start else { return .untimed }
-        return RequestTime(elapsed: start.duration(to: instant), wall: wallTime(at: instant))
+        return RequestTime(elapsed: instant - start, wall: wallTime(at: instant))
+    }
+
+    /// Reads the clock into `now`.
+    @inlinable
+    func read(_ now: inout Duration?) {
+        now = moment()
     }
 
     /// Starts the machine: with the first attempt `run` already made, or
@@ -21,8 +27,8 @@ extension RetryExecutor {
     func begin<Value, G: RandomNumberGenerator>(
         _ machine: inout RequestStateMachine,
         first: FirstAttempt<Value>?,
-        start: C.Instant?,
-        now: inout C.Instant?,
+        start: Duration?,
+        now: inout Duration?,
         lastValue: inout Value?,
         request: RetryRequest,
         using generator: inout G,
@@ -55,8 +61,8 @@ extension RetryExecutor {
         _ result: AttemptResult<Value>,
         number: Int?,
         machine: inout RequestStateMachine,
-        end: C.Instant?,
-        start: C.Instant?,
+        end: Duration?,
+        start: Duration?,
         lastValue: inout Value?,
         request: RetryRequest,
         using generator: inout G,
@@ -109,11 +115,11 @@ extension RetryExecutor {
     /// and reports the attempt it then records.
     @inlinable
     func payBudget(
-        _ payment: BudgetPayment, machine: inout RequestStateMachine, now: inout C.Instant?, start: C.Instant?,
+        _ payment: BudgetPayment, machine: inout RequestStateMachine, now: inout Duration?, start: Duration?,
         request: RetryRequest
     ) async -> RequestStateMachine.Action {
         let granted = await payment.settle()
-        now = clock.now
+        now = moment()
         let action = machine.budgetPaid(granted, at: time(now, since: start))
         reportLastRecord(of: machine, request: request, start: start)
         return action
@@ -124,11 +130,11 @@ extension RetryExecutor {
     /// machine the answer and reports the breaker's change it caused.
     @inlinable
     func claimProbe(
-        _ claim: ProbeClaim, machine: inout RequestStateMachine, now: inout C.Instant?, start: C.Instant?,
+        _ claim: ProbeClaim, machine: inout RequestStateMachine, now: inout Duration?, start: Duration?,
         request: RetryRequest
     ) async -> RequestStateMachine.Action {
         let answer = await claim.settle()
-        now = clock.now
+        now = moment()
         let action = machine.probeClaimed(answer, at: time(now, since: start))
         reportBreaker(of: machine, request: request)
         return action
@@ -137,7 +143,7 @@ extension RetryExecutor {
     /// Tells the machine a wait ended at `now`.
     @inlinable @inline(never)
     func waitFinished(
-        _ machine: inout RequestStateMachine, at now: C.Instant?, start: C.Instant?, request: RetryRequest
+        _ machine: inout RequestStateMachine, at now: Duration?, start: Duration?, request: RetryRequest
     )
         -> RequestStateMachine.Action
     {
@@ -149,7 +155,7 @@ extension RetryExecutor {
     /// Tells the machine a credential refresh ended at `now`.
     @inlinable @inline(never)
     func credentialRefreshFinished(
-        _ machine: inout RequestStateMachine, at now: C.Instant?, start: C.Instant?, failure: (any Error)?,
+        _ machine: inout RequestStateMachine, at now: Duration?, start: Duration?, failure: (any Error)?,
         request: RetryRequest
     ) -> RequestStateMachine.Action {
         let action = machine.credentialRefreshFinished(at: time(now, since: start), failure: failure)
@@ -161,7 +167,7 @@ extension RetryExecutor {
     /// returned (when the caller's values can be kept in a failure).
     @inlinable @inline(never)
     func fail(
-        _ failure: RetryFailure, lastResponse: (any Sendable)?, request: RetryRequest, start: C.Instant?,
+        _ failure: RetryFailure, lastResponse: (any Sendable)?, request: RetryRequest, start: Duration?,
         machine: RequestStateMachine
     ) -> RetryFailure {
         var failure = failure
@@ -172,15 +178,15 @@ extension RetryExecutor {
     /// The failure for a request cancelled before, during or between
     /// attempts, reported like every other.
     @inlinable @inline(never)
-    func cancellation(_ machine: inout RequestStateMachine, request: RetryRequest, start: C.Instant?) -> RetryFailure {
-        finish(machine.cancelled(at: time(start.map { _ in clock.now }, since: start)), request, start)
+    func cancellation(_ machine: inout RequestStateMachine, request: RetryRequest, start: Duration?) -> RetryFailure {
+        finish(machine.cancelled(at: time(start.map { _ in moment() }, since: start)), request, start)
     }
 
     /// The failure for a request cancelled while an attempt was in flight
     /// that then ended at `end` by throwing `thrown`.
     @inlinable @inline(never)
     func cancellation(
-        _ machine: inout RequestStateMachine, request: RetryRequest, start: C.Instant?, at end: C.Instant?,
+        _ machine: inout RequestStateMachine, request: RetryRequest, start: Duration?, at end: Duration?,
         thrown: (any Error)?
     ) -> RetryFailure {
         finish(machine.cancelled(at: time(end, since: start), thrown: thrown), request, start)
@@ -192,7 +198,7 @@ extension RetryExecutor {
     /// request, for its trace.
     @inlinable @inline(never)
     func finish(
-        _ failure: RetryFailure, _ request: RetryRequest, _ start: C.Instant?, machine: RequestStateMachine? = nil
+        _ failure: RetryFailure, _ request: RetryRequest, _ start: Duration?, machine: RequestStateMachine? = nil
     ) -> RetryFailure {
         if !setup.isUnobserved { reportFailure(failure, machine: machine, request: request, start: start) }
         return failure
@@ -204,14 +210,14 @@ extension RetryExecutor {
     /// clock once (in `sleep(for:)`), and keeps no instant.
     @inlinable @inline(__always)
     func waitOut(
-        _ delay: Duration, reason: WaitReason, machine: inout RequestStateMachine, now: inout C.Instant?,
-        start: C.Instant?, request: RetryRequest
+        _ delay: Duration, reason: WaitReason, machine: inout RequestStateMachine, now: inout Duration?,
+        start: Duration?, timed: Bool, request: RetryRequest
     ) async throws(RetryFailure) -> RequestStateMachine.Action {
-        if !setup.isUnobserved, let now { reportWaiting(delay, reason: reason, request: request, at: now) }
+        if !setup.isUnobserved { reportWaiting(delay, reason: reason, request: request, at: now) }
         do {
-            if let from = now {
-                try await clock.sleep(until: from.advanced(by: delay), tolerance: nil)
-                now = clock.now
+            if timed {
+                try await clock.sleep(until: instant(at: (now ?? moment()) + delay), tolerance: nil)
+                read(&now)
             } else {
                 try await clock.sleep(for: delay, tolerance: nil)
             }
@@ -225,7 +231,7 @@ extension RetryExecutor {
     /// went; cancellation during the refresh ends the request.
     @inlinable @inline(__always)
     func refreshCredentials(
-        machine: inout RequestStateMachine, now: inout C.Instant?, start: C.Instant?, request: RetryRequest
+        machine: inout RequestStateMachine, now: inout Duration?, start: Duration?, request: RetryRequest
     ) async throws(RetryFailure) -> RequestStateMachine.Action {
         var failure: (any Error)?
         if let refresh = self.refreshCredentials {
@@ -237,7 +243,7 @@ extension RetryExecutor {
                 failure = error
             }
         }
-        if now != nil { now = clock.now }
+        if now != nil { now = moment() }
         return credentialRefreshFinished(&machine, at: now, start: start, failure: failure, request: request)
     }
 
@@ -247,7 +253,7 @@ extension RetryExecutor {
     /// returning nothing.
     @inlinable @inline(never)
     func succeed<Value>(
-        _ value: Value?, machine: RequestStateMachine, request: RetryRequest, start: C.Instant?, now: C.Instant?
+        _ value: Value?, machine: RequestStateMachine, request: RetryRequest, start: Duration?, now: Duration?
     ) throws(RetryFailure) -> Value {
         guard let value else {
             var error = SDKError(kind: .internalError)

@@ -10,7 +10,7 @@ import RetryPolicyMetricCatalogue
 extension RetryExecutor {
     @usableFromInline @inline(never)
     func compareShadow(
-        _ history: ArraySlice<AttemptRecord>, liveEnd: StopReason?, request: RetryRequest, start: C.Instant
+        _ history: ArraySlice<AttemptRecord>, liveEnd: StopReason?, request: RetryRequest, start: Duration
     ) {
         guard let shadow = setup.fields.hooks.shadow else { return }
         let live = decider.policy
