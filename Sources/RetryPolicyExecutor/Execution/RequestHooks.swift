@@ -74,12 +74,16 @@ struct RequestHooks<Value> {
     ) -> Judgement {
         let outcome: AttemptOutcome
         var thrown: (any Error)?
+        // Cast back once: `classify` and `override` both take the caller's
+        // own error type.
+        var typed: Failure?
         switch result {
         case .success(let value):
             outcome = judged ?? classify(.success(value)) ?? reading(decider, value)
         case .failure(let error):
             thrown = error
-            if let typed = error as? Failure, let classified = classify(.failure(typed)) {
+            typed = error as? Failure
+            if let typed, let classified = classify(.failure(typed)) {
                 outcome = classified
             } else {
                 outcome = classifier.outcome(for: error)
@@ -88,7 +92,7 @@ struct RequestHooks<Value> {
         guard let number, thrown != nil || !decider.isPlainSuccess(outcome, method: method) else {
             return Judgement(outcome: outcome, override: .asPolicySays)
         }
-        let attempt = FailedAttempt(number: number, outcome: outcome, thrown: thrown.flatMap { $0 as? Failure })
+        let attempt = FailedAttempt(number: number, outcome: outcome, thrown: typed)
         return Judgement(outcome: outcome, override: override(attempt))
     }
 }

@@ -34,3 +34,13 @@ extension RetryDecider {
             || policy.retryAfter.headers.contains { $0.format == .http || $0.format == .unixSeconds }
     }
 }
+
+extension RetryDecider {
+    /// Whether any request under this policy can need the time: for any
+    /// endpoint, what ``needsTime(_:)`` asks of one request. An executor
+    /// anchors wall-clock time when it is made only if so.
+    @usableFromInline
+    var mayNeedTime: Bool {
+        needsTime(RetryRequest()) || policy.endpoints.keys.contains { hasTimeLimits(forEndpoint: $0) }
+    }
+}

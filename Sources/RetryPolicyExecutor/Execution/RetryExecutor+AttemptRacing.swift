@@ -17,9 +17,9 @@ extension RetryExecutor {
         _ operation: @Sendable (AttemptContext) async throws -> Value,
         context: AttemptContext,
         limit: Duration,
-        startedAt: C.Instant
+        startedAt: Duration
     ) async -> AttemptResult<Value> {
-        let deadline = startedAt.advanced(by: limit)
+        let deadline = instant(at: startedAt + limit)
         let clock = self.clock
         return await withoutActuallyEscaping(operation) { escapable in
             await withTaskGroup(of: (isTimer: Bool, result: AttemptResult<Value>).self) { group in

@@ -51,6 +51,8 @@ extension RetryExecutor {
                 do { return .value(try await operation(context)) } catch { return .failure(error) }
             },
             hedge: { machine, action, start, now, generator throws(RetryFailure) in
+                // A policy that hedges needs time, so its requests are timed.
+                guard let start, let now else { throw Self.untimedHedge() }
                 let decider = self.decider
                 let classifier = self.classifier
                 return try await self.hedgedRun(
@@ -74,6 +76,15 @@ extension RetryExecutor {
         error.detail = "hedged copies run side by side, which needs runConcurrently and a @Sendable operation"
         return RetryFailure(error: error, reason: .notRetryable)
     }
+
+    /// Never thrown: a policy that hedges needs time, so its requests are
+    /// timed. A failure rather than a trap, as above.
+    @usableFromInline
+    static func untimedHedge() -> RetryFailure {
+        var error = SDKError(kind: .internalError)
+        error.detail = "a hedged request must be timed"
+        return RetryFailure(error: error, reason: .notRetryable)
+    }
 }
 
 // MARK: - The one request path
@@ -89,7 +100,9 @@ extension RetryExecutor {
     /// enforcing one needs a timer task, and no hook is attached). It reads
     /// the clock only when the policy runs cooldowns: nothing else about a
     /// first try needs the time. The history is built only once something
-    /// fails.
+    /// fails. A request is timed (its steps read the clock) only when a hook
+    /// is attached or its policy's decisions depend on time; otherwise the
+    /// clock is read only to wait.
     @inlinable @inline(__always)
     func execute<Value, Failure: Error, G: RandomNumberGenerator>(
         _ request: RetryRequest,
@@ -99,9 +112,9 @@ extension RetryExecutor {
         override: (FailedAttempt<Failure>) -> DecisionOverride,
         hooks: RequestHooks<Value>,
         operation: (AttemptContext) async throws(Failure) -> Value,
-        attempt: nonisolated(nonsending) (AttemptContext, _ startedAt: C.Instant?) async -> AttemptResult<Value>,
+        attempt: nonisolated(nonsending) (AttemptContext, _ startedAt: Duration?) async -> AttemptResult<Value>,
         hedge: nonisolated(nonsending) (
-            inout RequestStateMachine, RequestStateMachine.Action, _ start: C.Instant, _ now: C.Instant, inout G
+            inout RequestStateMachine, RequestStateMachine.Action, _ start: Duration?, _ now: Duration?, inout G
         ) async throws(RetryFailure) -> Value
     ) async throws(RetryFailure) -> Value {
         // The common case, a first try that succeeds with no timer, hook or
@@ -113,18 +126,19 @@ extension RetryExecutor {
         // try fits the task's first allocation slab.
         let setup = self.setup
         let decider = setup.fields.decider
-        var firstStart: C.Instant?
+        var firstStart: Duration?
         guard setup.isUnobserved, !Task.isCancelled,
             decider.mayStartAtOnce(
                 request,
                 now: {
-                    let now = setup.fields.clock.now
+                    let now = moment()
                     firstStart = now
-                    return setup.fields.wallClock.timestamp(at: now)
+                    return wallTime(at: now)
                 })
         else {
+            let timed = !setup.isUnobserved || decider.needsTime(request)
             return try await loop(
-                request, start: setup.fields.clock.now, first: nil, using: &generator, isolation: isolation, classify: classify, override: override, hooks: hooks,
+                request, start: timed ? moment() : nil, first: nil, using: &generator, isolation: isolation, classify: classify, override: override, hooks: hooks,
                 attempt: attempt, hedge: hedge)
         }
         // The operation itself, not `attempt`: a first try that may start
@@ -142,7 +156,7 @@ extension RetryExecutor {
             if decider.settlePlainSuccess(ofFirstAttempt: outcome, method: request.method) { return value }
             judged = outcome
         }
-        let end = setup.fields.clock.now
+        let end = decider.needsTime(request) ? moment() : nil
         let start = firstStart ?? end
         return try await loop(
             request, start: start, first: FirstAttempt(result: result, judged: judged, start: start, end: end),
@@ -157,16 +171,16 @@ extension RetryExecutor {
     @inlinable @inline(never)
     func loop<Value, Failure: Error, G: RandomNumberGenerator>(
         _ request: RetryRequest,
-        start: C.Instant,
+        start: Duration?,
         first: FirstAttempt<Value>?,
         using generator: inout G,
         isolation: isolated (any Actor)?,
         classify: (Result<Value, Failure>) -> AttemptOutcome?,
         override: (FailedAttempt<Failure>) -> DecisionOverride,
         hooks: RequestHooks<Value>,
-        attempt: nonisolated(nonsending) (AttemptContext, _ startedAt: C.Instant?) async -> AttemptResult<Value>,
+        attempt: nonisolated(nonsending) (AttemptContext, _ startedAt: Duration?) async -> AttemptResult<Value>,
         hedge: nonisolated(nonsending) (
-            inout RequestStateMachine, RequestStateMachine.Action, _ start: C.Instant, _ now: C.Instant, inout G
+            inout RequestStateMachine, RequestStateMachine.Action, _ start: Duration?, _ now: Duration?, inout G
         ) async throws(RetryFailure) -> Value
     ) async throws(RetryFailure) -> Value {
         let decider = self.decider
@@ -194,11 +208,12 @@ extension RetryExecutor {
         @usableFromInline var result: AttemptResult<Value>
         /// What the returned value meant, already asked of the hooks.
         @usableFromInline var judged: AttemptOutcome?
-        @usableFromInline var start: C.Instant
-        @usableFromInline var end: C.Instant
+        /// `nil` for a request that is not timed.
+        @usableFromInline var start: Duration?
+        @usableFromInline var end: Duration?
 
         @inlinable
-        init(result: AttemptResult<Value>, judged: AttemptOutcome?, start: C.Instant, end: C.Instant) {
+        init(result: AttemptResult<Value>, judged: AttemptOutcome?, start: Duration?, end: Duration?) {
             self.result = result
             self.judged = judged
             self.start = start

@@ -30,8 +30,8 @@ extension RetryExecutor {
         _ machine: inout RequestStateMachine,
         from first: RequestStateMachine.Action,
         _ request: RetryRequest,
-        start: C.Instant,
-        now: C.Instant,
+        start: Duration,
+        now: Duration,
         using generator: inout G,
         isolation: isolated (any Actor)?,
         hooks: RequestHooks<Value>,
@@ -72,7 +72,7 @@ extension RetryExecutor {
                                     return .failure(executor.cancellation(&machine, request: request, start: start))
                                 }
                                 if executor.setup.isObserved {
-                                    executor.reportAttemptStarted(number: attempt.number, at: start.duration(to: now))
+                                    executor.reportAttemptStarted(number: attempt.number, at: now - start)
                                 }
                                 let context = AttemptContext(
                                     attempt: attempt.number, credentialRefreshes: machine.credentialRefreshes,
@@ -104,7 +104,7 @@ extension RetryExecutor {
                             timer = nil
                             generation += 1
                             if let next {
-                                let deadline = now.advanced(by: next)
+                                let deadline = executor.instant(at: now + next)
                                 let current = generation
                                 timer = Task {
                                     do {
@@ -121,16 +121,21 @@ extension RetryExecutor {
                         case .wait(let delay, let reason):
                             // A cooldown before a copy.
                             do throws(RetryFailure) {
+                                var timed: Duration? = now
                                 action = try await executor.waitOut(
-                                    delay, reason: reason, machine: &machine, now: &now, start: start, request: request)
+                                    delay, reason: reason, machine: &machine, now: &timed, start: start, timed: true,
+                                    request: request)
+                                now = timed ?? now
                             } catch {
                                 group.cancelAll()
                                 return .failure(error)
                             }
                             continue
                         case .payBudget(let payment):
+                            var timed: Duration? = now
                             action = await executor.payBudget(
-                                payment, machine: &machine, now: &now, start: start, request: request)
+                                payment, machine: &machine, now: &timed, start: start, request: request)
+                            now = timed ?? now
                             continue
                         case .claimProbe(let claim):
                             // Awaited beside the copies: their results and
@@ -142,8 +147,10 @@ extension RetryExecutor {
                             }
                         case .refreshCredentials:
                             do throws(RetryFailure) {
+                                var timed: Duration? = now
                                 action = try await executor.refreshCredentials(
-                                    machine: &machine, now: &now, start: start, request: request)
+                                    machine: &machine, now: &timed, start: start, request: request)
+                                now = timed ?? now
                             } catch {
                                 group.cancelAll()
                                 return .failure(error)
@@ -175,7 +182,7 @@ extension RetryExecutor {
                             if case .timer(let fired) = next, fired != generation { continue }
                             event = next
                         }
-                        now = clock.now
+                        now = executor.moment()
                         switch event! {
                         case .cancelled:
                             group.cancelAll()

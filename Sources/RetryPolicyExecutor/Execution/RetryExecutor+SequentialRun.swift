@@ -26,26 +26,26 @@ extension RetryExecutor {
     @inlinable
     func retryLoop<Value, G: RandomNumberGenerator>(
         _ request: RetryRequest,
-        start: C.Instant,
+        start: Duration?,
         first: FirstAttempt<Value>?,
         using generator: inout G,
         isolation: isolated (any Actor)?,
         hooks: RequestHooks<Value>,
         judge: (_ result: Result<Value, any Error>, _ attempt: Int?, _ judged: AttemptOutcome?) -> RequestHooks<Value>.Judgement,
-        attempt: nonisolated(nonsending) (AttemptContext, _ startedAt: C.Instant?) async -> AttemptResult<Value>,
+        attempt: nonisolated(nonsending) (AttemptContext, _ startedAt: Duration?) async -> AttemptResult<Value>,
         hedge: nonisolated(nonsending) (
-            inout RequestStateMachine, RequestStateMachine.Action, _ start: C.Instant, _ now: C.Instant, inout G
+            inout RequestStateMachine, RequestStateMachine.Action, _ start: Duration?, _ now: Duration?, inout G
         ) async throws(RetryFailure) -> Value
     ) async throws(RetryFailure) -> Value {
         var machine = RequestStateMachine(decider: decider, request: request, concurrentAttempts: hooks.concurrentAttempts)
         // The value of the last attempt, for a failure to carry.
         var lastValue: Value?
-        // The instant of the machine's last event: waits run from there.
+        // The instant of the machine's last event: waits run from there. A
+        // request that is not timed (`start` is nil: no hook, and a policy
+        // that decides the same whatever the time) has no instants at all,
+        // and the clock is read only by its waits.
         var now = start
-        // Reported attempts are timed; otherwise a policy that needs no
-        // time is told the last instant read, and the clock is read only
-        // to start a wait.
-        let readsClock = !setup.isUnobserved || decider.needsTime(request)
+        let timed = start != nil
         var action = try begin(
             &machine, first: first, start: start, now: &now, lastValue: &lastValue, request: request,
             using: &generator, judge: judge)
@@ -56,7 +56,7 @@ extension RetryExecutor {
                 lastValue = nil
                 // No attempt starts after cancellation.
                 if Task.isCancelled { throw cancellation(&machine, request: request, start: start) }
-                if setup.isObserved { reportAttemptStarted(number: number, at: start.duration(to: now)) }
+                if setup.isObserved { reportAttemptStarted(number: number, start: start, now: now) }
                 let context = AttemptContext(
                     attempt: number, credentialRefreshes: machine.credentialRefreshes, timeLimit: limit)
                 let result: AttemptResult<Value>
@@ -65,15 +65,15 @@ extension RetryExecutor {
                 } else {
                     result = await attempt(context, now)
                 }
-                if readsClock { now = clock.now }
+                if timed { read(&now) }
                 action = try attemptFinished(
                     result, number: nil, machine: &machine, end: now, start: start, lastValue: &lastValue,
                     request: request, using: &generator, judge: judge)
             case .wait(let delay, let reason):
                 // A failure after a cooldown is not decided on a response.
                 if reason == .cooldown { lastValue = nil }
-                if !readsClock { now = clock.now }
-                action = try await waitOut(delay, reason: reason, machine: &machine, now: &now, start: start, request: request)
+                action = try await waitOut(delay, reason: reason, machine: &machine, now: &now, start: start, timed: timed,
+                    request: request)
             case .refreshCredentials:
                 action = try await refreshCredentials(machine: &machine, now: &now, start: start, request: request)
             case .payBudget(let payment):

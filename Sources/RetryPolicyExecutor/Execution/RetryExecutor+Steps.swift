@@ -5,10 +5,19 @@ import RetryPolicyCore
 /// each step reports goes through the one fan-out in
 /// `RetryExecutor+Reporting.swift`.
 extension RetryExecutor {
-    /// The wall-clock and request-relative time of `instant`.
+    /// The wall-clock and request-relative time of `instant`; for a
+    /// request that is not timed (no instants read), a time its policy
+    /// does not look at.
     @inlinable
-    func time(_ instant: C.Instant, since start: C.Instant) -> RequestTime {
-        RequestTime(elapsed: start.duration(to: instant), wall: wallClock.timestamp(at: instant))
+    func time(_ instant: Duration?, since start: Duration?) -> RequestTime {
+        guard let instant, let start else { return .untimed }
+        return RequestTime(elapsed: instant - start, wall: wallTime(at: instant))
+    }
+
+    /// Reads the clock into `now`.
+    @inlinable
+    func read(_ now: inout Duration?) {
+        now = moment()
     }
 
     /// Starts the machine: with the first attempt `run` already made, or
@@ -18,8 +27,8 @@ extension RetryExecutor {
     func begin<Value, G: RandomNumberGenerator>(
         _ machine: inout RequestStateMachine,
         first: FirstAttempt<Value>?,
-        start: C.Instant,
-        now: inout C.Instant,
+        start: Duration?,
+        now: inout Duration?,
         lastValue: inout Value?,
         request: RetryRequest,
         using generator: inout G,
@@ -52,8 +61,8 @@ extension RetryExecutor {
         _ result: AttemptResult<Value>,
         number: Int?,
         machine: inout RequestStateMachine,
-        end: C.Instant,
-        start: C.Instant,
+        end: Duration?,
+        start: Duration?,
         lastValue: inout Value?,
         request: RetryRequest,
         using generator: inout G,
@@ -106,11 +115,11 @@ extension RetryExecutor {
     /// and reports the attempt it then records.
     @inlinable
     func payBudget(
-        _ payment: BudgetPayment, machine: inout RequestStateMachine, now: inout C.Instant, start: C.Instant,
+        _ payment: BudgetPayment, machine: inout RequestStateMachine, now: inout Duration?, start: Duration?,
         request: RetryRequest
     ) async -> RequestStateMachine.Action {
         let granted = await payment.settle()
-        now = clock.now
+        now = moment()
         let action = machine.budgetPaid(granted, at: time(now, since: start))
         reportLastRecord(of: machine, request: request, start: start)
         return action
@@ -121,11 +130,11 @@ extension RetryExecutor {
     /// machine the answer and reports the breaker's change it caused.
     @inlinable
     func claimProbe(
-        _ claim: ProbeClaim, machine: inout RequestStateMachine, now: inout C.Instant, start: C.Instant,
+        _ claim: ProbeClaim, machine: inout RequestStateMachine, now: inout Duration?, start: Duration?,
         request: RetryRequest
     ) async -> RequestStateMachine.Action {
         let answer = await claim.settle()
-        now = clock.now
+        now = moment()
         let action = machine.probeClaimed(answer, at: time(now, since: start))
         reportBreaker(of: machine, request: request)
         return action
@@ -134,7 +143,7 @@ extension RetryExecutor {
     /// Tells the machine a wait ended at `now`.
     @inlinable @inline(never)
     func waitFinished(
-        _ machine: inout RequestStateMachine, at now: C.Instant, start: C.Instant, request: RetryRequest
+        _ machine: inout RequestStateMachine, at now: Duration?, start: Duration?, request: RetryRequest
     )
         -> RequestStateMachine.Action
     {
@@ -146,7 +155,7 @@ extension RetryExecutor {
     /// Tells the machine a credential refresh ended at `now`.
     @inlinable @inline(never)
     func credentialRefreshFinished(
-        _ machine: inout RequestStateMachine, at now: C.Instant, start: C.Instant, failure: (any Error)?,
+        _ machine: inout RequestStateMachine, at now: Duration?, start: Duration?, failure: (any Error)?,
         request: RetryRequest
     ) -> RequestStateMachine.Action {
         let action = machine.credentialRefreshFinished(at: time(now, since: start), failure: failure)
@@ -158,7 +167,7 @@ extension RetryExecutor {
     /// returned (when the caller's values can be kept in a failure).
     @inlinable @inline(never)
     func fail(
-        _ failure: RetryFailure, lastResponse: (any Sendable)?, request: RetryRequest, start: C.Instant,
+        _ failure: RetryFailure, lastResponse: (any Sendable)?, request: RetryRequest, start: Duration?,
         machine: RequestStateMachine
     ) -> RetryFailure {
         var failure = failure
@@ -169,15 +178,15 @@ extension RetryExecutor {
     /// The failure for a request cancelled before, during or between
     /// attempts, reported like every other.
     @inlinable @inline(never)
-    func cancellation(_ machine: inout RequestStateMachine, request: RetryRequest, start: C.Instant) -> RetryFailure {
-        finish(machine.cancelled(at: time(clock.now, since: start)), request, start)
+    func cancellation(_ machine: inout RequestStateMachine, request: RetryRequest, start: Duration?) -> RetryFailure {
+        finish(machine.cancelled(at: time(start.map { _ in moment() }, since: start)), request, start)
     }
 
     /// The failure for a request cancelled while an attempt was in flight
     /// that then ended at `end` by throwing `thrown`.
     @inlinable @inline(never)
     func cancellation(
-        _ machine: inout RequestStateMachine, request: RetryRequest, start: C.Instant, at end: C.Instant,
+        _ machine: inout RequestStateMachine, request: RetryRequest, start: Duration?, at end: Duration?,
         thrown: (any Error)?
     ) -> RetryFailure {
         finish(machine.cancelled(at: time(end, since: start), thrown: thrown), request, start)
@@ -189,26 +198,32 @@ extension RetryExecutor {
     /// request, for its trace.
     @inlinable @inline(never)
     func finish(
-        _ failure: RetryFailure, _ request: RetryRequest, _ start: C.Instant, machine: RequestStateMachine? = nil
+        _ failure: RetryFailure, _ request: RetryRequest, _ start: Duration?, machine: RequestStateMachine? = nil
     ) -> RetryFailure {
         if !setup.isUnobserved { reportFailure(failure, machine: machine, request: request, start: start) }
         return failure
     }
 
     /// Sleeps out a wait the machine asked for, from `now`, and tells the
-    /// machine it ended; cancellation while waiting ends the request.
+    /// machine it ended; cancellation while waiting ends the request. A
+    /// request that is not timed sleeps for the delay, which reads the
+    /// clock once (in `sleep(for:)`), and keeps no instant.
     @inlinable @inline(__always)
     func waitOut(
-        _ delay: Duration, reason: WaitReason, machine: inout RequestStateMachine, now: inout C.Instant, start: C.Instant,
-        request: RetryRequest
+        _ delay: Duration, reason: WaitReason, machine: inout RequestStateMachine, now: inout Duration?,
+        start: Duration?, timed: Bool, request: RetryRequest
     ) async throws(RetryFailure) -> RequestStateMachine.Action {
         if !setup.isUnobserved { reportWaiting(delay, reason: reason, request: request, at: now) }
         do {
-            try await clock.sleep(until: now.advanced(by: delay), tolerance: nil)
+            if timed {
+                try await clock.sleep(until: instant(at: (now ?? moment()) + delay), tolerance: nil)
+                read(&now)
+            } else {
+                try await clock.sleep(for: delay, tolerance: nil)
+            }
         } catch {
             throw cancellation(&machine, request: request, start: start)
         }
-        now = clock.now
         return waitFinished(&machine, at: now, start: start, request: request)
     }
 
@@ -216,7 +231,7 @@ extension RetryExecutor {
     /// went; cancellation during the refresh ends the request.
     @inlinable @inline(__always)
     func refreshCredentials(
-        machine: inout RequestStateMachine, now: inout C.Instant, start: C.Instant, request: RetryRequest
+        machine: inout RequestStateMachine, now: inout Duration?, start: Duration?, request: RetryRequest
     ) async throws(RetryFailure) -> RequestStateMachine.Action {
         var failure: (any Error)?
         if let refresh = self.refreshCredentials {
@@ -228,7 +243,7 @@ extension RetryExecutor {
                 failure = error
             }
         }
-        now = clock.now
+        if now != nil { now = moment() }
         return credentialRefreshFinished(&machine, at: now, start: start, failure: failure, request: request)
     }
 
@@ -238,16 +253,23 @@ extension RetryExecutor {
     /// returning nothing.
     @inlinable @inline(never)
     func succeed<Value>(
-        _ value: Value?, machine: RequestStateMachine, request: RetryRequest, start: C.Instant, now: C.Instant
+        _ value: Value?, machine: RequestStateMachine, request: RetryRequest, start: Duration?, now: Duration?
     ) throws(RetryFailure) -> Value {
         guard let value else {
             var error = SDKError(kind: .internalError)
             error.detail = "the request succeeded without a value"
             throw finish(RetryFailure(error: error, reason: .notRetryable, attempts: []), request, start)
         }
-        if !setup.isUnobserved {
+        if !setup.isUnobserved, let start, let now {
             reportSuccess(attempts: machine.attempt, history: machine.history[...], request: request, start: start, now: now)
         }
         return value
     }
+}
+
+extension RequestTime {
+    /// What the steps of a request that is not timed are told: its policy
+    /// decides the same whatever the time, so no instant is read for it.
+    @usableFromInline
+    static var untimed: RequestTime { RequestTime(elapsed: .zero, wall: Timestamp(nanosecondsSince1970: 0)) }
 }

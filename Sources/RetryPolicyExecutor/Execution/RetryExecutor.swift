@@ -26,10 +26,43 @@ public struct RetryExecutor<C: Clock>: Sendable where C.Duration == Duration {
         @inlinable get { setup.fields.clock }
         set { update { $0.clock = newValue } }
     }
-    /// Where the clock's timeline sits in wall-clock time.
+    /// Where the clock's timeline sits in wall-clock time. An executor made
+    /// without `wallClockNow` whose requests never need a wall time (no
+    /// hook, a policy that needs no time) has no anchor: reading this
+    /// then anchors at the system's real-time clock now, and keeps nothing.
     public var wallClock: WallClockAnchor<C.Instant> {
-        @inlinable get { setup.fields.wallClock }
+        get { setup.fields.wallClock ?? WallClockAnchor(instant: clock.now, timestamp: .systemNow()) }
         set { update { $0.wallClock = newValue } }
+    }
+
+    // A request's times are moments: durations since the wall-clock
+    // anchor's instant, not the clock's own instants. An instant of a clock
+    // from another module (`ContinuousClock`'s) has a size known only at
+    // run time, so every one an async function holds or copies is an
+    // allocation from the task and calls through value witnesses; a
+    // duration is two integers. Only a timed request has moments, and an
+    // executor anchors whenever one of its requests can be timed (a hook,
+    // or a policy that needs time), so the fallbacks below for an executor
+    // without an anchor are never reached.
+
+    /// The clock's reading now, as a moment. Out of line and synchronous,
+    /// so that the instants it reads stay on the thread's stack.
+    @inlinable @inline(never)
+    func moment() -> Duration {
+        guard let anchor = setup.fields.wallClock else { return .zero }
+        return anchor.instant.duration(to: setup.fields.clock.now)
+    }
+
+    /// The clock's instant at `moment`, to sleep until.
+    @inlinable @inline(never)
+    func instant(at moment: Duration) -> C.Instant {
+        (setup.fields.wallClock?.instant ?? setup.fields.clock.now).advanced(by: moment)
+    }
+
+    /// The wall-clock time at `moment`.
+    @inlinable
+    func wallTime(at moment: Duration) -> Timestamp {
+        (setup.anchorTimestamp ?? .systemNow()) + moment
     }
     /// Translates thrown errors into outcomes.
     public var classifier: ErrorClassifier {
@@ -74,8 +107,12 @@ public struct RetryExecutor<C: Clock>: Sendable where C.Duration == Duration {
     /// - Parameters:
     ///   - decider: the policy's shared decider.
     ///   - clock: measures attempts and deadlines and sleeps.
-    ///   - wallClockNow: the wall-clock time corresponding to `clock.now`;
-    ///     defaults to the system's real-time clock.
+    ///   - wallClockNow: the wall-clock time corresponding to `clock.now`,
+    ///     which is then read here. By default the system's real-time
+    ///     clock, read with `clock.now` only when a request may need a wall
+    ///     time (a hook to report to, or a policy with a deadline, budget,
+    ///     cooldown, breaker, hedging or date-valued `Retry-After`): an
+    ///     executor that needs no time reads no clock when it is made.
     ///   - classifier: translates thrown errors into outcomes.
     ///   - refreshCredentials: called before a retry the policy marked
     ///     `refresh_credentials`.
@@ -87,7 +124,7 @@ public struct RetryExecutor<C: Clock>: Sendable where C.Duration == Duration {
     public init(
         decider: RetryDecider,
         clock: C,
-        wallClockNow: Timestamp = .systemNow(),
+        wallClockNow: Timestamp? = nil,
         classifier: ErrorClassifier = .standard,
         refreshCredentials: CredentialRefresher? = nil,
         observer: RetryObserver? = nil,
@@ -104,14 +141,16 @@ public struct RetryExecutor<C: Clock>: Sendable where C.Duration == Duration {
     public init(
         decider: RetryDecider,
         clock: C,
-        wallClockNow: Timestamp = .systemNow(),
+        wallClockNow: Timestamp? = nil,
         classifier: ErrorClassifier = .standard,
         refreshCredentials: CredentialRefresher? = nil,
         hooks: RetryHooks
     ) {
         setup = Setup(
             Setup.Fields(
-                decider: decider, clock: clock, wallClock: WallClockAnchor(instant: clock.now, timestamp: wallClockNow),
+                decider: decider, clock: clock,
+                wallClock: wallClockNow != nil || !hooks.isEmpty || decider.mayNeedTime
+                    ? WallClockAnchor(instant: clock.now, timestamp: wallClockNow ?? .systemNow()) : nil,
                 classifier: classifier, refreshCredentials: refreshCredentials, hooks: hooks))
     }
 
@@ -126,6 +165,11 @@ public struct RetryExecutor<C: Clock>: Sendable where C.Duration == Duration {
     private mutating func update(_ change: (inout Setup.Fields) -> Void) {
         var fields = setup.fields
         change(&fields)
+        // A hook or a policy that needs time, added to an executor that
+        // had no use for a wall time: anchor it now.
+        if fields.wallClock == nil, !fields.hooks.isEmpty || fields.decider.mayNeedTime {
+            fields.wallClock = WallClockAnchor(instant: fields.clock.now, timestamp: .systemNow())
+        }
         setup = Setup(fields)
     }
 
@@ -137,7 +181,7 @@ public struct RetryExecutor<C: Clock>: Sendable where C.Duration == Duration {
         struct Fields: Sendable {
             @usableFromInline var decider: RetryDecider
             @usableFromInline var clock: C
-            @usableFromInline var wallClock: WallClockAnchor<C.Instant>
+            @usableFromInline var wallClock: WallClockAnchor<C.Instant>?
             @usableFromInline var classifier: ErrorClassifier
             @usableFromInline var refreshCredentials: CredentialRefresher?
             @usableFromInline var hooks: RetryHooks
@@ -151,6 +195,9 @@ public struct RetryExecutor<C: Clock>: Sendable where C.Duration == Duration {
         @usableFromInline let isUnobserved: Bool
         /// Requests get spans; guards every look-up of a request's trace.
         @usableFromInline let isTraced: Bool
+        /// The anchor's wall-clock time, apart from its instant: reading
+        /// it needs no value witness of the clock's instant type.
+        @usableFromInline let anchorTimestamp: Timestamp?
         /// A shadow policy is shown every request.
         @usableFromInline let isShadowed: Bool
         /// An observer receives events.
@@ -158,6 +205,7 @@ public struct RetryExecutor<C: Clock>: Sendable where C.Duration == Duration {
 
         init(_ fields: Fields) {
             self.fields = fields
+            anchorTimestamp = fields.wallClock?.timestamp
             isTraced = fields.hooks.tracing != nil
             isShadowed = fields.hooks.shadow != nil
             isObserved = fields.hooks.observer != nil

@@ -38,3 +38,4 @@ public struct WallClockAnchor<Instant: InstantProtocol>: Sendable where Instant.
         timestamp + instant.duration(to: other)
     }
 }
+

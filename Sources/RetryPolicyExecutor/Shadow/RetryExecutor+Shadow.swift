@@ -10,12 +10,12 @@ import RetryPolicyMetricCatalogue
 extension RetryExecutor {
     @usableFromInline @inline(never)
     func compareShadow(
-        _ history: ArraySlice<AttemptRecord>, liveEnd: StopReason?, request: RetryRequest, start: C.Instant
+        _ history: ArraySlice<AttemptRecord>, liveEnd: StopReason?, request: RetryRequest, start: Duration
     ) {
         guard let shadow = setup.fields.hooks.shadow else { return }
         let live = decider.policy
         let comparison = ShadowComparison(
-            history: history, liveEnd: liveEnd, request: request, startedAt: wallClock.timestamp(at: start), live: live,
+            history: history, liveEnd: liveEnd, request: request, startedAt: wallTime(at: start), live: live,
             candidate: shadow.decider)
         let candidate = shadow.decider.policy.name
         if let factory = shadow.factory {

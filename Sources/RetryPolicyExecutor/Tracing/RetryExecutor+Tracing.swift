@@ -13,11 +13,11 @@ extension RetryExecutor {
     /// with the trace itself attached; `nil` when the executor does not
     /// trace.
     @usableFromInline @inline(never)
-    func traceContext(for request: RetryRequest, start: C.Instant) -> ServiceContext? {
+    func traceContext(for request: RetryRequest, start: Duration) -> ServiceContext? {
         guard let tracing = setup.fields.hooks.tracing else { return nil }
         let parent = ServiceContext.current ?? .topLevel
         let trace = RequestTrace(
-            tracing: tracing, request: request, policy: decider.policy.name, at: wallClock.timestamp(at: start),
+            tracing: tracing, request: request, policy: decider.policy.name, at: wallTime(at: start),
             parent: parent)
         var context = trace.span.context
         context[RequestTraceKey.self] = trace
@@ -32,11 +32,13 @@ extension RetryExecutor {
     @inlinable
     func withRequestSpan<Value>(
         _ request: RetryRequest,
-        start: C.Instant,
+        start: Duration?,
         isolation: isolated (any Actor)?,
         _ body: () async throws(RetryFailure) -> Value
     ) async throws(RetryFailure) -> Value {
-        guard setup.isTraced, let context = traceContext(for: request, start: start) else { return try await body() }
+        guard setup.isTraced, let start, let context = traceContext(for: request, start: start) else {
+            return try await body()
+        }
         let outcome: Result<Value, RetryFailure> = await ServiceContext.withValue(context, isolation: isolation) {
             do throws(RetryFailure) { return .success(try await body()) } catch { return .failure(error) }
         }
@@ -49,11 +51,11 @@ extension RetryExecutor {
     func tracedAttempt<Value>(
         _ number: Int,
         context attemptContext: AttemptContext,
-        at instant: C.Instant,
+        at instant: Duration?,
         isolation: isolated (any Actor)?,
-        attempt: nonisolated(nonsending) (AttemptContext, _ startedAt: C.Instant?) async -> AttemptResult<Value>
+        attempt: nonisolated(nonsending) (AttemptContext, _ startedAt: Duration?) async -> AttemptResult<Value>
     ) async -> AttemptResult<Value> {
-        guard let context = startAttemptSpan(number, at: instant, hedge: false) else {
+        guard let start = instant, let context = startAttemptSpan(number, at: start, hedge: false) else {
             return await attempt(attemptContext, instant)
         }
         return await ServiceContext.withValue(context, isolation: isolation) { await attempt(attemptContext, instant) }
