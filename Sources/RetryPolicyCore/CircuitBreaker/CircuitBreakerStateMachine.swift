@@ -1,8 +1,8 @@
 /// The states of one circuit breaker and the events that move it: a
 /// struct with `mutating` events and time passed in, no clock read.
 ///
-/// Calls are admitted with ``admit(at:)``, which hands out a ``Ticket``;
-/// their results come back with ``record(failure:ticket:at:)``. A result
+/// Calls are admitted with `admit(at:)`, which hands out a ``Ticket``;
+/// their results come back with `record(failure:ticket:at:)`. A result
 /// whose ticket is from an earlier state (a call admitted while closed
 /// that ends after the breaker opened, or a probe of an earlier half-open
 /// period) is ignored, so only probes decide a half-open breaker.
