@@ -105,7 +105,7 @@ public struct Decision: Hashable, Sendable {
     /// nothing is random).
     package var delayBounds: ClosedRange<Duration>?
     /// For a retry: whether the delay is the server's.
-    package var serverDirected: Bool
+    public var serverDirected: Bool
     /// For a retry: refresh credentials before sending again.
     public var refreshCredentials: Bool
     /// For a retry: budget tokens it cost.
