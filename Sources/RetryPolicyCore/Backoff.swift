@@ -46,7 +46,7 @@ public struct Backoff: Hashable, Sendable {
         /// The shape's own parameter as a policy file states it, under
         /// its `backoff` key (`multiplier`, `step`), which any other shape
         /// refuses; `nil` for a shape without one.
-        public var parameter: (key: String, value: Parameter)? {
+        package var parameter: (key: String, value: Parameter)? {
             fileForm.map { ($0.shape.parameter.key, $0.value) }
         }
 
@@ -128,7 +128,7 @@ public struct Backoff: Hashable, Sendable {
         }
 
         /// The value of a shape's parameter, by the kind of value it is.
-        public enum Parameter: Hashable, Sendable {
+        package enum Parameter: Hashable, Sendable {
             case number(Double)
             case duration(Duration)
         }
@@ -262,7 +262,7 @@ public struct Backoff: Hashable, Sendable {
     ///   - previousDelay: the delay actually used before the
     ///     previous retry; only decorrelated jitter uses it, and the first
     ///     retry treats it as `initial`.
-    public func bounds(forRetry k: Int, previousDelay: Duration?) -> ClosedRange<Duration> {
+    package func bounds(forRetry k: Int, previousDelay: Duration?) -> ClosedRange<Duration> {
         floored(jitteredBounds(forRetry: k, previousDelay: previousDelay))
     }
 
@@ -302,7 +302,7 @@ public struct Backoff: Hashable, Sendable {
     }
 
     /// ``delay(forRetry:previousDelay:using:)`` and the
-    /// ``bounds(forRetry:previousDelay:)`` it was drawn from, computing the
+    /// `bounds(forRetry:previousDelay:)` it was drawn from, computing the
     /// jittered range once.
     func delayAndBounds<G: RandomNumberGenerator>(
         forRetry k: Int,

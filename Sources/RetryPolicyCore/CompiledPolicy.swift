@@ -119,7 +119,7 @@ public final class CompiledPolicy: Sendable {
     func ruleIndex(resolutionIndex index: Int) -> Int? { index < ruleCount ? index : nil }
 
     /// Whether a failed request sent with `method` may be sent again:
-    /// ``Idempotency/allowsRetry(method:markedIdempotent:)``.
+    /// `Idempotency/allowsRetry(method:markedIdempotent:)`.
     @inline(__always)
     func allowsRetry(method: HTTPMethod, markedIdempotent: Bool) -> Bool {
         for candidate in retryableMethods where candidate == method { return true }
@@ -224,7 +224,7 @@ public final class CompiledPolicy: Sendable {
     }
 
     /// The index of the first rule matching `outcome` for `method`.
-    public func firstMatch(for outcome: AttemptOutcome, method: HTTPMethod) -> Int? {
+    package func firstMatch(for outcome: AttemptOutcome, method: HTTPMethod) -> Int? {
         let index = resolutionIndex(for: outcome, method: method)
         return index < ruleCount ? index : nil
     }
@@ -262,8 +262,8 @@ public final class CompiledPolicy: Sendable {
 
     /// What decides an input, before anything about the attempt (its
     /// number, the budget, the server's delay) is considered.
-    public struct Resolution: Hashable, Sendable {
-        public enum Source: Hashable, Sendable {
+    package struct Resolution: Hashable, Sendable {
+        package enum Source: Hashable, Sendable {
             /// The rule at this index in ``Policy/rules``.
             case rule(Int)
             /// The policy's `default`.
@@ -275,26 +275,26 @@ public final class CompiledPolicy: Sendable {
             case implicitStop
         }
 
-        public var source: Source
-        public var action: Rule.Action
+        package var source: Source
+        package var action: Rule.Action
         /// The kind a stop reports (and a retry would report had it been
         /// the last attempt); `nil` for a success.
-        public var errorKind: SDKError.Kind?
-        public var honorsRetryAfter: Bool
-        public var refreshCredentials: Bool
-        public var location: SourceLocation?
+        package var errorKind: SDKError.Kind?
+        package var honorsRetryAfter: Bool
+        package var refreshCredentials: Bool
+        package var location: SourceLocation?
 
-        public var ruleIndex: Int? { if case .rule(let index) = source { index } else { nil } }
+        package var ruleIndex: Int? { if case .rule(let index) = source { index } else { nil } }
     }
 
     /// Which rule, which action and which error kind decide `outcome` sent
     /// with `method`.
-    public func resolution(for outcome: AttemptOutcome, method: HTTPMethod) -> Resolution {
+    package func resolution(for outcome: AttemptOutcome, method: HTTPMethod) -> Resolution {
         resolutions[resolutionIndex(for: outcome, method: method)]
     }
 
     /// What decides the input in `slot` for the method in `methodSlot`:
-    /// ``resolution(for:method:)``'s source, without the rest of the
+    /// `resolution(for:method:)`'s source, without the rest of the
     /// resolution.
     package func source(inputSlot slot: Int, methodSlot: Int) -> Resolution.Source {
         resolutions[resolutionIndex(inputSlot: slot, methodSlot: methodSlot)].source
@@ -315,7 +315,7 @@ public final class CompiledPolicy: Sendable {
     }
 
     /// Every rule that decides at least one input for one of `methods`.
-    public func reachableRules(for methods: [HTTPMethod]) -> Set<Int> {
+    package func reachableRules(for methods: [HTTPMethod]) -> Set<Int> {
         var result = Set<Int>()
         for table in Set(methods.map(methodSlot)) {
             for slot in 0..<Self.inputCount {

@@ -103,19 +103,19 @@ public struct Decision: Hashable, Sendable {
     public var ruleLocation: SourceLocation?
     /// For a retry: the range the delay was drawn from (equal bounds when
     /// nothing is random).
-    public var delayBounds: ClosedRange<Duration>?
+    package var delayBounds: ClosedRange<Duration>?
     /// For a retry: whether the delay is the server's.
     public var serverDirected: Bool
     /// For a retry: refresh credentials before sending again.
     public var refreshCredentials: Bool
     /// For a retry: budget tokens it cost.
-    public var budgetCost: Int
+    package var budgetCost: Int
     /// The kind the outcome maps to: the error a stop reports, or the one a
     /// retry would report had it been the last attempt; `nil` for a
     /// success.
-    public var errorKind: SDKError.Kind?
+    package var errorKind: SDKError.Kind?
     /// For a retry under a budget whose store may wait: the payment the
-    /// request state machine hands to its driver (``budgetCost`` is what
+    /// request state machine hands to its driver (`budgetCost` is what
     /// it will cost); `nil` once paid.
     package var pendingPayment: BudgetPayment.Kind?
 

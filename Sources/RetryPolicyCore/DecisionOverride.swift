@@ -26,7 +26,7 @@ extension RetryDecider {
     /// turning a stop into a retry pays for it, and is refused when the
     /// attempts are used up, the delay would end past the total deadline,
     /// the budget is empty or the caller cancelled.
-    public func applying(_ override: DecisionOverride, to decision: Decision, input: DecisionInput) -> Decision {
+    package func applying(_ override: DecisionOverride, to decision: Decision, input: DecisionInput) -> Decision {
         applying(override, to: decision, input: input, defersWaitingPayment: false)
     }
 

@@ -29,7 +29,7 @@ public struct Diagnostic: Error, Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The pieces of a printed diagnostic a report may style (colour, bold).
-    public enum Part: Hashable, Sendable {
+    package enum Part: Hashable, Sendable {
         /// `file:line:col:`, with its colon.
         case location
         /// `warning:`, with its colon.
@@ -80,19 +80,19 @@ public struct Diagnostic: Error, Hashable, Sendable, CustomStringConvertible {
         return text
     }
 
-    /// The ``headline(styling:)``, then the suggestion on an indented line
-    /// of its own (``suggestionLine(styling:)``): for reports a person
+    /// The `headline(styling:)`, then the suggestion on an indented line
+    /// of its own (`suggestionLine(styling:)`): for reports a person
     /// reads rather than a tool.
-    public var indentedDescription: String {
+    package var indentedDescription: String {
         var text = headline()
         if let line = suggestionLine() { text += "\n" + line }
         return text
     }
 
     /// `file:line:col: severity: message [id]`, without the suggestion,
-    /// each part escaped and then passed through `style` with its ``Part``
+    /// each part escaped and then passed through `style` with its `Part`
     /// (a terminal report adds colour there).
-    public func headline(styling style: (String, Part) -> String = { text, _ in text }) -> String {
+    package func headline(styling style: (String, Part) -> String = { text, _ in text }) -> String {
         var text = style(DisplayText.escaped(location.description) + ":", .location)
         text += " " + style(severity.rawValue + ":", .severity)
         text += " " + style(DisplayText.escaped(message), .message)
@@ -101,18 +101,18 @@ public struct Diagnostic: Error, Hashable, Sendable, CustomStringConvertible {
     }
 
     /// `    suggestion: ...`, the suggestion escaped; `nil` without one.
-    public func suggestionLine(styling style: (String, Part) -> String = { text, _ in text }) -> String? {
+    package func suggestionLine(styling style: (String, Part) -> String = { text, _ in text }) -> String? {
         suggestion.map { "    " + style("suggestion:", .suggestionLabel) + " " + DisplayText.escaped($0) }
     }
 
     /// `RP008 at file:line:col` (the severity where there is no id): how
     /// another diagnostic's message cites this one. Not escaped: it becomes
     /// part of a message, which every printed form escapes.
-    public var citation: String { "\(id ?? severity.rawValue) at \(location)" }
+    package var citation: String { "\(id ?? severity.rawValue) at \(location)" }
 
     /// The diagnostics one per line, each as its ``description``: the text of
     /// an error that holds several.
-    public static func lines(_ diagnostics: some Sequence<Diagnostic>) -> String {
+    package static func lines(_ diagnostics: some Sequence<Diagnostic>) -> String {
         diagnostics.map(\.description).joined(separator: "\n")
     }
 }

@@ -4,9 +4,9 @@
 /// Lives in the core so the loader, the CLI and every message format
 /// durations the same way; a bare number is rejected because `10` could mean
 /// seconds or milliseconds and a wrong guess is off by a factor of 1,000.
-public enum DurationText {
+package enum DurationText {
     /// Why a text is not a duration.
-    public enum ParseError: Error, Hashable, Sendable, CustomStringConvertible {
+    package enum ParseError: Error, Hashable, Sendable, CustomStringConvertible {
         case empty
         case missingUnit
         case negative
@@ -16,7 +16,7 @@ public enum DurationText {
         case overflow
         case finerThanNanoseconds
 
-        public var description: String {
+        package var description: String {
             switch self {
             case .empty: "an empty duration"
             case .missingUnit: "a number without a unit (write 10s or 250ms)"
@@ -32,7 +32,7 @@ public enum DurationText {
 
     /// The largest duration a policy may state: 100 days. Longer values are
     /// certainly mistakes and would overflow arithmetic downstream.
-    public static let maximum: Duration = .seconds(100 * 24 * 3600)
+    package static let maximum: Duration = .seconds(100 * 24 * 3600)
 
     /// Parses `text` strictly.
     ///
@@ -43,7 +43,7 @@ public enum DurationText {
     /// so every duration that can be written is exact and a non-zero digit
     /// always means a duration above zero. The arithmetic is in whole
     /// nanoseconds; nothing is rounded.
-    public static func parse(_ text: some StringProtocol) -> Result<Duration, ParseError> {
+    package static func parse(_ text: some StringProtocol) -> Result<Duration, ParseError> {
         let bytes = Array(text.utf8)
         if bytes.isEmpty { return .failure(.empty) }
         if bytes[0] == UInt8(ascii: "-") { return .failure(.negative) }
@@ -121,7 +121,7 @@ public enum DurationText {
 
     /// Formats a duration in the policy syntax, choosing the shortest exact
     /// spelling: `0s`, `250ms`, `1.5s`, `1m30s`, `2h`.
-    public static func format(_ duration: Duration) -> String {
+    package static func format(_ duration: Duration) -> String {
         let totalNanoseconds = duration.nanosecondsSaturated
         if totalNanoseconds < 0 { return "-" + format(.nanoseconds(-totalNanoseconds)) }
         if totalNanoseconds == 0 { return "0s" }

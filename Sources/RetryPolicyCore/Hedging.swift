@@ -32,12 +32,12 @@ public struct HedgingPolicy: Hashable, Sendable {
     }
 
     /// The methods hedged under `idempotency`.
-    public func hedgedMethods(_ idempotency: Idempotency) -> Set<HTTPMethod> {
+    package func hedgedMethods(_ idempotency: Idempotency) -> Set<HTTPMethod> {
         methods ?? idempotency.retryableMethods.intersection(HTTPMethod.idempotent)
     }
 
     /// Whether a request is hedged.
-    public func applies(to method: HTTPMethod, markedIdempotent: Bool, idempotency: Idempotency) -> Bool {
+    package func applies(to method: HTTPMethod, markedIdempotent: Bool, idempotency: Idempotency) -> Bool {
         hedgedMethods(idempotency).contains(method) || (markedIdempotent && idempotency.honorIdempotentRequests)
     }
 }

@@ -25,7 +25,7 @@ public struct Idempotency: Hashable, Sendable {
         self.location = location
     }
 
-    public func allowsRetry(method: HTTPMethod, markedIdempotent: Bool) -> Bool {
+    package func allowsRetry(method: HTTPMethod, markedIdempotent: Bool) -> Bool {
         retryableMethods.contains(method) || (markedIdempotent && honorIdempotentRequests)
     }
 }

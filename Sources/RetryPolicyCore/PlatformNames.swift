@@ -16,7 +16,7 @@ public struct PlatformNames: Hashable, Sendable {
     public var platforms: [String] { names.keys.sorted() }
 
     /// Entries of `override` replace those of `self`, kind by kind.
-    public func merging(_ override: PlatformNames) -> PlatformNames {
+    package func merging(_ override: PlatformNames) -> PlatformNames {
         var merged = names
         for (platform, kinds) in override.names {
             merged[platform, default: [:]].merge(kinds) { _, new in new }

@@ -46,7 +46,7 @@ public struct Policy: Hashable, Sendable {
     /// `timeouts.total`, `rules[2].action`), so that a finding can point at
     /// the key that causes it. Filled in by the loader; empty for policies
     /// built in code.
-    public var keyLocations: [String: SourceLocation] = [:]
+    package var keyLocations: [String: SourceLocation] = [:]
 
     public init(
         name: String,
@@ -91,12 +91,12 @@ public struct Policy: Hashable, Sendable {
 
     /// The name of `kind` on `platform`: the policy's own names first, then
     /// the standard ones.
-    public func platformName(of kind: SDKError.Kind, on platform: String) -> String? {
+    package func platformName(of kind: SDKError.Kind, on platform: String) -> String? {
         errorNames.name(of: kind, on: platform) ?? PlatformNames.standard.name(of: kind, on: platform)
     }
 
     /// Whether the policy can ever retry.
-    public var isSingleAttempt: Bool { attempts <= 1 }
+    package var isSingleAttempt: Bool { attempts <= 1 }
 }
 
 /// The layers a request passes through (app, SDK, gateway), each with its

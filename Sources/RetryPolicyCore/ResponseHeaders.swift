@@ -2,7 +2,7 @@
 ///
 /// A plain list, looked up case-insensitively without allocating. Adapters
 /// need only pass the headers a policy names (see
-/// ``RetryDecider/consultedHeaderNames``), which keeps the common path free
+/// `RetryDecider/consultedHeaderNames`), which keeps the common path free
 /// of copies.
 public struct ResponseHeaders: Hashable, Sendable, ExpressibleByDictionaryLiteral {
     public var fields: [Field]

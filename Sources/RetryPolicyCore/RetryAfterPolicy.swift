@@ -99,7 +99,7 @@ public struct RetryAfterPolicy: Hashable, Sendable {
 
     /// The server's delay among `headers`, relative to `now`; `nil` when no
     /// configured header is present with a valid value.
-    public func serverDelay(in responseHeaders: ResponseHeaders, now: Timestamp?) -> Duration? {
+    package func serverDelay(in responseHeaders: ResponseHeaders, now: Timestamp?) -> Duration? {
         for header in headers {
             guard let value = responseHeaders[header.name] else { continue }
             if let delay = RetryAfterValue.parse(value, format: header.format, now: now) { return delay }

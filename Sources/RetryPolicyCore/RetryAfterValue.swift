@@ -108,7 +108,7 @@ public enum HTTPDate {
 
     /// An IMF-fixdate only (the form a sender must generate), which needs no
     /// `now`.
-    public static func parseIMFFixdate(_ text: String) -> Timestamp? {
+    package static func parseIMFFixdate(_ text: String) -> Timestamp? {
         var scanner = Scanner(bytes: Substring(text).utf8[...])
         guard scanner.oneOf(dayNames) != nil, scanner.consume(44) else { return nil }
         return imfFixdate(&scanner).map(Timestamp.init(secondsSince1970:))

@@ -64,7 +64,7 @@ public struct RetryDecider: Sendable {
     }
 
     /// The header names the policy reads, so adapters can pass only those.
-    @inlinable public var consultedHeaderNames: [String] { compiled.consultedHeaderNames }
+    @inlinable package var consultedHeaderNames: [String] { compiled.consultedHeaderNames }
 
     /// The time limits for a request to `endpoint`.
     ///
@@ -76,7 +76,7 @@ public struct RetryDecider: Sendable {
 
     /// Whether a request to `endpoint` has a per-attempt timeout or a total
     /// deadline to enforce; answered without copying the timeout budget.
-    public func hasTimeLimits(forEndpoint endpoint: String?) -> Bool {
+    package func hasTimeLimits(forEndpoint endpoint: String?) -> Bool {
         if let endpoint, !compiled.policy.endpoints.isEmpty, compiled.policy.endpoints[endpoint] != nil {
             let budget = compiled.policy.timeouts(for: endpoint)
             return budget.perAttempt != nil || budget.total != nil
@@ -88,7 +88,7 @@ public struct RetryDecider: Sendable {
     /// unmatched 2xx, or a rule whose action is `success`.
     ///
     /// Pure: it decides nothing and spends no budget.
-    public func isPlainSuccess(_ outcome: AttemptOutcome, method: HTTPMethod) -> Bool {
+    @usableFromInline package func isPlainSuccess(_ outcome: AttemptOutcome, method: HTTPMethod) -> Bool {
         let index = compiled.resolutionIndex(for: outcome, method: method)
         // A default whose action is `success` does not count: only a rule
         // or the implicit 2xx success makes a plain success.
@@ -113,12 +113,12 @@ public struct RetryDecider: Sendable {
     // MARK: Matching
 
     /// The index of the first rule matching `outcome` for `method`.
-    public func matchingRule(for outcome: AttemptOutcome, method: HTTPMethod) -> Int? {
+    package func matchingRule(for outcome: AttemptOutcome, method: HTTPMethod) -> Int? {
         compiled.firstMatch(for: outcome, method: method)
     }
 
     /// The compiled policy: first-match resolution for any input and method.
-    public var compiledPolicy: CompiledPolicy { compiled }
+    package var compiledPolicy: CompiledPolicy { compiled }
 
     // MARK: Admission
 
@@ -345,7 +345,7 @@ public struct RetryDecider: Sendable {
     /// Pays for a hedge that starts because the hedging delay passed (no
     /// failure to put a price on it), as the budget's style prices it.
     /// Returns what was paid, or `nil` when the budget refuses.
-    public func payForHedge() -> Int? {
+    package func payForHedge() -> Int? {
         switch state.payForUnpricedRetry(driverPays: false) {
         case .paid(let cost): cost
         case .pending(_, let cost): cost
@@ -353,9 +353,9 @@ public struct RetryDecider: Sendable {
         }
     }
 
-    /// Gives back what ``payForHedge()`` or a retry decision took for a
+    /// Gives back what `payForHedge()` or a retry decision took for a
     /// hedge that never started.
-    public func refundUnstartedHedge(_ cost: Int) {
+    package func refundUnstartedHedge(_ cost: Int) {
         guard cost > 0 else { return }
         state.cancel(.paid(cost))
     }

@@ -57,7 +57,7 @@ public struct AttemptContext: Hashable, Sendable {
     /// operation should give it to its client (a request's timeout).
     public var timeLimit: Duration?
 
-    public init(attempt: Int, credentialRefreshes: Int = 0, timeLimit: Duration? = nil) {
+    @usableFromInline package init(attempt: Int, credentialRefreshes: Int = 0, timeLimit: Duration? = nil) {
         self.attempt = attempt
         self.credentialRefreshes = credentialRefreshes
         self.timeLimit = timeLimit

@@ -19,7 +19,7 @@ public struct TimeoutBudget: Hashable, Sendable {
     }
 
     /// Fields of `override` win; unset fields fall back to `self`.
-    public func overridden(by override: TimeoutBudget) -> TimeoutBudget {
+    package func overridden(by override: TimeoutBudget) -> TimeoutBudget {
         TimeoutBudget(
             perAttempt: override.perAttempt ?? perAttempt,
             total: override.total ?? total,

@@ -30,7 +30,7 @@ public final class CircuitBreaker: Sendable {
 
     /// May a call start at `now`? Never waits: a half-open probe of a
     /// breaker whose store claims probe permits elsewhere (a database) is
-    /// decided on this process's breaker; ``admitClaimingProbe(at:)``
+    /// decided on this process's breaker; `admitClaimingProbe(at:)`
     /// claims the permit instead.
     public func admit(at now: Timestamp) -> (Admission, CircuitBreakerTransition?) {
         if let store { return store.admit(at: now, through: self) }
@@ -40,7 +40,7 @@ public final class CircuitBreaker: Sendable {
     /// ``admit(at:)``, except that a half-open probe claims its permit from
     /// the store and awaits the answer (bounded by the store): the form
     /// for a driver that can wait.
-    public func admitClaimingProbe(at now: Timestamp) async -> (Admission, CircuitBreakerTransition?) {
+    package func admitClaimingProbe(at now: Timestamp) async -> (Admission, CircuitBreakerTransition?) {
         if let store { return await store.claimProbe(at: now, through: self) }
         return admitLocally(at: now)
     }

@@ -43,7 +43,7 @@ public struct CircuitBreakerConfiguration: Hashable, Sendable {
         /// What the policy retries.
         public static let retried = Failures()
 
-        public var isRetried: Bool { rules.isEmpty && errors.isEmpty && statuses.isEmpty }
+        package var isRetried: Bool { rules.isEmpty && errors.isEmpty && statuses.isEmpty }
     }
 
     public var sampling: Sampling
@@ -96,7 +96,7 @@ public struct CircuitBreakerConfiguration: Hashable, Sendable {
     }
 
     /// The longest break when the breaker has no ``maxBreak`` but grows.
-    public static let defaultLongestBreak = Duration.seconds(86_400 * 100)
+    package static let defaultLongestBreak = Duration.seconds(86_400 * 100)
 
     /// Openings in a row beyond which nothing is counted: a bound on a
     /// number a peer sharing the breaker can also send, so that counting
@@ -142,7 +142,7 @@ public struct CircuitBreakerConfiguration: Hashable, Sendable {
 
     /// The most calls the window can hold: the count window's size, or
     /// unbounded for a time window.
-    public var windowCapacity: Int? {
+    package var windowCapacity: Int? {
         if case .count(let calls) = sampling { calls } else { nil }
     }
 }

@@ -1,8 +1,8 @@
 /// The states of one circuit breaker and the events that move it: a
 /// struct with `mutating` events and time passed in, no clock read.
 ///
-/// Calls are admitted with ``admit(at:)``, which hands out a ``Ticket``;
-/// their results come back with ``record(failure:ticket:at:)``. A result
+/// Calls are admitted with `admit(at:)`, which hands out a ``Ticket``;
+/// their results come back with `record(failure:ticket:at:)`. A result
 /// whose ticket is from an earlier state (a call admitted while closed
 /// that ends after the breaker opened, or a probe of an earlier half-open
 /// period) is ignored, so only probes decide a half-open breaker.
@@ -25,7 +25,7 @@ public struct CircuitBreakerStateMachine: Sendable {
         case halfOpen(admitted: Int, succeeded: Int)
     }
 
-    public let configuration: CircuitBreakerConfiguration
+    package let configuration: CircuitBreakerConfiguration
     private var phase = Phase.closed
     /// Changes with every state change; tickets of earlier states are stale.
     private var generation: UInt64 = 0
@@ -37,12 +37,12 @@ public struct CircuitBreakerStateMachine: Sendable {
     /// and not yet reported: the next admission reports it.
     private var adopted: CircuitBreakerTransition?
 
-    public init(configuration: CircuitBreakerConfiguration) {
+    package init(configuration: CircuitBreakerConfiguration) {
         self.configuration = configuration
         window = Window(configuration.sampling)
     }
 
-    public var state: State {
+    package var state: State {
         switch phase {
         case .closed: .closed
         case .open(let until): .open(until: until)
@@ -58,7 +58,7 @@ public struct CircuitBreakerStateMachine: Sendable {
 
     /// A call wants to go through at `now`. An open breaker whose break is
     /// over becomes half-open first (the returned transition).
-    public mutating func admit(at now: Timestamp) -> (Admission, CircuitBreakerTransition?) {
+    package mutating func admit(at now: Timestamp) -> (Admission, CircuitBreakerTransition?) {
         if let adopted {
             self.adopted = nil
             let (admission, transition) = admit(at: now)
@@ -79,7 +79,7 @@ public struct CircuitBreakerStateMachine: Sendable {
     }
 
     /// The call admitted with `ticket` ended at `now`, as a failure or not.
-    public mutating func record(failure: Bool, ticket: Ticket, at now: Timestamp) -> CircuitBreakerTransition? {
+    package mutating func record(failure: Bool, ticket: Ticket, at now: Timestamp) -> CircuitBreakerTransition? {
         guard ticket.generation == generation else { return nil }
         switch phase {
         case .open:
@@ -170,7 +170,7 @@ public struct CircuitBreakerStateMachine: Sendable {
     /// The call admitted with `ticket` will not report a result (it was
     /// cancelled, or never started): a half-open breaker lets another
     /// probe through in its place.
-    public mutating func release(_ ticket: Ticket) {
+    package mutating func release(_ ticket: Ticket) {
         guard ticket.generation == generation, case .halfOpen(let admitted, let succeeded) = phase else { return }
         phase = .halfOpen(admitted: max(admitted - 1, succeeded), succeeded: succeeded)
     }

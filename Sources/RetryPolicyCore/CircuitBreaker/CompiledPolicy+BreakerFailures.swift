@@ -1,14 +1,14 @@
 extension CompiledPolicy {
     /// Whether the policy's breaker counts `outcome` (sent with `method`)
     /// as a failure. A cancelled attempt is never one.
-    public func breakerCountsFailure(_ outcome: AttemptOutcome, method: HTTPMethod) -> Bool {
+    package func breakerCountsFailure(_ outcome: AttemptOutcome, method: HTTPMethod) -> Bool {
         guard let failures = policy.breaker?.failures else { return false }
         return breakerCountsFailure(outcome, method: method, failures: failures)
     }
 
     /// Whether `failures` counts `outcome` (sent with `method`) as a
     /// failure, resolved against this policy's rules.
-    public func breakerCountsFailure(
+    package func breakerCountsFailure(
         _ outcome: AttemptOutcome, method: HTTPMethod, failures: CircuitBreakerConfiguration.Failures
     ) -> Bool {
         if case .transport(.cancelled) = outcome { return false }

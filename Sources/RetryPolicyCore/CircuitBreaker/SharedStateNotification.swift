@@ -28,8 +28,8 @@ public enum SharedStateNotification: Hashable, Sendable {
     /// The longest error kind read (a policy's kinds are short snake_case
     /// names).
     public static let maximumKindBytes = 128
-    public static let breakerPrefix = "breaker "
-    public static let probePrefix = "probe "
+    package static let breakerPrefix = "breaker "
+    package static let probePrefix = "probe "
 
     /// Why a payload was refused.
     public enum Problem: Error, Hashable, Sendable, CustomStringConvertible {
@@ -80,7 +80,7 @@ public enum SharedStateNotification: Hashable, Sendable {
     /// A cooldown's fields, from a notification or a row, checked: the
     /// status an HTTP status, the kind a snake_case name, the key not
     /// empty.
-    public static func cooldown(key: String, until: Int64, kind: Substring, status: Int?) -> Result<SharedCooldown, Problem> {
+    package static func cooldown(key: String, until: Int64, kind: Substring, status: Int?) -> Result<SharedCooldown, Problem> {
         if let status, !(100...599).contains(status) { return .failure(.outOfRange(field: "STATUS", expected: "100...599 or -")) }
         guard isKind(kind) else { return .failure(.badKind) }
         guard !key.isEmpty else { return .failure(.emptyKey) }
@@ -102,7 +102,7 @@ public enum SharedStateNotification: Hashable, Sendable {
     /// A breaker's fields, from a notification or a row, checked: the
     /// numbers not negative, the state `open` or `closed`, the key not
     /// empty.
-    public static func breaker(key: String, opening: Int64, state: Substring, until: Int64, openings: Int)
+    package static func breaker(key: String, opening: Int64, state: Substring, until: Int64, openings: Int)
         -> Result<SharedBreakerChange, Problem>
     {
         guard opening >= 0 else { return .failure(.outOfRange(field: "OPENING", expected: "0 or more")) }
@@ -144,7 +144,7 @@ public struct SharedCooldown: Hashable, Sendable {
     public var kind: SDKError.Kind
     public var status: Int?
 
-    public init(key: String, until: Timestamp, kind: SDKError.Kind, status: Int?) {
+    package init(key: String, until: Timestamp, kind: SDKError.Kind, status: Int?) {
         self.key = key
         self.until = until
         self.kind = kind
@@ -154,7 +154,7 @@ public struct SharedCooldown: Hashable, Sendable {
     /// The longest cooldown a policy takes from elsewhere: its
     /// `retry_after` cap, or the ceiling of every duration when it has
     /// none.
-    public static func longest(for policy: Policy) -> Duration { policy.retryAfter.cap ?? Backoff.ceiling }
+    package static func longest(for policy: Policy) -> Duration { policy.retryAfter.cap ?? Backoff.ceiling }
 
     /// The cooldown ending at most `longest` after `now`.
     public func limited(to longest: Duration, at now: Timestamp) -> SharedCooldown {
@@ -171,12 +171,12 @@ public struct SharedBreakerChange: Hashable, Sendable {
     /// The fleet's opening number (grows with each opening and each new
     /// round of probes).
     public var opening: Int64
-    public var isOpen: Bool
+    package var isOpen: Bool
     public var until: Timestamp
     /// Openings in a row since the breaker last closed.
     public var openings: Int
 
-    public init(key: String, opening: Int64, isOpen: Bool, until: Timestamp, openings: Int) {
+    package init(key: String, opening: Int64, isOpen: Bool, until: Timestamp, openings: Int) {
         self.key = key
         self.opening = opening
         self.isOpen = isOpen

@@ -1,15 +1,15 @@
 /// The JSON form of a decision, shared by `decide`, `simulate`, `diff` and
 /// the storm report: `{"action", "error", "reason", "delay_ms": {"min",
 /// "max"}, "rule"}`.
-public enum DecisionJSON {
+package enum DecisionJSON {
     /// The outline with the rule that decided, as `FILE:LINE` (`null`
     /// when no rule did).
-    public static func value(_ outline: DecisionOutline) -> JSONValue {
+    package static func value(_ outline: DecisionOutline) -> JSONValue {
         .object(fields(outline.signature) + [("rule", .optional(outline.rule.map { "\($0.file):\($0.line)" }))])
     }
 
     /// What two decisions are compared by, without the rule.
-    public static func value(_ signature: DecisionOutline.Signature) -> JSONValue {
+    package static func value(_ signature: DecisionOutline.Signature) -> JSONValue {
         .object(fields(signature))
     }
 

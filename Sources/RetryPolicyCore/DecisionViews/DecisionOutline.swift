@@ -11,7 +11,7 @@ public struct DecisionOutline: Hashable, Sendable, CustomStringConvertible {
         public var reason: StopReason?
         public var delay: ClosedRange<Duration>?
 
-        /// ``DecisionText/summary(_:)``.
+        /// `DecisionText/summary(_:)`.
         public var description: String { DecisionText.summary(self) }
     }
 
@@ -60,7 +60,7 @@ public struct DecisionOutline: Hashable, Sendable, CustomStringConvertible {
     public var signature: Signature { Signature(action: action, error: error, reason: reason, delay: delay) }
 
     /// `retry after 0ms-1s [status_5xx]`, `stop: status_429 (not_retryable)`,
-    /// `success` (``DecisionText/summary(_:)``).
+    /// `success` (`DecisionText/summary(_:)`).
     public var description: String { DecisionText.summary(signature) }
 }
 
@@ -68,7 +68,7 @@ extension RetryDecider {
     /// Decides `input` and reduces the decision to its outline. The random
     /// draw does not matter to an outline, so a fixed generator keeps it
     /// deterministic.
-    public func outline(_ input: DecisionInput) -> DecisionOutline {
+    package func outline(_ input: DecisionInput) -> DecisionOutline {
         var generator = SplitMix64(seed: 0)
         return DecisionOutline(decide(input, using: &generator), policy: policy)
     }

@@ -1,9 +1,9 @@
 /// The text forms of a decision, in one place: `decide`, `simulate`,
 /// `diff`, policy tests and the executor's timeline all write a decision
 /// with these, so that one decision reads the same wherever it is shown.
-public enum DecisionText {
+package enum DecisionText {
     /// `1s` for a fixed delay, `0ms-1s` for a jittered one.
-    public static func delay(_ range: ClosedRange<Duration>) -> String {
+    package static func delay(_ range: ClosedRange<Duration>) -> String {
         range.lowerBound == range.upperBound
             ? range.lowerBound.formattedForHumans
             : "\(range.lowerBound.formattedForHumans)-\(range.upperBound.formattedForHumans)"
@@ -11,12 +11,12 @@ public enum DecisionText {
 
     /// A drawn delay or a moment to the millisecond: `390ms` reads better
     /// than `0.39s`, and the JSON forms keep the exact value.
-    public static func millisecond(_ duration: Duration) -> String {
+    package static func millisecond(_ duration: Duration) -> String {
         Duration.milliseconds(Int64(duration.milliseconds.rounded())).formattedForHumans
     }
 
     /// `HTTP 503`, `transport failure timeout`, `condition quota_exceeded`.
-    public static func outcome(_ outcome: AttemptOutcome) -> String {
+    package static func outcome(_ outcome: AttemptOutcome) -> String {
         switch outcome {
         case .response(let status, _): "HTTP \(status)"
         case .transport(let failure): "transport failure \(failure.rawValue)"
@@ -25,14 +25,14 @@ public enum DecisionText {
     }
 
     /// `stop: status_429 (not_retryable)`.
-    public static func stop(_ error: String, _ reason: String) -> String {
+    package static func stop(_ error: String, _ reason: String) -> String {
         "stop: \(error) (\(reason))"
     }
 
     /// `success`, `retry after 0ms-1s [status_5xx]`,
     /// `stop: status_429 (not_retryable)`: what two decisions are compared
     /// by (`diff`, policy tests).
-    public static func summary(_ signature: DecisionOutline.Signature) -> String {
+    package static func summary(_ signature: DecisionOutline.Signature) -> String {
         switch signature.action {
         case .success: "success"
         case .retry: "retry after \(signature.delay.map(delay) ?? "0s") [\(signature.error?.rawValue ?? "internal_error")]"
@@ -44,7 +44,7 @@ public enum DecisionText {
     /// the delay actually drawn and the rule that decided:
     /// `retry after 1s (server-directed), rule at p.yaml:7:5`,
     /// `stop: status_4xx (not_retryable), default rule`.
-    public static func step(_ decision: Decision) -> String {
+    package static func step(_ decision: Decision) -> String {
         var text: String
         switch decision.action {
         case .success: text = "success"
@@ -68,7 +68,7 @@ public enum DecisionText {
     /// (drawn from 0ms-1s) [status_5xx]`, `stop: status_4xx (not_retryable)`.
     /// A hedged request's retry is its next copy: `next copy now
     /// [status_5xx]`.
-    public static func timelineRow(_ outline: DecisionOutline, drawn: Duration?, hedged: Bool) -> String {
+    package static func timelineRow(_ outline: DecisionOutline, drawn: Duration?, hedged: Bool) -> String {
         let error = outline.error?.rawValue ?? ""
         switch outline.action {
         case .success:
@@ -93,7 +93,7 @@ public enum DecisionText {
     /// it so (`retry-policy decide`): `Retry after 100ms-1s (full jitter):
     /// HTTP 503 matches the rule at p.yaml:7:5, which retries it as
     /// status_5xx; this was attempt 1 of 4.`
-    public static func sentence(_ outline: DecisionOutline, input: DecisionInput, policy: Policy) -> String {
+    package static func sentence(_ outline: DecisionOutline, input: DecisionInput, policy: Policy) -> String {
         let what = outcome(input.outcome)
         let ruleText: String
         if let location = outline.rule {

@@ -127,15 +127,15 @@ public struct RequestStateMachine: Sendable {
     public internal(set) var history: [AttemptRecord] = []
     /// What refused an attempt, when the request ended because admission
     /// refused one.
-    public internal(set) var rejection: Admission.Rejection?
+    package internal(set) var rejection: Admission.Rejection?
     /// Whether the request ended because a cooldown rejected an attempt.
-    public var rejectedByCooldown: Bool { rejection == .cooldown }
+    package var rejectedByCooldown: Bool { rejection == .cooldown }
     /// Whether the request ended because the circuit breaker rejected an
     /// attempt.
-    public var rejectedByBreaker: Bool { rejection == .breaker }
+    package var rejectedByBreaker: Bool { rejection == .breaker }
     /// The change of the policy's circuit breaker the last event caused,
     /// if any (a driver reports it: event, log line, metric).
-    public internal(set) var breakerTransition: CircuitBreakerTransition?
+    package internal(set) var breakerTransition: CircuitBreakerTransition?
 
     // A driver keeps its machine across every wait of a request (the
     // executor in its retry loop's async frame), so the machine stores
@@ -228,13 +228,13 @@ public struct RequestStateMachine: Sendable {
     public var attempt: Int { input.attempt }
     /// How many times the request refreshed credentials (counted when a
     /// retry asks for it).
-    public var credentialRefreshes: Int { input.credentialRefreshes }
+    @usableFromInline package var credentialRefreshes: Int { input.credentialRefreshes }
     /// Whether the request is over.
     public var isFinished: Bool { if case .finished = state { true } else { false } }
     /// Whether the request is hedged (see ``HedgingPolicy``).
-    public var isHedged: Bool { hedges }
+    package var isHedged: Bool { hedges }
     /// The numbers of the hedged attempts in flight.
-    public var attemptsInFlight: [Int] {
+    package var attemptsInFlight: [Int] {
         if case .hedging(let box) = state { return box.value.inFlight.map(\.number) }
         return []
     }
@@ -251,7 +251,7 @@ public struct RequestStateMachine: Sendable {
     /// itself (with ``RetryDecider/admit(now:)``) at `time`. A policy's
     /// circuit breaker still decides: drivers send a first attempt on their
     /// own only for policies without one.
-    public mutating func startAdmitted(at time: RequestTime) -> Action {
+    @usableFromInline package mutating func startAdmitted(at time: RequestTime) -> Action {
         guard case .idle = state else { preconditionFailure("startAdmitted(at:) begins a request once") }
         return admit(at: time, checkingCooldown: false)
     }

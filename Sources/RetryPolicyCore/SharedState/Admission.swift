@@ -35,7 +35,7 @@ public enum Admission: Hashable, Sendable {
 
         /// Whether the request reports the rejecting state's own error (a
         /// cooldown's, the breaker's) rather than its last attempt's.
-        public var reportsOwnError: Bool {
+        package var reportsOwnError: Bool {
             switch self {
             case .cooldown, .breaker: true
             case .deadline, .budget: false

@@ -19,7 +19,7 @@ public struct BudgetPayment: Sendable {
     public let cost: Int
     public let budget: RetryBudget
 
-    public init(kind: Kind, cost: Int, budget: RetryBudget) {
+    package init(kind: Kind, cost: Int, budget: RetryBudget) {
         self.kind = kind
         self.cost = cost
         self.budget = budget

@@ -37,7 +37,7 @@ public final class CooldownGate: Sendable {
 
     /// Extends the cooldown to `until` (never shortens it), and shares the
     /// extension through the store, if any.
-    public func record(until: Timestamp, error: SDKError) {
+    package func record(until: Timestamp, error: SDKError) {
         if apply(until: until, error: error), let store {
             store.cooldownRecorded(until: until, error: error, by: self)
         }

@@ -23,18 +23,18 @@ public struct GRPCRetryThrottling: Hashable, Sendable {
     }
 
     /// One token, in the bucket's thousandths: what every failure takes.
-    public static let failureCost = 1000
+    package static let failureCost = 1000
 
     /// The bucket's capacity in thousandths (saturating: a `maxTokens`
     /// beyond any real config cannot wrap around).
-    public var capacity: Int {
+    package var capacity: Int {
         let (product, overflow) = maxTokens.multipliedReportingOverflow(by: Self.failureCost)
         return overflow ? (maxTokens < 0 ? Int.min : Int.max) : product
     }
 
     /// A retry is allowed only while more than this many thousandths
     /// remain: half of capacity.
-    public var threshold: Int { capacity / 2 }
+    package var threshold: Int { capacity / 2 }
 
     /// Whether the tokens in `bucket` allow a retry now.
     package func permitsRetry(_ bucket: RetryBudget) -> Bool { bucket.available > threshold }

@@ -9,7 +9,7 @@ public struct ProbeClaim: Sendable {
     /// When the attempt asked to start.
     public let time: Timestamp
 
-    public init(breaker: CircuitBreaker, at time: Timestamp) {
+    package init(breaker: CircuitBreaker, at time: Timestamp) {
         self.breaker = breaker
         self.time = time
     }

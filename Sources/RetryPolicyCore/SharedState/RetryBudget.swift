@@ -34,12 +34,12 @@ public final class RetryBudget: Sendable {
     /// Whether paying from this bucket may wait on its store (a
     /// database): then the request state machine hands the payment to its
     /// driver to await (`RequestStateMachine.Action.payBudget`).
-    public var paymentsWait: Bool { store?.paymentsWait ?? false }
+    package var paymentsWait: Bool { store?.paymentsWait ?? false }
 
     /// Takes `cost` tokens if that many are left. Never goes negative and
     /// never waits: with a store whose payments wait, decided on this
     /// process's view (the store shares the spend later).
-    public func withdraw(_ cost: Int) -> Bool {
+    package func withdraw(_ cost: Int) -> Bool {
         if cost <= 0 { return true }
         if let store { return store.withdrawWithoutWaiting(cost, from: self) }
         return withdrawLocally(cost)
@@ -47,7 +47,7 @@ public final class RetryBudget: Sendable {
 
     /// Takes `cost` tokens if that many are left, from the bucket the store
     /// shares (atomic across its sharers); may wait on the store.
-    public func withdraw(_ cost: Int) async -> Bool {
+    package func withdraw(_ cost: Int) async -> Bool {
         if cost <= 0 { return true }
         if let store { return await store.withdraw(cost, from: self) }
         return withdrawLocally(cost)
@@ -56,7 +56,7 @@ public final class RetryBudget: Sendable {
     /// Takes `cost` tokens, or all that are left when fewer remain, and
     /// returns how many remain (gRPC throttling records a failure so).
     /// Never waits, like the synchronous `withdraw(_:)`.
-    public func drain(_ cost: Int) -> Int {
+    package func drain(_ cost: Int) -> Int {
         if cost <= 0 { return available }
         if let store { return store.drainWithoutWaiting(cost, from: self) }
         return drainLocally(cost)
@@ -64,14 +64,14 @@ public final class RetryBudget: Sendable {
 
     /// `drain(_:)` from the bucket the store shares; may wait
     /// on the store.
-    public func drain(_ cost: Int) async -> Int {
+    package func drain(_ cost: Int) async -> Int {
         if cost <= 0 { return available }
         if let store { return await store.drain(cost, from: self) }
         return drainLocally(cost)
     }
 
     /// Returns `amount` tokens, never beyond capacity.
-    public func deposit(_ amount: Int) {
+    package func deposit(_ amount: Int) {
         if amount <= 0 { return }
         if let store { return store.deposit(amount, to: self) }
         depositLocally(amount)

@@ -47,7 +47,7 @@ public struct TokenBucketBudget: Hashable, Sendable {
     /// recognised by the transport failure, throttling by
     /// ``throttlingErrors``, which wins).
     @inlinable
-    public func cost(for kind: SDKError.Kind, isTimeout: Bool) -> Int {
+    package func cost(for kind: SDKError.Kind, isTimeout: Bool) -> Int {
         if !throttlingErrors.isEmpty, throttlingErrors.contains(kind) { return throttlingRetryCost }
         return isTimeout ? timeoutRetryCost : retryCost
     }

@@ -20,12 +20,12 @@ public indirect enum JSONValue: Hashable, Sendable, ExpressibleByStringLiteral, 
     public func hash(into hasher: inout Hasher) { hasher.combine(rendered()) }
 
     /// `value` or `null`.
-    public static func optional(_ value: String?) -> JSONValue { value.map(JSONValue.string) ?? .null }
-    public static func optional(_ value: Int?) -> JSONValue { value.map(JSONValue.int) ?? .null }
+    package static func optional(_ value: String?) -> JSONValue { value.map(JSONValue.string) ?? .null }
+    package static func optional(_ value: Int?) -> JSONValue { value.map(JSONValue.int) ?? .null }
 
     /// A duration in milliseconds: whole ones as an integer, fractions as a
     /// number.
-    public static func milliseconds(_ duration: Duration) -> JSONValue {
+    package static func milliseconds(_ duration: Duration) -> JSONValue {
         let value = duration.milliseconds
         return value == value.rounded() ? .int(Int(value)) : .double(value)
     }

@@ -34,7 +34,7 @@ public struct ErrorClassifier: Sendable {
     })
 
     /// Tries `self`, then `fallback`.
-    public func chained(with fallback: ErrorClassifier) -> ErrorClassifier {
+    package func chained(with fallback: ErrorClassifier) -> ErrorClassifier {
         ErrorClassifier { error in self.classify(error) ?? fallback.classify(error) }
     }
 

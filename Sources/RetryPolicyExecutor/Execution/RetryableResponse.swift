@@ -17,7 +17,7 @@ extension RetryDecider {
     /// the executor's async functions its header list and loop would
     /// otherwise land in the async frame of every request.
     @inlinable @inline(never)
-    public func outcome(for response: some RetryableResponse) -> AttemptOutcome {
+    package func outcome(for response: some RetryableResponse) -> AttemptOutcome {
         var headers = ResponseHeaders.none
         for name in consultedHeaderNames {
             if let value = response.headerValue(named: name) {

@@ -10,7 +10,7 @@ import Darwin
 
 extension Timestamp {
     /// The system's real-time clock now.
-    public static func systemNow() -> Timestamp {
+    @usableFromInline package static func systemNow() -> Timestamp {
         var spec = timespec()
         clock_gettime(CLOCK_REALTIME, &spec)
         return Timestamp(nanosecondsSince1970: Int64(spec.tv_sec) &* 1_000_000_000 &+ Int64(spec.tv_nsec))
@@ -29,7 +29,7 @@ public struct WallClockAnchor<Instant: InstantProtocol>: Sendable where Instant.
     public let instant: Instant
     public let timestamp: Timestamp
 
-    public init(instant: Instant, timestamp: Timestamp) {
+    package init(instant: Instant, timestamp: Timestamp) {
         self.instant = instant
         self.timestamp = timestamp
     }

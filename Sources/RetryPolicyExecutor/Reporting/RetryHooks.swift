@@ -36,5 +36,5 @@ public struct RetryHooks: Sendable {
     }
 
     /// No hook is set: a request has nothing to report.
-    public var isEmpty: Bool { observer == nil && telemetry == nil && tracing == nil && shadow == nil }
+    package var isEmpty: Bool { observer == nil && telemetry == nil && tracing == nil && shadow == nil }
 }

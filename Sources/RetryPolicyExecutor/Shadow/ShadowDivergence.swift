@@ -52,7 +52,7 @@ public struct ShadowDivergence: Hashable, Sendable {
     /// The candidate's stop reason, when it would have stopped.
     public var candidateStopReason: StopReason?
 
-    public init(
+    package init(
         kind: Kind, livePolicy: String, candidatePolicy: String, endpoint: String?, attempt: Int, live: Decision?,
         candidate: Decision?, delayDifference: Duration? = nil, candidateStopReason: StopReason? = nil
     ) {

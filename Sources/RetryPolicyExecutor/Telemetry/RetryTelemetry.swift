@@ -38,7 +38,7 @@ public struct RetryTelemetry: Sendable {
     }
 
     /// Whether metrics are recorded (a backend is bootstrapped or given).
-    public var recordsMetrics: Bool { factory != nil }
+    package var recordsMetrics: Bool { factory != nil }
 
     @usableFromInline
     func attemptFinished(_ record: AttemptRecord, policy: String, endpoint: String?) {
