@@ -85,7 +85,7 @@ public enum RecordingHarness {
 
     struct Read {
         var records: [RecordedRequest] = []
-        var warnings: [ReplayDiagnostic] = []
+        var warnings: [Diagnostic] = []
         var warningCount = 0
     }
 
