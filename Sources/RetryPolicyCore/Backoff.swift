@@ -235,7 +235,7 @@ public struct Backoff: Hashable, Sendable {
     /// The un-jittered delay before retry `k` (k = 1 is the first retry).
     /// Computed in floating point and clamped before conversion, so large
     /// `k` or multipliers saturate at `max` instead of overflowing.
-    public func base(forRetry k: Int) -> Duration {
+    package func base(forRetry k: Int) -> Duration {
         let initialNanos = Double(initial.nanosecondsSaturated)
         let maxNanos = Double(effectiveMax.nanosecondsSaturated)
         let exponent = Double(Swift.max(k, 1) - 1)

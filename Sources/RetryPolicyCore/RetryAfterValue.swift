@@ -117,7 +117,7 @@ public enum HTTPDate {
     /// The instant of a date and time of day (UTC), or `nil` when it does
     /// not exist: month 1-12, a day the month has, hour 0-23, minute 0-59,
     /// second 0-60 (a leap second). Saturates like ``parse(_:now:)``.
-    public static func timestamp(year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int) -> Timestamp? {
+    package static func timestamp(year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int) -> Timestamp? {
         guard (-1_000_000...1_000_000).contains(year) else { return nil }
         return secondsSince1970(
             CivilTime(year: Int64(year), month: Int64(month), day: Int64(day), hour: Int64(hour), minute: Int64(minute),

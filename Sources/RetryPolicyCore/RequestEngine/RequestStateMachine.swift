@@ -80,7 +80,7 @@ public struct RequestStateMachine: Sendable {
         /// `timeout` for it.
         public var timeLimit: Duration?
 
-        public init(number: Int, timeLimit: Duration?) {
+        @usableFromInline package init(number: Int, timeLimit: Duration?) {
             self.number = number
             self.timeLimit = timeLimit
         }
