@@ -41,7 +41,7 @@ struct HostileSharedStateTests {
         // it from now would push the cooldown on), then a marker on another
         // key: once the marker is in, the repeat was read, and changed nothing.
         try Self.notify(database, payload)
-        try Self.notify(database, "'\(wallNow().nanosecondsSince1970 + 5_000_000_000) 503 status_5xx marker'")
+        try Self.notify(database, "'\(wallNow().nanosecondsSince1970 + 50_000_000_000) 503 status_5xx marker'")
         #expect(await waitFor { marker.cooldown.active(at: wallNow()) != nil } != nil)
         #expect(decider.cooldown.active(at: wallNow())?.until == until)
         await store.shutdown()
@@ -56,7 +56,9 @@ struct HostileSharedStateTests {
         try Self.notify(database, "'breaker \(Int64.max) open \(Int64.max) \(Int.max) forged'")
         // Notifications are handled in order: once the marker's cooldown is
         // in, the forged one has been handled (its row read: there is none).
-        try Self.notify(database, "'\(wallNow().nanosecondsSince1970 + 5_000_000_000) 503 status_5xx marker'")
+        // The marker lasts 50 s (under the policy's 60 s cap), so that a
+        // loaded machine handling it late still finds it active.
+        try Self.notify(database, "'\(wallNow().nanosecondsSince1970 + 50_000_000_000) 503 status_5xx marker'")
         #expect(await waitFor { marker.cooldown.active(at: wallNow()) != nil } != nil, "the marker never arrived")
         #expect(breaker.state == .closed, "a forged notification opened the breaker")
         // A real peer opens the breaker: its opening number (1) is not taken
