@@ -368,7 +368,7 @@ public struct RetryDecider: Sendable {
         }
     }
 
-    /// Gives back what ``payForHedge()`` or a retry decision took for a
+    /// Gives back what ``payForHedge(at:)`` or a retry decision took for a
     /// hedge that never started.
     public func refundUnstartedHedge(_ cost: Int) {
         guard cost > 0 else { return }
