@@ -261,7 +261,10 @@ class Generator:
         self.rng = rng
 
     def value(self, sub, depth=0):
-        for _ in range(60):
+        # A budget's three styles exclude each other's keys, so a drawn
+        # budget is valid about one time in fifteen: enough tries that a
+        # run of thousands of documents never runs out.
+        for _ in range(400):
             candidate = self._draw(sub, depth)
             if self.schema.valid(sub, candidate):
                 return candidate
@@ -498,6 +501,13 @@ def loader_only(kind, document, found):
             thousandths = Fraction(repr(position.value)) * 1000
             if thousandths.denominator != 1 or thousandths <= 0:
                 hits.add("token-ratio-three-decimals")
+        if kind == "policy" and list(position.path) == ["budget", "retry_percent"] and isinstance(position.value, (int, float)):
+            if (Fraction(repr(position.value)) * 10).denominator != 1:
+                hits.add("ratio-percent-one-decimal")
+        if kind == "policy" and list(position.path) == ["budget", "window"] and isinstance(position.value, str) \
+                and DURATION.fullmatch(position.value):
+            if not 1_000_000_000 <= duration_nanoseconds(position.value) <= 60_000_000_000:
+                hits.add("ratio-window-range")
         if kind == "policy" and "condition" in names and isinstance(position.value, str) \
                 and list(position.path[:1]) == ["rules"] and position.value not in conditions:
             hits.add("undeclared-condition")
@@ -710,7 +720,7 @@ def check_loader_only_list(kind, listing):
         "policy": {"nul-in-text", "duration-over-100-days", "status-range-reversed", "undeclared-error-kind",
                    "undeclared-condition", "backoff-min-above-max",
                    "breaker-rule-number", "breaker-max-break-below-break",
-                   "token-ratio-three-decimals"},
+                   "token-ratio-three-decimals", "ratio-percent-one-decimal", "ratio-window-range"},
         "tests": {"nul-in-text", "duration-over-100-days"},
         "settings": set(),
     }[kind]

@@ -58,6 +58,8 @@ public final class CompiledPolicy: Sendable {
     let aboveCap: RetryAfterPolicy.AboveCap
     let combine: RetryAfterPolicy.Combine
     let keepsCooldowns: Bool
+    /// Whether the budget counts requests (a ratio budget).
+    @usableFromInline let countsRequests: Bool
 
     /// Input slots: status codes 100-599, then the transport classes.
     package static let inputCount = StatusPattern.validCodes.count + TransportFailure.allCases.count
@@ -85,6 +87,7 @@ public final class CompiledPolicy: Sendable {
         self.aboveCap = policy.retryAfter.aboveCap
         self.combine = policy.retryAfter.combine
         self.keepsCooldowns = policy.retryAfter.cooldown != .off
+        self.countsRequests = policy.budget?.countsRequests ?? false
         self.resolutions = Self.makeResolutions(of: policy)
         var tables = [Int32](repeating: -1, count: width * (named.count + 1))
         var unfilled = [Int](repeating: width, count: named.count + 1)

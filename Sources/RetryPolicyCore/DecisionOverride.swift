@@ -74,7 +74,7 @@ extension RetryDecider {
             }
             let cost: Int
             var pending: BudgetPayment.Kind?
-            switch state.payForUnpricedRetry(driverPays: defersWaitingPayment) {
+            switch state.payForUnpricedRetry(at: input.now, driverPays: defersWaitingPayment) {
             case .paid(let paid): cost = paid
             case .pending(let payment, let owed):
                 cost = owed

@@ -110,6 +110,19 @@ public struct RetryDecider: Sendable {
         return true
     }
 
+    /// Whether the policy's budget counts requests (a ratio budget): then
+    /// every request's start is recorded with ``recordRequestStart(at:)``,
+    /// and a driver that sends a first attempt on its own must call it.
+    @inlinable public var countsRequests: Bool { compiled.countsRequests }
+
+    /// A request starts at `now`: a ratio budget takes its deposit.
+    /// `RequestStateMachine.start(at:)` calls it; a driver that admits a
+    /// first attempt itself (`startAdmitted(at:)`) calls it first.
+    public func recordRequestStart(at now: Timestamp) {
+        guard compiled.countsRequests else { return }
+        state.recordRequest(at: now)
+    }
+
     // MARK: Matching
 
     /// The index of the first rule matching `outcome` for `method`.
@@ -274,7 +287,8 @@ public struct RetryDecider: Sendable {
         let cost: Int
         var pending: BudgetPayment.Kind?
         switch state.payForRetry(
-            after: mark, kind: kind, isTimeout: input.outcome == .transport(.timeout), driverPays: defersWaitingPayment)
+            after: mark, kind: kind, isTimeout: input.outcome == .transport(.timeout), at: input.now,
+            driverPays: defersWaitingPayment)
         {
         case .paid(let paid): cost = paid
         case .pending(let payment, let owed):
@@ -343,17 +357,18 @@ public struct RetryDecider: Sendable {
     }
 
     /// Pays for a hedge that starts because the hedging delay passed (no
-    /// failure to put a price on it), as the budget's style prices it.
-    /// Returns what was paid, or `nil` when the budget refuses.
-    package func payForHedge() -> Int? {
-        switch state.payForUnpricedRetry(driverPays: false) {
+    /// failure to put a price on it), at `now` when known, as the
+    /// budget's style prices it. Returns what was paid, or `nil` when the
+    /// budget refuses.
+    package func payForHedge(at now: Timestamp? = nil) -> Int? {
+        switch state.payForUnpricedRetry(at: now, driverPays: false) {
         case .paid(let cost): cost
         case .pending(_, let cost): cost
         case .refused: nil
         }
     }
 
-    /// Gives back what `payForHedge()` or a retry decision took for a
+    /// Gives back what `payForHedge(at:)` or a retry decision took for a
     /// hedge that never started.
     package func refundUnstartedHedge(_ cost: Int) {
         guard cost > 0 else { return }

@@ -59,9 +59,24 @@ public enum EnvoyExporter {
     }
 
     static func budgetWarning(_ behaviour: PolicyBehaviour, target: String) -> InteropWarning {
-        InteropWarning(
+        if let ratio = behaviour.policy.budget?.ratio { return ratioBudgetWarning(ratio, behaviour, target: target) }
+        return InteropWarning(
             feature: "budget", location: behaviour.location("budget"),
             message: "\(target) has no token-bucket budget on a route; its retry budget is a cluster circuit breaker (retry_budget: budget_percent of active requests), not exported")
+    }
+
+    /// A ratio budget is the policy's form of Envoy's cluster retry
+    /// budget, but Envoy's caps retries in flight (a concurrency) where
+    /// the policy counts retries over a window (a rate): the cluster
+    /// setting to write is named, with what it would change.
+    static func ratioBudgetWarning(_ ratio: RatioRetryBudget, _ behaviour: PolicyBehaviour, target: String) -> InteropWarning {
+        let percent = NumberText.decimal(Int64(ratio.permille), fractionDigits: 1)
+        let setting = target == "Istio"
+            ? "a DestinationRule's trafficPolicy.retryBudget {percent: \(percent), minRetryConcurrency: \(ratio.minRetriesPerSecond)}"
+            : "the cluster's circuit_breakers.thresholds[].retry_budget {budget_percent: {value: \(percent)}, min_retry_concurrency: \(ratio.minRetriesPerSecond)}"
+        return InteropWarning(
+            feature: "budget", location: behaviour.location("budget.retry_percent", "budget.preset", "budget"),
+            message: "\(target)'s retry budget is not a route setting; write \(setting) by hand. It caps retries in flight at \(percent) % of active requests (at least \(ratio.minRetriesPerSecond) at once), where the policy allows \(percent) % of the requests of the last \(ratio.window.formattedForHumans) plus \(ratio.minRetriesPerSecond) retries a second: the window and the rate are lost; not exported")
     }
 
     static func backOff(_ behaviour: PolicyBehaviour, retries: Int, target: String) -> (InteropValue, [InteropWarning]) {

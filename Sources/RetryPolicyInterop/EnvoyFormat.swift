@@ -103,8 +103,10 @@ struct EnvoyFormat: InteropFormatHandler {
 
     func importCandidates(_ candidates: [ImportCandidate], from file: ForeignFile) -> [Result<ImportedPolicy, InteropError>] {
         let places: [EnvoyRetryPlace]
+        let document: YAMLNode
         do {
-            places = EnvoyRouteSearch(try file.document(of: format)).places
+            document = try file.document(of: format)
+            places = EnvoyRouteSearch(document).places
         } catch {
             return candidates.map { _ in .failure(error) }
         }
@@ -114,7 +116,7 @@ struct EnvoyFormat: InteropFormatHandler {
                 return .failure(InteropError(.selection, at: candidate.location, "expected a retry_policy at this place, found none"))
             }
             let name = places.count == 1 ? file.baseName : candidate.name
-            return Result { () throws(InteropError) in try EnvoyImporter.importPlace(place, path: file.path, name: name) }
+            return Result { () throws(InteropError) in try EnvoyImporter.importPlace(place, path: file.path, name: name, document: document) }
         }
     }
 

@@ -22,7 +22,11 @@ enum EnvoyImporter {
     /// One retry policy where Envoy applies it: a route's RouteAction, a
     /// virtual host (for its routes without their own), or a bare
     /// RetryPolicy.
-    static func importPlace(_ place: EnvoyRetryPlace, path: String, name: String) throws(InteropError) -> ImportedPolicy {
+    /// `document`, the whole file, is searched for the cluster a route
+    /// sends to, whose retry budget becomes the policy's.
+    static func importPlace(
+        _ place: EnvoyRetryPlace, path: String, name: String, document: YAMLNode? = nil
+    ) throws(InteropError) -> ImportedPolicy {
         var reader = ForeignReader(file: path)
         var imported = ImportedPolicy(name: name, source: path, format: .envoy, attempts: 1, backoff: .immediate)
         switch place.kind {
@@ -54,6 +58,11 @@ enum EnvoyImporter {
             }
         } else if place.kind == .virtualHost {
             imported.comment("timeouts", "A virtual host's retry_policy: each route's timeout applies (Envoy's default 15s).")
+        }
+        if place.kind == .route, let document, let cluster = ForeignReader.field(place.holder, "cluster")?.scalarText,
+            let budget = EnvoyRetryBudget.find(cluster: cluster, in: document)
+        {
+            EnvoyRetryBudget.read(budget, cluster: cluster, reader: &reader, imported: &imported)
         }
         if !reader.diagnostics.isEmpty { throw InteropError(reader.diagnostics) }
         return imported

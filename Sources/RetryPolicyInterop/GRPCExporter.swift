@@ -165,6 +165,10 @@ public enum GRPCExporter {
                 .init("maxTokens", .int(throttling.maxTokens)),
                 .init("tokenRatio", .number(NumberText.thousandths(throttling.tokenRatio))),
             ]), warnings)
+        case .ratio:
+            warnings.append(InteropWarning(feature: "budget", location: at,
+                message: "gRPC throttling counts failures and successes, not a share of requests: a ratio budget has no retryThrottling equivalent; not exported"))
+            return (nil, warnings)
         case .tokenBucket(let tokenBucket):
             bucket = tokenBucket
         }

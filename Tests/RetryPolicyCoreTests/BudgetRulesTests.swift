@@ -16,16 +16,16 @@ import Testing
         // 4 -> 3: above 2.
         #expect(rules.recordFailure(in: bucket, deferring: false) == .counted(permitsRetry: true))
         #expect(bucket.available == 3000)
-        #expect(rules.payForUnpricedRetry(from: bucket, deferring: false) == .paid(1000))
+        #expect(rules.payForUnpricedRetry(at: nil, from: bucket, deferring: false) == .paid(1000))
         // 3 -> 2: not above 2.
         #expect(rules.recordFailure(in: bucket, deferring: false) == .counted(permitsRetry: false))
         #expect(bucket.available == 2000)
-        #expect(rules.payForUnpricedRetry(from: bucket, deferring: false) == .refused)
-        #expect(rules.payForRetry(after: .counted(permitsRetry: false), kind: .status5xx, isTimeout: false, from: bucket, deferring: false) == .refused)
+        #expect(rules.payForUnpricedRetry(at: nil, from: bucket, deferring: false) == .refused)
+        #expect(rules.payForRetry(after: .counted(permitsRetry: false), kind: .status5xx, isTimeout: false, at: nil, from: bucket, deferring: false) == .refused)
         // A success adds tokenRatio (0.6), whatever the last retry cost.
         rules.recordSuccess(lastRetryCost: 1000, in: bucket)
         #expect(bucket.available == 2600)
-        #expect(rules.payForUnpricedRetry(from: bucket, deferring: false) == .paid(1000))
+        #expect(rules.payForUnpricedRetry(at: nil, from: bucket, deferring: false) == .paid(1000))
         // Never below zero, never above maxTokens.
         for _ in 0..<10 { _ = rules.recordFailure(in: bucket, deferring: false) }
         #expect(bucket.available == 0)
@@ -48,14 +48,14 @@ import Testing
         #expect(bucket.available == 20)
         #expect(rules.recordFailure(in: bucket, deferring: false) == .unrecorded)
         #expect(bucket.available == 20)
-        #expect(rules.payForRetry(after: .unrecorded, kind: .status5xx, isTimeout: true, from: bucket, deferring: false) == .paid(9))
-        #expect(rules.payForRetry(after: .unrecorded, kind: .status429, isTimeout: false, from: bucket, deferring: false) == .paid(3))
+        #expect(rules.payForRetry(after: .unrecorded, kind: .status5xx, isTimeout: true, at: nil, from: bucket, deferring: false) == .paid(9))
+        #expect(rules.payForRetry(after: .unrecorded, kind: .status429, isTimeout: false, at: nil, from: bucket, deferring: false) == .paid(3))
         #expect(bucket.available == 8)
-        #expect(rules.payForRetry(after: .unrecorded, kind: .status5xx, isTimeout: false, from: bucket, deferring: false) == .paid(7))
-        #expect(rules.payForUnpricedRetry(from: bucket, deferring: false) == .refused)
+        #expect(rules.payForRetry(after: .unrecorded, kind: .status5xx, isTimeout: false, at: nil, from: bucket, deferring: false) == .paid(7))
+        #expect(rules.payForUnpricedRetry(at: nil, from: bucket, deferring: false) == .refused)
         #expect(bucket.available == 1)
         // Deferred: nothing taken until the driver pays.
-        #expect(rules.payForUnpricedRetry(from: bucket, deferring: true) == .pending(.withdraw, cost: 7))
+        #expect(rules.payForUnpricedRetry(at: nil, from: bucket, deferring: true) == .pending(.withdraw, cost: 7))
         #expect(bucket.available == 1)
         rules.cancel(.paid(7), in: bucket)
         #expect(bucket.available == 8)

@@ -96,13 +96,19 @@ struct GoldenFileTests {
         #expect(loaded.rules.map(\.statuses) == policy.rules.map(\.statuses) && loaded.rules.map(\.action) == policy.rules.map(\.action))
     }
 
+    /// The policies under Golden/export: `checkout` (a token bucket) and
+    /// `mesh` (a ratio budget).
+    static let exportedPolicies = ["checkout", "mesh"]
+
     @Test("exports match their golden configurations", arguments: InteropFormat.exportable)
     func exportGolden(format: InteropFormat) throws {
-        let url = Self.directory.appendingPathComponent("export/checkout.yaml")
-        let policy = try loadPolicy(String(contentsOf: url, encoding: .utf8), path: "checkout.yaml")
-        let result = try #require(format.handler.export(policy, file: "checkout.yaml"))
-        let ext = format == .grpc ? "json" : "yaml"
-        try Self.compare(result.text, with: url.deletingLastPathComponent().appendingPathComponent("checkout.\(format).\(ext)"))
-        try Self.compare(Self.warningText(result.warnings), with: url.deletingLastPathComponent().appendingPathComponent("checkout.\(format).warnings.txt"))
+        for name in Self.exportedPolicies {
+            let url = Self.directory.appendingPathComponent("export/\(name).yaml")
+            let policy = try loadPolicy(String(contentsOf: url, encoding: .utf8), path: "\(name).yaml")
+            let result = try #require(format.handler.export(policy, file: "\(name).yaml"))
+            let ext = format == .grpc ? "json" : "yaml"
+            try Self.compare(result.text, with: url.deletingLastPathComponent().appendingPathComponent("\(name).\(format).\(ext)"))
+            try Self.compare(Self.warningText(result.warnings), with: url.deletingLastPathComponent().appendingPathComponent("\(name).\(format).warnings.txt"))
+        }
     }
 }

@@ -307,7 +307,7 @@ struct LintRuleTests {
     func catalog() {
         let rules = LintCatalog.rules
         #expect(Set(rules.map(\.id)).count == rules.count)
-        #expect(rules.map(\.id) == (101...125).map { "RP\($0)" })
+        #expect(rules.map(\.id) == (101...127).map { "RP\($0)" })
         for rule in rules {
             #expect(!rule.summary.isEmpty && rule.explanation.count > 100, "\(rule.id)")
         }
@@ -447,6 +447,34 @@ struct BudgetLintRuleTests {
         #expect(two?.message == "max_tokens 2: the first failure leaves 1 of 2 tokens, not more than half, so no request is ever retried")
         #expect(!ids(budgeted(.grpc(maxTokens: 3, tokenRatioThousandths: 100))).contains("RP118"))
         #expect(!ids(budgeted(RetryBudgetConfiguration(capacity: 1, retryCost: 0, timeoutRetryCost: 0))).contains("RP118"))
+    }
+
+    @Test("RP126 reports a ratio budget with no percentage and no minimum, at budget.retry_percent")
+    func ratioNeverAllowsRetry() throws {
+        let none = RetryBudgetConfiguration.ratio(RatioRetryBudget(permille: 0, minRetriesPerSecond: 0, window: .seconds(10)))
+        let found = findings(budgeted(none, keys: ["budget.retry_percent": 44])).filter { $0.id == "RP126" }
+        try #require(found.count == 1)
+        #expect(found[0].location.line == 44)
+        #expect(found[0].message == "retry_percent 0 and min_retries_per_second 0: the ratio budget never allows a retry")
+        #expect(found[0].suggestion != nil)
+        // Either number alone pays for retries.
+        #expect(!ids(budgeted(.ratio(RatioRetryBudget(permille: 0, minRetriesPerSecond: 1, window: .seconds(10))))).contains("RP126"))
+        #expect(!ids(budgeted(.ratio(RatioRetryBudget(permille: 1, minRetriesPerSecond: 0, window: .seconds(10))))).contains("RP126"))
+    }
+
+    @Test("RP127 reports a ratio budget that never bounds a storm: 100 % or more, or a minimum of 1,000 a second")
+    func ratioNeverBounds() throws {
+        let all = RetryBudgetConfiguration.ratio(RatioRetryBudget(permille: 1000, minRetriesPerSecond: 10, window: .seconds(10)))
+        let found = findings(budgeted(all, keys: ["budget.retry_percent": 45])).filter { $0.id == "RP127" }
+        try #require(found.count == 1)
+        #expect(found[0].location.line == 45)
+        #expect(found[0].message == "retry_percent 100: every request may retry, so under an outage the budget lets through at least twice the load")
+        let floor = RetryBudgetConfiguration.ratio(RatioRetryBudget(permille: 200, minRetriesPerSecond: 1000, window: .seconds(10)))
+        let high = findings(budgeted(floor, keys: ["budget.min_retries_per_second": 46])).filter { $0.id == "RP127" }
+        try #require(high.count == 1)
+        #expect(high[0].location.line == 46)
+        #expect(!ids(budgeted(.ratio(.finagle))).contains("RP127"))
+        #expect(!ids(budgeted(.ratio(RatioRetryBudget(permille: 999, minRetriesPerSecond: 999, window: .seconds(10))))).contains("RP127"))
     }
 
     @Test("RP119 reports throttling kinds no retrying rule reports, and is silent when the kind is retried")

@@ -76,7 +76,7 @@ import Testing
 
     @Test("Bad budget values are located errors", arguments: [
         ("budget:\n  preset: aws-classic\n",
-         "p.yaml:4:11: error: budget.preset: expected aws-standard, aws-standard-2026 or grpc, found the string 'aws-classic' [RP013]"),
+         "p.yaml:4:11: error: budget.preset: expected aws-standard, aws-standard-2026, grpc, finagle, envoy or gateway-api, found the string 'aws-classic' [RP013]"),
         ("budget:\n  preset: grpc\n",
          "p.yaml:4:3: error: missing required key 'max_tokens' in 'budget' (gRPC throttling has no default) [RP012] (gRPC's retryThrottling states maxTokens and tokenRatio, for example max_tokens: 10, token_ratio: 0.1)"),
         ("budget:\n  preset: grpc\n  max_tokens: 0\n  token_ratio: 0.1\n",

@@ -58,7 +58,7 @@ extension RequestStateMachine {
         case .paid(let paid):
             cost = paid
         case .onStart:
-            guard let paid = decider.payForHedge() else {
+            guard let paid = decider.payForHedge(at: time.wall) else {
                 var error = lastError
                 error.detail = "the retry budget pays for no further hedge"
                 return (.reject(error, .budget), nil, 0)

@@ -244,13 +244,16 @@ public struct RequestStateMachine: Sendable {
     /// The request starts: admission, then the first attempt.
     public mutating func start(at time: RequestTime) -> Action {
         guard case .idle = state else { preconditionFailure("start(at:) begins a request once") }
+        decider.recordRequestStart(at: time.wall)
         return admit(at: time)
     }
 
     /// The request starts with a first attempt the driver already admitted
     /// itself (with ``RetryDecider/admit(now:)``) at `time`. A policy's
     /// circuit breaker still decides: drivers send a first attempt on their
-    /// own only for policies without one.
+    /// own only for policies without one. A driver that does records the
+    /// request's start itself (`RetryDecider.recordRequestStart(at:)`)
+    /// when the policy's budget counts requests.
     @usableFromInline package mutating func startAdmitted(at time: RequestTime) -> Action {
         guard case .idle = state else { preconditionFailure("startAdmitted(at:) begins a request once") }
         return admit(at: time, checkingCooldown: false)

@@ -49,7 +49,8 @@ extension GRPCRetryThrottling: RetryBudgetRules {
     }
 
     package func payForRetry(
-        after mark: BudgetFailureMark, kind: SDKError.Kind, isTimeout: Bool, from bucket: RetryBudget, deferring: Bool
+        after mark: BudgetFailureMark, kind: SDKError.Kind, isTimeout: Bool, at now: Timestamp?, from bucket: RetryBudget,
+        deferring: Bool
     ) -> BudgetCharge {
         switch mark {
         case .countedOnPayment: .pending(.drain, cost: Self.failureCost)
@@ -67,7 +68,7 @@ extension GRPCRetryThrottling: RetryBudgetRules {
 
     /// A hedge, or a retry code asks for after a failure already counted,
     /// takes nothing: it needs only the tokens to be above the threshold.
-    package func payForUnpricedRetry(from bucket: RetryBudget, deferring: Bool) -> BudgetCharge {
+    package func payForUnpricedRetry(at now: Timestamp?, from bucket: RetryBudget, deferring: Bool) -> BudgetCharge {
         permitsRetry(bucket) ? .paid(Self.failureCost) : .refused
     }
 

@@ -12,12 +12,16 @@ public final class RetryBudget: Sendable {
     /// Where the bucket is shared; `nil` keeps it in this process.
     public let store: (any RetryStateStore)?
     private let tokens: AtomicInt64
+    /// A ratio budget's expiring deposits (`nil` for the other styles,
+    /// which keep their tokens in `tokens`).
+    package let window: RatioBudgetWindow?
 
     public init(configuration: RetryBudgetConfiguration) {
         self.configuration = configuration
         self.key = nil
         self.store = nil
         self.tokens = AtomicInt64(Int64(Swift.max(configuration.capacity, 0)))
+        self.window = configuration.ratio.map { RatioBudgetWindow(window: $0.window) }
     }
 
     /// A bucket shared through `store` under `key`.
@@ -26,10 +30,15 @@ public final class RetryBudget: Sendable {
         self.key = key
         self.store = store
         self.tokens = AtomicInt64(Int64(Swift.max(configuration.capacity, 0)))
+        self.window = configuration.ratio.map { RatioBudgetWindow(window: $0.window) }
     }
 
-    /// Tokens left now (with a store: as last seen by this process).
-    public var available: Int { Int(truncatingIfNeeded: tokens.load(ordering: .relaxed)) }
+    /// Tokens left now (with a store: as last seen by this process); for
+    /// a ratio budget, the thousandths of a retry it would pay now.
+    public var available: Int {
+        if let window, let ratio = configuration.ratio { return ratioBalance(ratio, window: window, at: nil) }
+        return Int(truncatingIfNeeded: tokens.load(ordering: .relaxed))
+    }
 
     /// Whether paying from this bucket may wait on its store (a
     /// database): then the request state machine hands the payment to its
@@ -126,5 +135,57 @@ public final class RetryBudget: Sendable {
     /// `0...capacity`): what a store does when it learns the shared value.
     public func synchronize(available: Int) {
         tokens.store(Int64(Swift.min(Swift.max(available, 0), Swift.max(configuration.capacity, 0))), ordering: .relaxed)
+    }
+}
+
+/// A ratio budget's ledger: deposits per request and withdrawals per
+/// retry in an expiring window (`RatioRetryBudget`). With a store, the
+/// store shares them; without, this process's window holds them.
+extension RetryBudget {
+    /// A request started at `now` (`nil`: the latest time seen): deposits
+    /// `amount` thousandths of a retry.
+    public func depositRequest(_ amount: Int, at now: Timestamp?) {
+        if amount <= 0 { return }
+        if let store { return store.depositRequest(amount, at: now, to: self) }
+        depositRequestLocally(amount, at: now)
+    }
+
+    /// Withdraws `cost` thousandths for a retry at `now` if the reserve
+    /// and the deposits in the window cover it. Never waits.
+    public func withdrawRetry(_ cost: Int, at now: Timestamp?) -> Bool {
+        if cost <= 0 { return true }
+        if let store { return store.withdrawRetryWithoutWaiting(cost, at: now, from: self) }
+        return withdrawRetryLocally(cost, at: now)
+    }
+
+    /// `withdrawRetry(_:at:)` from the window the store shares; may wait
+    /// on the store.
+    public func withdrawRetry(_ cost: Int, at now: Timestamp?) async -> Bool {
+        if cost <= 0 { return true }
+        if let store { return await store.withdrawRetry(cost, at: now, from: self) }
+        return withdrawRetryLocally(cost, at: now)
+    }
+
+    /// Deposits in this process's window only.
+    public func depositRequestLocally(_ amount: Int, at now: Timestamp?) {
+        guard amount > 0, let window else { return }
+        window.add(Int64(amount), at: window.slot(at: now))
+    }
+
+    /// Withdraws from this process's window only.
+    public func withdrawRetryLocally(_ cost: Int, at now: Timestamp?) -> Bool {
+        if cost <= 0 { return true }
+        guard let window, let ratio = configuration.ratio else { return withdrawLocally(cost) }
+        let slot = window.slot(at: now)
+        let (balance, overflow) = Int64(ratio.reserve).addingReportingOverflow(window.balance(at: slot))
+        guard overflow || balance >= Int64(cost) else { return false }
+        window.add(-Int64(cost), at: slot)
+        return true
+    }
+
+    /// The reserve plus what the window holds at `now`, never below 0.
+    func ratioBalance(_ ratio: RatioRetryBudget, window: RatioBudgetWindow, at now: Timestamp?) -> Int {
+        let (sum, overflow) = Int64(ratio.reserve).addingReportingOverflow(window.balance(at: window.slot(at: now)))
+        return overflow ? Int.max : Int(truncatingIfNeeded: Swift.max(sum, 0))
     }
 }

@@ -9,6 +9,11 @@
 /// - ``GRPCRetryThrottling``, gRPC retry throttling (gRFC A6): failures
 ///   drain the bucket, successes add `tokenRatio`, retries need more than
 ///   half of `maxTokens` left.
+/// - ``RatioRetryBudget``, the ratio budget of Finagle, Linkerd, Envoy
+///   and the Gateway API (presets `finagle`, `envoy`, `gateway-api`):
+///   every request deposits a fraction of a retry, every retry withdraws
+///   one, deposits expire after a window, and a minimum rate of retries is
+///   always allowed.
 ///
 /// During an outage every retry spends tokens and nothing refunds them, so
 /// a fleet's retries stop after a bounded number instead of multiplying the
@@ -20,6 +25,8 @@ public struct RetryBudgetConfiguration: Hashable, Sendable {
         case tokenBucket = "token_bucket"
         /// ``GRPCRetryThrottling``.
         case grpc
+        /// ``RatioRetryBudget``.
+        case ratio
 
         public var description: String { rawValue }
     }
@@ -28,6 +35,7 @@ public struct RetryBudgetConfiguration: Hashable, Sendable {
     public enum Rules: Hashable, Sendable {
         case tokenBucket(TokenBucketBudget)
         case grpc(GRPCRetryThrottling)
+        case ratio(RatioRetryBudget)
     }
 
     public var rules: Rules
@@ -76,13 +84,38 @@ public struct RetryBudgetConfiguration: Hashable, Sendable {
             location: location)
     }
 
+    /// A ratio budget with these numbers, named `preset` when they are a
+    /// peer's (see ``RatioRetryBudget``).
+    public static func ratio(
+        _ budget: RatioRetryBudget, preset: String? = nil, location: SourceLocation? = nil
+    ) -> RetryBudgetConfiguration {
+        RetryBudgetConfiguration(rules: .ratio(budget), preset: preset, location: location)
+    }
+
+    /// The ratio presets by name, with the numbers each stands for.
+    public static let ratioPresets: [(name: String, budget: RatioRetryBudget)] = [
+        ("finagle", .finagle), ("envoy", .envoy), ("gateway-api", .gatewayAPI),
+    ]
+
+    /// Every preset name `budget.preset` accepts.
+    public static let presetNames = ["aws-standard", "aws-standard-2026", "grpc"] + ratioPresets.map(\.name)
+
     /// The style's name.
     public var style: Style {
         switch rules {
         case .tokenBucket: .tokenBucket
         case .grpc: .grpc
+        case .ratio: .ratio
         }
     }
+
+    /// A ratio budget's numbers, when that is the style.
+    public var ratio: RatioRetryBudget? {
+        if case .ratio(let ratio) = rules { ratio } else { nil }
+    }
+
+    /// Whether every request deposits into the budget (a ratio budget).
+    public var countsRequests: Bool { ratio != nil }
 
     /// The token bucket's numbers, when that is the style.
     public var tokenBucket: TokenBucketBudget? {
@@ -107,6 +140,7 @@ extension RetryBudgetConfiguration {
         switch rules {
         case .tokenBucket(let bucket): bucket.retryCost
         case .grpc: GRPCRetryThrottling.failureCost
+        case .ratio: RatioRetryBudget.retryCost
         }
     }
 

@@ -2,7 +2,7 @@
 /// what a retryable failure, a retry, a hedge and a success do to them.
 ///
 /// Each style is one type conforming to this protocol
-/// (``TokenBucketBudget``, ``GRPCRetryThrottling``) and one case of
+/// (``TokenBucketBudget``, ``GRPCRetryThrottling``, ``RatioRetryBudget``) and one case of
 /// `RetryBudgetConfiguration.Rules`; the decider asks only these
 /// questions, through `RetryBudget`, so a new style changes no decision
 /// code. Every requirement acts on a live bucket (which keeps its tokens
@@ -11,6 +11,12 @@
 package protocol RetryBudgetRules: Hashable, Sendable {
     /// Tokens a full bucket holds: it starts full and never goes above.
     var capacity: Int { get }
+
+    /// A request starts at `now`, its first attempt about to be sent: a
+    /// style that counts requests (a ratio budget) deposits. Only
+    /// policies whose `RetryBudgetConfiguration.countsRequests` is true
+    /// are asked.
+    func recordRequest(at now: Timestamp, in bucket: RetryBudget)
 
     /// A failure the policy would retry happened (the last attempt's
     /// included), before anything else decides whether it is retried.
@@ -21,8 +27,11 @@ package protocol RetryBudgetRules: Hashable, Sendable {
     /// The failure marked `mark` (a `kind` failure; `isTimeout` for a
     /// transport timeout) is otherwise retried: what the retry costs, and
     /// whether it is paid, refused or left to the driver (`deferring`).
+    /// `now` is the decision's time (`nil`: unknown), which a style whose
+    /// deposits expire reads.
     func payForRetry(
-        after mark: BudgetFailureMark, kind: SDKError.Kind, isTimeout: Bool, from bucket: RetryBudget, deferring: Bool
+        after mark: BudgetFailureMark, kind: SDKError.Kind, isTimeout: Bool, at now: Timestamp?, from bucket: RetryBudget,
+        deferring: Bool
     ) -> BudgetCharge
 
     /// The failure marked `mark` stops for another reason: settles what
@@ -30,8 +39,9 @@ package protocol RetryBudgetRules: Hashable, Sendable {
     func abandon(_ mark: BudgetFailureMark, in bucket: RetryBudget)
 
     /// A retry with no failure to price: a hedged copy starting because
-    /// its delay passed, or a retry code asks for in place of a stop.
-    func payForUnpricedRetry(from bucket: RetryBudget, deferring: Bool) -> BudgetCharge
+    /// its delay passed, or a retry code asks for in place of a stop, at
+    /// `now` (`nil`: unknown).
+    func payForUnpricedRetry(at now: Timestamp?, from bucket: RetryBudget, deferring: Bool) -> BudgetCharge
 
     /// A retry paid with `charge` will not start (a hedge never sent, a
     /// retry code turned into a stop): gives back or settles what it must.
@@ -84,24 +94,33 @@ extension RetryBudgetConfiguration.Rules: RetryBudgetRules {
         switch self {
         case .tokenBucket(let rules): rules.capacity
         case .grpc(let rules): rules.capacity
+        case .ratio(let rules): rules.capacity
         }
+    }
+
+    package func recordRequest(at now: Timestamp, in bucket: RetryBudget) {
+        if case .ratio(let rules) = self { rules.recordRequest(at: now, in: bucket) }
     }
 
     package func recordFailure(in bucket: RetryBudget, deferring: Bool) -> BudgetFailureMark {
         switch self {
         case .tokenBucket(let rules): rules.recordFailure(in: bucket, deferring: deferring)
         case .grpc(let rules): rules.recordFailure(in: bucket, deferring: deferring)
+        case .ratio(let rules): rules.recordFailure(in: bucket, deferring: deferring)
         }
     }
 
     package func payForRetry(
-        after mark: BudgetFailureMark, kind: SDKError.Kind, isTimeout: Bool, from bucket: RetryBudget, deferring: Bool
+        after mark: BudgetFailureMark, kind: SDKError.Kind, isTimeout: Bool, at now: Timestamp?, from bucket: RetryBudget,
+        deferring: Bool
     ) -> BudgetCharge {
         switch self {
         case .tokenBucket(let rules):
-            rules.payForRetry(after: mark, kind: kind, isTimeout: isTimeout, from: bucket, deferring: deferring)
+            rules.payForRetry(after: mark, kind: kind, isTimeout: isTimeout, at: now, from: bucket, deferring: deferring)
         case .grpc(let rules):
-            rules.payForRetry(after: mark, kind: kind, isTimeout: isTimeout, from: bucket, deferring: deferring)
+            rules.payForRetry(after: mark, kind: kind, isTimeout: isTimeout, at: now, from: bucket, deferring: deferring)
+        case .ratio(let rules):
+            rules.payForRetry(after: mark, kind: kind, isTimeout: isTimeout, at: now, from: bucket, deferring: deferring)
         }
     }
 
@@ -109,13 +128,15 @@ extension RetryBudgetConfiguration.Rules: RetryBudgetRules {
         switch self {
         case .tokenBucket(let rules): rules.abandon(mark, in: bucket)
         case .grpc(let rules): rules.abandon(mark, in: bucket)
+        case .ratio(let rules): rules.abandon(mark, in: bucket)
         }
     }
 
-    package func payForUnpricedRetry(from bucket: RetryBudget, deferring: Bool) -> BudgetCharge {
+    package func payForUnpricedRetry(at now: Timestamp?, from bucket: RetryBudget, deferring: Bool) -> BudgetCharge {
         switch self {
-        case .tokenBucket(let rules): rules.payForUnpricedRetry(from: bucket, deferring: deferring)
-        case .grpc(let rules): rules.payForUnpricedRetry(from: bucket, deferring: deferring)
+        case .tokenBucket(let rules): rules.payForUnpricedRetry(at: now, from: bucket, deferring: deferring)
+        case .grpc(let rules): rules.payForUnpricedRetry(at: now, from: bucket, deferring: deferring)
+        case .ratio(let rules): rules.payForUnpricedRetry(at: now, from: bucket, deferring: deferring)
         }
     }
 
@@ -123,6 +144,7 @@ extension RetryBudgetConfiguration.Rules: RetryBudgetRules {
         switch self {
         case .tokenBucket(let rules): rules.cancel(charge, in: bucket)
         case .grpc(let rules): rules.cancel(charge, in: bucket)
+        case .ratio(let rules): rules.cancel(charge, in: bucket)
         }
     }
 
@@ -130,6 +152,7 @@ extension RetryBudgetConfiguration.Rules: RetryBudgetRules {
         switch self {
         case .tokenBucket(let rules): rules.recordSuccess(lastRetryCost: lastRetryCost, in: bucket)
         case .grpc(let rules): rules.recordSuccess(lastRetryCost: lastRetryCost, in: bucket)
+        case .ratio(let rules): rules.recordSuccess(lastRetryCost: lastRetryCost, in: bucket)
         }
     }
 
@@ -137,6 +160,7 @@ extension RetryBudgetConfiguration.Rules: RetryBudgetRules {
         switch self {
         case .tokenBucket(let rules): await rules.settle(payment)
         case .grpc(let rules): await rules.settle(payment)
+        case .ratio(let rules): await rules.settle(payment)
         }
     }
 
@@ -144,6 +168,7 @@ extension RetryBudgetConfiguration.Rules: RetryBudgetRules {
         switch self {
         case .tokenBucket(let rules): rules.settleWithoutWaiting(payment)
         case .grpc(let rules): rules.settleWithoutWaiting(payment)
+        case .ratio(let rules): rules.settleWithoutWaiting(payment)
         }
     }
 
@@ -151,6 +176,13 @@ extension RetryBudgetConfiguration.Rules: RetryBudgetRules {
         switch self {
         case .tokenBucket(let rules): rules.consecutiveRetries(cost: cost)
         case .grpc(let rules): rules.consecutiveRetries(cost: cost)
+        case .ratio(let rules): rules.consecutiveRetries(cost: cost)
         }
     }
+}
+
+extension RetryBudgetRules {
+    /// Styles that price retries against failures and successes count no
+    /// requests.
+    package func recordRequest(at now: Timestamp, in bucket: RetryBudget) {}
 }

@@ -58,6 +58,22 @@ public protocol RetryStateStore: AnyObject, Sendable {
     /// beyond capacity. Must not wait; may be applied later in batches.
     func deposit(_ amount: Int, to budget: RetryBudget)
 
+    /// A request under the ratio budget `budget` (shared under
+    /// `budget.key`) deposits `amount` (> 0) thousandths of a retry at
+    /// `now` (`nil`: the latest time seen). Must not wait. The default
+    /// keeps the deposit in this process.
+    func depositRequest(_ amount: Int, at now: Timestamp?, to budget: RetryBudget)
+
+    /// A retry withdraws `cost` (> 0) thousandths from the ratio budget
+    /// `budget` shares, if its reserve and the deposits in its window
+    /// cover it; atomic across everyone sharing the key. May wait, for a
+    /// bounded time. The default answers from this process.
+    func withdrawRetry(_ cost: Int, at now: Timestamp?, from budget: RetryBudget) async -> Bool
+
+    /// ``withdrawRetry(_:at:from:)`` for a caller that cannot wait,
+    /// decided on this process's window. Must not wait.
+    func withdrawRetryWithoutWaiting(_ cost: Int, at now: Timestamp?, from budget: RetryBudget) -> Bool
+
     /// `gate` has just extended its local cooldown to `until` because of
     /// `error`: share it with everyone on `gate.key`. Must not wait.
     func cooldownRecorded(until: Timestamp, error: SDKError, by gate: CooldownGate)
@@ -127,6 +143,18 @@ public final class InMemoryRetryStateStore: RetryStateStore {
 
 extension RetryStateStore {
     public var paymentsWait: Bool { false }
+
+    public func depositRequest(_ amount: Int, at now: Timestamp?, to budget: RetryBudget) {
+        budget.depositRequestLocally(amount, at: now)
+    }
+
+    public func withdrawRetryWithoutWaiting(_ cost: Int, at now: Timestamp?, from budget: RetryBudget) -> Bool {
+        budget.withdrawRetryLocally(cost, at: now)
+    }
+
+    public func withdrawRetry(_ cost: Int, at now: Timestamp?, from budget: RetryBudget) async -> Bool {
+        withdrawRetryWithoutWaiting(cost, at: now, from: budget)
+    }
 
     public func withdraw(_ cost: Int, from budget: RetryBudget) async -> Bool {
         withdrawWithoutWaiting(cost, from: budget)

@@ -12,10 +12,13 @@ extension SharedRetryState {
 
     /// Pays for the retry of the failure marked `mark`.
     @inline(__always)
-    func payForRetry(after mark: BudgetFailureMark, kind: SDKError.Kind, isTimeout: Bool, driverPays: Bool) -> BudgetCharge {
+    func payForRetry(
+        after mark: BudgetFailureMark, kind: SDKError.Kind, isTimeout: Bool, at now: Timestamp?, driverPays: Bool
+    ) -> BudgetCharge {
         guard let budget else { return .paid(0) }
         return budget.configuration.rules.payForRetry(
-            after: mark, kind: kind, isTimeout: isTimeout, from: budget, deferring: driverPays && budget.paymentsWait)
+            after: mark, kind: kind, isTimeout: isTimeout, at: now, from: budget,
+            deferring: driverPays && budget.paymentsWait)
     }
 
     /// The failure marked `mark` stops for another reason.
@@ -27,15 +30,22 @@ extension SharedRetryState {
 
     /// Pays for a retry with no failure to price (a hedge on its timer, a
     /// retry code asks for).
-    func payForUnpricedRetry(driverPays: Bool) -> BudgetCharge {
+    func payForUnpricedRetry(at now: Timestamp?, driverPays: Bool) -> BudgetCharge {
         guard let budget else { return .paid(0) }
-        return budget.configuration.rules.payForUnpricedRetry(from: budget, deferring: driverPays && budget.paymentsWait)
+        return budget.configuration.rules.payForUnpricedRetry(
+            at: now, from: budget, deferring: driverPays && budget.paymentsWait)
     }
 
     /// A retry paid with `charge` will not start.
     func cancel(_ charge: BudgetCharge) {
         guard let budget else { return }
         budget.configuration.rules.cancel(charge, in: budget)
+    }
+
+    /// A request starts at `now`: a budget that counts requests deposits.
+    func recordRequest(at now: Timestamp) {
+        guard let budget else { return }
+        budget.configuration.rules.recordRequest(at: now, in: budget)
     }
 
     /// A success after a retry that cost `lastRetryCost` (0: a first try).

@@ -58,7 +58,8 @@ extension TokenBucketBudget: RetryBudgetRules {
     package func recordFailure(in bucket: RetryBudget, deferring: Bool) -> BudgetFailureMark { .unrecorded }
 
     package func payForRetry(
-        after mark: BudgetFailureMark, kind: SDKError.Kind, isTimeout: Bool, from bucket: RetryBudget, deferring: Bool
+        after mark: BudgetFailureMark, kind: SDKError.Kind, isTimeout: Bool, at now: Timestamp?, from bucket: RetryBudget,
+        deferring: Bool
     ) -> BudgetCharge {
         withdraw(cost(for: kind, isTimeout: isTimeout), from: bucket, deferring: deferring)
     }
@@ -66,7 +67,7 @@ extension TokenBucketBudget: RetryBudgetRules {
     package func abandon(_ mark: BudgetFailureMark, in bucket: RetryBudget) {}
 
     /// A hedge, or a retry code asks for, costs a transient retry.
-    package func payForUnpricedRetry(from bucket: RetryBudget, deferring: Bool) -> BudgetCharge {
+    package func payForUnpricedRetry(at now: Timestamp?, from bucket: RetryBudget, deferring: Bool) -> BudgetCharge {
         withdraw(retryCost, from: bucket, deferring: deferring)
     }
 

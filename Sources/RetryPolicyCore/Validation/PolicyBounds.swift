@@ -13,6 +13,15 @@ package enum PolicyBounds {
     /// gRPC's `retryThrottling.tokenRatio`: above 0 (checked apart, with
     /// the three decimals), at most 1000.
     package static let grpcTokenRatio = 0.0...1000.0
+    /// A ratio budget's `retry_percent` in thousandths of requests: 0 %
+    /// to 1000 % (Finagle's `percentCanRetry` range), one decimal.
+    package static let ratioPermille = 0...10_000
+    /// The same as a file writes it, in percent.
+    package static let ratioPercent = 0.0...1000.0
+    /// A ratio budget's `min_retries_per_second`.
+    package static let ratioMinRetriesPerSecond = 0...1_000_000
+    /// A ratio budget's `window`: 1 s to 60 s, Finagle's `ttl` range.
+    package static let ratioWindow = Duration.seconds(1)...Duration.seconds(60)
     /// A name: 1 to 128 letters, digits, `.`, `_` or `-`.
     package static let nameLength = 1...128
 

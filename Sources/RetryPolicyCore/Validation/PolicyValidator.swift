@@ -239,8 +239,10 @@ package enum PolicyValidator {
         }
 
         mutating func budget(_ budget: RetryBudgetConfiguration, known: Set<SDKError.Kind>) {
-            if let preset = budget.preset, !["aws-standard", "aws-standard-2026", "grpc"].contains(preset) {
-                add("RP013", "budget.preset", "expected aws-standard, aws-standard-2026 or grpc, found '\(preset)'")
+            if let preset = budget.preset, !RetryBudgetConfiguration.presetNames.contains(preset) {
+                let names = RetryBudgetConfiguration.presetNames
+                add("RP013", "budget.preset",
+                    "expected \(names.dropLast().joined(separator: ", ")) or \(names.last ?? ""), found '\(preset)'")
             }
             switch budget.rules {
             case .tokenBucket(let bucket):
@@ -257,6 +259,16 @@ package enum PolicyValidator {
                 if throttling.tokenRatio <= 0 || throttling.tokenRatio > 1_000_000 {
                     add("RP019", "budget.token_ratio",
                         "expected a number above 0 and at most 1000, found \(NumberText.number(Double(throttling.tokenRatio) / 1000))")
+                }
+            case .ratio(let ratio):
+                if !PolicyBounds.ratioPermille.contains(ratio.permille) {
+                    add("RP019", "budget.retry_percent",
+                        "expected a percentage from 0 to 1000, found \(NumberText.number(Double(ratio.permille) / 10))",
+                        expected: "a percentage from 0 to 1000")
+                }
+                integer(ratio.minRetriesPerSecond, at: "budget.min_retries_per_second", in: PolicyBounds.ratioMinRetriesPerSecond)
+                if !PolicyBounds.ratioWindow.contains(ratio.window) {
+                    add("RP014", "budget.window", "expected a duration from 1s to 60s, found \(ratio.window.formattedForHumans)")
                 }
             }
         }

@@ -9,12 +9,14 @@ import RetryPolicyCore
 extension RetryDecider {
     /// Whether a request may be sent right now with nothing to enforce
     /// around it: no per-attempt timeout or total deadline (each needs a
-    /// timer task), no circuit breaker to ask, no hedging and no cooldown in
-    /// force. `now` is asked for only when
-    /// the policy runs cooldowns.
+    /// timer task), no circuit breaker to ask, no hedging, no budget that
+    /// counts requests (a ratio budget's deposit is recorded by the
+    /// request state machine's start) and no cooldown in force. `now` is
+    /// asked for only when the policy runs cooldowns.
     @usableFromInline @inline(never)
     func mayStartAtOnce(_ request: RetryRequest, now: () -> Timestamp) -> Bool {
-        guard !hasTimeLimits(forEndpoint: request.endpoint), breaker == nil, policy.hedging == nil else { return false }
+        guard !hasTimeLimits(forEndpoint: request.endpoint), breaker == nil, policy.hedging == nil, !countsRequests
+        else { return false }
         if policy.retryAfter.cooldown == .off { return true }
         if case .proceed = admit(now: now()) { return true }
         return false

@@ -10,7 +10,7 @@ public enum LintCatalog {
         RateLimitWithoutRetryAfter.self, BudgetInNumbers.self, ParityMismatch.self, BudgetNeverAllowsRetry.self,
         ThrottlingNeverAllowsRetry.self, ThrottlingKindNeverRetried.self, BreakerNeverOpens.self,
         UnboundedServerRetries.self, HedgingNonIdempotent.self, HedgeDelayBeyondTimeout.self, HedgingNeverHedges.self,
-        UnusedCondition.self,
+        UnusedCondition.self, RatioBudgetNeverAllowsRetry.self, RatioBudgetNeverBounds.self,
     ]
 
     public static let rules: [LintRule] =

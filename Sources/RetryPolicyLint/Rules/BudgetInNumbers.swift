@@ -29,6 +29,12 @@ enum BudgetInNumbers: PolicyCheck {
                 message += "; from empty, \(refill) successes (token_ratio \(NumberText.thousandths(throttling.tokenRatio))) allow the next retry"
             }
             return [finding(at: context.place(key: "budget", or: budget.location, policy), message)]
+        case .ratio(let ratio):
+            let percent = NumberText.decimal(Int64(ratio.permille), fractionDigits: 1)
+            let message = "the ratio budget allows retries of \(percent) % of the requests in the last "
+                + "\(ratio.window.formattedForHumans) plus \(ratio.minRetriesPerSecond) a second; under a total outage "
+                + "at 1,000 requests a second that is at most \(NumberText.number((ratio.amplificationBound(requestsPerSecond: 1000) * 1000).rounded() / 1000))x the load"
+            return [finding(at: context.place(key: "budget", or: budget.location, policy), message)]
         case .tokenBucket(let tokenBucket):
             bucket = tokenBucket
         }

@@ -102,7 +102,10 @@ extension PostgresRetryStateStore {
         while !Task.isCancelled {
             try? await Task.sleep(for: configuration.refundInterval)
             if Task.isCancelled { break }
-            if let connection = liveConnection() { await flushRefunds(on: connection) }
+            if let connection = liveConnection() {
+                await flushRefunds(on: connection)
+                await flushRatioDeposits(on: connection)
+            }
         }
     }
 

@@ -111,6 +111,7 @@ extension PostgresRetryStateStore {
         }
         if let connection, !connection.isClosed {
             await flushRefunds(on: connection)
+            await flushRatioDeposits(on: connection)
             await publishPendingCooldowns(on: connection)
             await publishPendingOpenings(on: connection)
         }

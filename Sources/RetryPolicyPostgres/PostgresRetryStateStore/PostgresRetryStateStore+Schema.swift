@@ -53,6 +53,13 @@ extension PostgresRetryStateStore {
                 probes_until_ns bigint NOT NULL DEFAULT 0,
                 updated_at timestamptz NOT NULL DEFAULT now())
             """,
+            """
+            CREATE TABLE IF NOT EXISTS retry_policy_ratio (
+                key text PRIMARY KEY,
+                slots bigint[] NOT NULL,
+                amounts bigint[] NOT NULL,
+                updated_at timestamptz NOT NULL DEFAULT now())
+            """,
             "INSERT INTO retry_policy_schema (id, version) VALUES (1, \(schemaVersion)) ON CONFLICT (id) DO NOTHING",
             "COMMIT",
         ]

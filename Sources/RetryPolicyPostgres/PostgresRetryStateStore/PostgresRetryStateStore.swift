@@ -88,6 +88,9 @@ public final class PostgresRetryStateStore: RetryStateStore {
         var keys: [String: KeyState] = [:]
         /// Refunds not yet written, per key.
         var pendingRefunds: [String: Int] = [:]
+        /// Ratio budget deposits (and withdrawals decided without waiting)
+        /// not yet written, per key and slot.
+        var pendingRatioDeposits: [RatioDepositKey: Int] = [:]
         /// Budget payments waiting for their statement, per key and kind.
         var paymentQueues: [PaymentQueueKey: PaymentQueue] = [:]
         /// Those waiting for a payment's answer, by id.

@@ -314,6 +314,16 @@ struct PolicyDecoder {
             preset = reader.choice(node, at: fields.path("preset"), of: BudgetPreset.self)
             if preset == nil { return nil }
         }
+        if preset?.ratio != nil || (preset == nil && PolicyKeys.ratioBudget.contains { fields.entries[$0] != nil }) {
+            return ratioBudget(fields, preset: preset)
+        }
+        for key in PolicyKeys.ratioBudget {
+            guard let entry = fields.entries[key] else { continue }
+            reader.report(
+                .keyConflict, at: entry.key.location,
+                "budget.\(key): applies only to a ratio budget, found preset \(preset?.rawValue ?? "")",
+                suggestion: "choose preset finagle, envoy or gateway-api, or leave out preset for a ratio budget of your own")
+        }
         if preset == .grpc { return grpcBudget(fields) }
         for key in PolicyKeys.grpcBudget {
             guard let entry = fields.entries[key] else { continue }
@@ -326,7 +336,7 @@ struct PolicyDecoder {
         switch preset {
         case .awsStandard: result = .awsStandard
         case .awsStandard2026: result = .awsStandard2026
-        case .grpc, nil: result = RetryBudgetConfiguration()
+        case .grpc, .finagle, .envoy, .gatewayAPI, nil: result = RetryBudgetConfiguration()
         }
         result.location = fields.location
         var bucket = result.tokenBucket ?? TokenBucketBudget()
@@ -363,6 +373,58 @@ struct PolicyDecoder {
         }
         result.rules = .tokenBucket(bucket)
         return result
+    }
+
+    /// A ratio budget: a ratio preset, or ratio keys without a preset;
+    /// what is not stated is the preset's (Finagle's without one).
+    private mutating func ratioBudget(_ fields: Fields, preset: BudgetPreset?) -> RetryBudgetConfiguration? {
+        for key in PolicyKeys.tokenBucketBudget + PolicyKeys.grpcBudget {
+            guard let entry = fields.entries[key] else { continue }
+            reader.report(
+                .keyConflict, at: entry.key.location,
+                "budget.\(key): does not apply to a ratio budget (requests deposit, retries withdraw)",
+                suggestion: "set retry_percent, min_retries_per_second and window, or choose preset aws-standard or grpc to use \(key)")
+        }
+        var ratio = preset?.ratio ?? .finagle
+        var valid = true
+        if let node = fields["retry_percent"] {
+            if let percent = reader.number(node, at: fields.path("retry_percent"), in: PolicyBounds.ratioPercent) {
+                // Exact: one decimal, as Envoy's and the Gateway API's
+                // percentages are written.
+                let scaled = Int((percent * 10).rounded())
+                if Double(scaled) / 10 == percent {
+                    ratio.permille = scaled
+                } else {
+                    valid = false
+                    reader.expected("a percentage from 0 to 1000 with at most one decimal", for: fields.path("retry_percent"), found: node,
+                                    rule: .invalidValue, suggestion: "write \(NumberText.number(Double(Int((percent * 10).rounded(.down))) / 10))")
+                }
+            } else {
+                valid = false
+            }
+        }
+        if let node = fields["min_retries_per_second"] {
+            if let value = reader.integer(node, at: fields.path("min_retries_per_second"), describing: PolicyBounds.ratioMinRetriesPerSecond) {
+                ratio.minRetriesPerSecond = value
+            } else {
+                valid = false
+            }
+        }
+        if let node = fields["window"] {
+            if let window = reader.duration(node, at: fields.path("window")) {
+                if PolicyBounds.ratioWindow.contains(window) {
+                    ratio.window = window
+                } else {
+                    valid = false
+                    reader.expected("a duration from 1s to 60s (Finagle's ttl range)", for: fields.path("window"), found: node,
+                                    rule: .outOfRange, suggestion: "write 10s, the window Finagle and the Gateway API use")
+                }
+            } else {
+                valid = false
+            }
+        }
+        guard valid else { return nil }
+        return .ratio(ratio, preset: preset?.rawValue, location: fields.location)
     }
 
     /// `preset: grpc`: gRPC retry throttling, which has no defaults.

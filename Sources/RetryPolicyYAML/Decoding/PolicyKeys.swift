@@ -22,13 +22,15 @@ enum PolicyKeys {
     static let timeouts = ["per_attempt", "total"]
     static let budget = [
         "preset", "capacity", "retry_cost", "timeout_retry_cost", "throttling_retry_cost", "throttling_errors", "success_refund",
-        "max_tokens", "token_ratio",
+        "max_tokens", "token_ratio", "retry_percent", "min_retries_per_second", "window",
     ]
     /// The budget keys of the token-bucket style (AWS); the rest are gRPC's.
     static let tokenBucketBudget = [
         "capacity", "retry_cost", "timeout_retry_cost", "throttling_retry_cost", "throttling_errors", "success_refund",
     ]
     static let grpcBudget = ["max_tokens", "token_ratio"]
+    /// The budget keys of the ratio style (Finagle, Envoy, Gateway API).
+    static let ratioBudget = ["retry_percent", "min_retries_per_second", "window"]
     static let rule = ["status", "transport", "condition", "methods", "error", "action", "honor_retry_after", "refresh_credentials"]
     static let defaultRule = ["error", "action"]
     static let layer = ["name", "policy", "select"]
@@ -44,4 +46,12 @@ enum BudgetPreset: String, CaseIterable {
     case awsStandard = "aws-standard"
     case awsStandard2026 = "aws-standard-2026"
     case grpc
+    case finagle
+    case envoy
+    case gatewayAPI = "gateway-api"
+
+    /// The ratio budget a ratio preset stands for.
+    var ratio: RatioRetryBudget? {
+        RetryBudgetConfiguration.ratioPresets.first { $0.name == rawValue }?.budget
+    }
 }

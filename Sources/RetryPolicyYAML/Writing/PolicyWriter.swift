@@ -170,6 +170,11 @@ public enum PolicyWriter {
             out.line("  preset: grpc")
             out.line("  max_tokens: \(throttling.maxTokens)")
             out.line("  token_ratio: \(NumberText.decimal(Int64(throttling.tokenRatio), fractionDigits: 3))")
+        case .ratio(let ratio):
+            if let preset = budget.preset { out.line("  preset: \(preset)") }
+            out.line("  retry_percent: \(NumberText.decimal(Int64(ratio.permille), fractionDigits: 1))")
+            out.line("  min_retries_per_second: \(ratio.minRetriesPerSecond)")
+            out.line("  window: \(duration(ratio.window))")
         case .tokenBucket(let bucket):
             if let preset = budget.preset { out.line("  preset: \(preset)") }
             out.line("  capacity: \(bucket.capacity)")
