@@ -24,6 +24,9 @@ public struct Policy: Hashable, Sendable {
     public var breaker: CircuitBreakerConfiguration? = nil
     /// `nil` means attempts run one after another; see ``HedgingPolicy``.
     public var hedging: HedgingPolicy? = nil
+    /// `nil` means no client-side rate limit; see ``AdaptiveRateLimit``
+    /// (AWS adaptive mode).
+    public var rateLimit: AdaptiveRateLimit? = nil
     /// Outcome classes the caller's code may report (``AttemptCondition``),
     /// in the order declared; rules name them with `condition`.
     public var conditions: [AttemptCondition] = []

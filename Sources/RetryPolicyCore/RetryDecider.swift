@@ -22,6 +22,8 @@ public struct RetryDecider: Sendable {
     public var cooldown: CooldownGate { state.cooldown }
     /// The shared circuit breaker, when the policy has one.
     public var breaker: CircuitBreaker? { state.breaker }
+    /// The shared adaptive rate limiter, when the policy has a `rate_limit`.
+    public var rateLimiter: AdaptiveRateLimiter? { state.rateLimiter }
 
     public init(
         policy: Policy, budget: RetryBudget? = nil, cooldown: CooldownGate = CooldownGate(),
@@ -30,7 +32,8 @@ public struct RetryDecider: Sendable {
         compiled = CompiledPolicy(policy: policy)
         state = SharedRetryState(
             budget: budget ?? policy.budget.map(RetryBudget.init(configuration:)), cooldown: cooldown,
-            breaker: breaker ?? policy.breaker.map(CircuitBreaker.init(configuration:)))
+            breaker: breaker ?? policy.breaker.map(CircuitBreaker.init(configuration:)),
+            rateLimiter: policy.rateLimit.map { AdaptiveRateLimiter(configuration: $0) })
     }
 
     /// A decider whose budget and breaker (when the policy has them) and
@@ -56,11 +59,12 @@ public struct RetryDecider: Sendable {
     }
 
     /// Whether the policy keeps state across requests (a budget, a
-    /// circuit breaker or Retry-After cooldowns): without any, requests
-    /// under one decider cannot affect each other.
+    /// circuit breaker, Retry-After cooldowns or a rate limit): without
+    /// any, requests under one decider cannot affect each other.
     package var keepsState: Bool {
         let policy = compiled.policy
         return policy.budget != nil || policy.breaker != nil || policy.retryAfter.cooldown != .off
+            || policy.rateLimit != nil
     }
 
     /// The header names the policy reads, so adapters can pass only those.

@@ -6,6 +6,9 @@ public enum WaitReason: String, Hashable, Sendable, CaseIterable, CustomStringCo
     case server
     /// A cooldown started by an earlier response holds the request back.
     case cooldown
+    /// The adaptive rate limiter (`rate_limit`) paces attempts after the
+    /// service throttled.
+    case rateLimit = "rate_limit"
 
     public var description: String { rawValue }
 }

@@ -142,8 +142,9 @@ enum AWSConfigImporter {
             imported.comment("budget", "Standard mode's retry quota: 500 tokens, a retry costs 5, a timeout retry 10.")
         case "adaptive":
             imported.budget = RetryBudgetConfiguration(capacity: 500, retryCost: 5, timeoutRetryCost: 10, successRefund: 1)
-            imported.comment("budget", "Adaptive mode is standard mode plus client-side rate limiting, which is not represented.")
-            imported.warn("retry_mode", at: section.entries["retry_mode"]!.location, "adaptive mode's client-side rate limiting has no policy equivalent; imported as standard")
+            imported.comment("budget", "Adaptive mode is standard mode's retry quota plus client-side rate limiting.")
+            imported.rateLimit = .aws
+            imported.comment("rate_limit", "Adaptive mode's client-side rate limiter, with botocore's numbers (docs/adaptive-mode.md).")
         default:
             imported.comment("budget", "Legacy mode: the quota and backoff are SDK-specific; standard mode's backoff is used, no quota.")
             imported.warn("retry_mode", at: section.entries["retry_mode"]?.location ?? section.location, "legacy mode's backoff and quota differ between SDKs; imported with standard mode's backoff and no quota")

@@ -42,6 +42,7 @@ public enum EnvoyExporter {
         {
             warnings.append(warning)
         }
+        if let warning = behaviour.rateLimitWarning(target: "Envoy") { warnings.append(warning) }
         // No total in the policy: no deadline, which Envoy spells 0s. That
         // turns off Envoy's default 15s route timeout, which the reader of
         // the route may not expect: said where the export's losses are.

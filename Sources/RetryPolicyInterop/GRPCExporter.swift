@@ -110,6 +110,7 @@ public enum GRPCExporter {
         {
             warnings.append(warning)
         }
+        if let warning = behaviour.rateLimitWarning(target: "gRPC") { warnings.append(warning) }
         return ExportResult(format: .grpc, document: .object(document), warnings: warnings)
     }
 

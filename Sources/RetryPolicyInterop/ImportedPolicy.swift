@@ -25,6 +25,8 @@ public struct ImportedPolicy: Sendable {
     /// Parallel copies instead of sequential retries (gRPC's
     /// `hedgingPolicy`).
     public var hedging: HedgingPolicy?
+    /// A client-side rate limit (AWS adaptive mode).
+    public var rateLimit: AdaptiveRateLimit?
     /// Comment lines written before a top-level key (`attempts`, `backoff`,
     /// `rules`...); `""` is the file's header. ``fileComments`` adds the
     /// line that says where the policy came from.
@@ -130,6 +132,7 @@ public struct ImportedPolicy: Sendable {
             budget: budget, rules: rules,
             defaultRule: DefaultRule(error: .internalError, action: .stop))
         policy.hedging = hedging
+        policy.rateLimit = rateLimit
         return policy
     }
 

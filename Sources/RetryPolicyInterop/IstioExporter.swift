@@ -43,6 +43,7 @@ public enum IstioExporter {
         if let warning = behaviour.hedgingWarning(target: "Istio", instead: "a VirtualService's retries have no hedging") {
             warnings.append(warning)
         }
+        if let warning = behaviour.rateLimitWarning(target: "Istio") { warnings.append(warning) }
         var route: [InteropValue.Field] = []
         if let total = policy.timeouts.total { route.append(.init("timeout", .string(ForeignDuration.protoText(total)))) }
         route.append(.init("retries", .object(retries)))

@@ -18,6 +18,15 @@ extension PolicyBehaviour {
             "\(target) cannot hedge this retry policy (\(instead)); not exported: there, attempts run one after another")
     }
 
+    /// A policy's client-side rate limit (AWS adaptive mode) has no
+    /// counterpart in `target`: attempts there are not paced, and the
+    /// export says so.
+    func rateLimitWarning(target: String) -> InteropWarning? {
+        notExported(
+            "rate_limit", present: policy.rateLimit != nil,
+            "\(target) has no client-side rate limit (AWS adaptive mode); not exported: there, attempts are not paced after throttling")
+    }
+
     /// The warning, at the policy's `section`, that a section it has is
     /// not exported; `nil` when the policy does not have it.
     private func notExported(_ section: String, present: Bool, _ message: String) -> InteropWarning? {

@@ -37,4 +37,19 @@ import Testing
             #expect(export(with, "p.yaml").text == export(without, "p.yaml").text)
         }
     }
+
+    @Test("gRPC, Envoy and Istio cannot pace attempts: exporting a rate_limit warns at the section")
+    func rateLimitIsWarnedAbout() {
+        var with = Self.policy(breaker: nil)
+        with.rateLimit = .aws
+        with.keyLocations["rate_limit"] = SourceLocation(file: "p.yaml", line: 9, column: 1)
+        let without = Self.policy(breaker: nil)
+        for export in [GRPCExporter.export, EnvoyExporter.export, IstioExporter.export] {
+            let warnings = export(with, "p.yaml").warnings.filter { $0.feature == "rate_limit" }
+            #expect(warnings.count == 1)
+            #expect(warnings.first?.location.line == 9)
+            #expect(export(without, "p.yaml").warnings.allSatisfy { $0.feature != "rate_limit" })
+            #expect(export(with, "p.yaml").text == export(without, "p.yaml").text)
+        }
+    }
 }

@@ -90,7 +90,7 @@ struct LoaderErrorCase: CustomTestStringConvertible, Sendable {
             "invalid/malformed-ranges.yaml:10:13: error: rules[2].status: expected a status pattern or a list of at least one, found an empty list [RP019]",
         ]),
         LoaderErrorCase("invalid/many-problems.yaml", [
-            "invalid/many-problems.yaml:4:1: error: unknown key 'atempts'; expected one of: version, name, description, extends, platform, attempts, idempotency, backoff, retry_after, timeouts, endpoints, budget, breaker, hedging, conditions, rules, default, errors, parity [RP010] (did you mean 'attempts'?)",
+            "invalid/many-problems.yaml:4:1: error: unknown key 'atempts'; expected one of: version, name, description, extends, platform, attempts, idempotency, backoff, retry_after, timeouts, endpoints, budget, breaker, hedging, rate_limit, conditions, rules, default, errors, parity [RP010] (did you mean 'attempts'?)",
             "invalid/many-problems.yaml:6:12: error: backoff.initial: expected a duration such as 250ms, 10s or 1m30s, found the integer 1 [RP014] (write 1s or 1ms)",
             "invalid/many-problems.yaml:9:13: error: rules[0].status: expected a status code from 100 to 599, found the integer 42 [RP015]",
             "invalid/many-problems.yaml:12:26: error: rules[1].transport: expected a transport class (timeout, connection_lost, offline, dns, tls, connection_refused, cancelled, invalid_url, decoding or unknown), found the string 'dnss' [RP017] (did you mean 'dns'?)",
@@ -130,7 +130,7 @@ struct LoaderErrorCase: CustomTestStringConvertible, Sendable {
             "invalid/unknown-error-kind.yaml:8:10: error: default.error: expected a standard error kind or one declared under 'errors', found 'quota_exceeded' [RP016] (declare it under 'errors' or use one of no_fill, network_error, status_429, status_5xx, timeout, internal_error, invalid_placement, unauthorized, not_found, cancelled, decoding_failed)",
         ]),
         LoaderErrorCase("invalid/unknown-key.yaml", [
-            "invalid/unknown-key.yaml:3:1: error: unknown key 'bakoff'; expected one of: version, name, description, extends, platform, attempts, idempotency, backoff, retry_after, timeouts, endpoints, budget, breaker, hedging, conditions, rules, default, errors, parity [RP010] (did you mean 'backoff'?)",
+            "invalid/unknown-key.yaml:3:1: error: unknown key 'bakoff'; expected one of: version, name, description, extends, platform, attempts, idempotency, backoff, retry_after, timeouts, endpoints, budget, breaker, hedging, rate_limit, conditions, rules, default, errors, parity [RP010] (did you mean 'backoff'?)",
             "invalid/unknown-key.yaml:6:3: error: unknown key 'capp' in 'retry_after'; expected one of: honor, cap, above_cap, combine, cooldown, headers [RP010] (did you mean 'cap'?)",
         ]),
         LoaderErrorCase("invalid/unknown-method.yaml", [

@@ -95,10 +95,15 @@ extension RequestStateMachine {
     /// Admits the next attempt of the request, which starts it, waits, or
     /// ends the request; a half-open probe whose permit the breaker's
     /// store must claim, waiting, is handed to the driver first
-    /// (``Action/claimProbe(_:)``).
-    mutating func admit(at time: RequestTime, checkingCooldown: Bool = true) -> Action {
+    /// (``Action/claimProbe(_:)``). The adaptive rate limiter, if any, is
+    /// asked just before the breaker, unless the attempt waited for the
+    /// token it reserved (`rateLimiterPaid`).
+    mutating func admit(at time: RequestTime, checkingCooldown: Bool = true, rateLimiterPaid: Bool = false) -> Action {
         let (before, limit, _) = admissionBeforeBreaker(at: time, checkingCooldown: checkingCooldown, payment: .paid(0))
         guard case .proceed = before else { return admitted(before, timeLimit: limit, at: time) }
+        if !rateLimiterPaid, let limiter = decider.state.rateLimiter, let paced = throughRateLimiter(limiter, at: time) {
+            return paced
+        }
         guard let answer = decider.state.admitThroughBreakerUnlessClaiming(at: time.wall) else {
             guard let breaker = decider.breaker else { preconditionFailure("only a circuit breaker claims a probe") }
             state = .claiming

@@ -31,7 +31,7 @@ extension RequestStateMachine {
             return copyFinished(
                 box.value.inFlight[0].number, outcome, at: time, producedValue: producedValue, thrown: thrown,
                 using: &generator)
-        case .idle, .backingOff, .coolingDown, .refreshing, .paying, .claiming, .hedging, .finished:
+        case .idle, .backingOff, .coolingDown, .rateLimited, .refreshing, .paying, .claiming, .hedging, .finished:
             preconditionFailure("attemptFinished follows startAttempt")
         }
     }
@@ -54,7 +54,7 @@ extension RequestStateMachine {
             return sequentialAttemptFinished(
                 outcome, startedAt: startedAt, ticket: ticket, at: time, producedValue: producedValue, thrown: thrown,
                 override: .asPolicySays, using: &generator)
-        case .idle, .attempting, .backingOff, .coolingDown, .refreshing, .paying, .claiming, .finished:
+        case .idle, .attempting, .backingOff, .coolingDown, .rateLimited, .refreshing, .paying, .claiming, .finished:
             preconditionFailure("attemptFinished(\(number), ...) follows the start of attempt \(number)")
         }
     }
@@ -77,6 +77,7 @@ extension RequestStateMachine {
             decision = decider.applying(override, to: decision, input: input, defersWaitingPayment: true)
         }
         recordInBreaker(outcome, ticket: ticket, at: time)
+        recordInRateLimiter(decision.errorKind, at: time)
         if !producedValue { Self.refuseSuccessWithoutValue(&decision, outcome) }
         if let kind = decision.pendingPayment, let budget = decider.budget {
             state = .paying(

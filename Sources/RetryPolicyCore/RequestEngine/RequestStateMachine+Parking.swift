@@ -19,6 +19,7 @@ extension RequestStateMachine {
             case backingOff
             case backingOffThenRefreshing
             case coolingDown
+            case rateLimited
         }
 
         fileprivate var phase: Phase
@@ -43,12 +44,13 @@ extension RequestStateMachine {
     }
 
     /// Whether ``park()`` can keep the machine: a sequential request that
-    /// waits for an attempt in flight, a backoff or a cooldown, and keeps no
+    /// waits for an attempt in flight, a backoff, a cooldown or the rate
+    /// limiter, and keeps no
     /// history.
     package var isParkable: Bool {
         guard !hedges, recording != .all, rejection == nil else { return false }
         switch state {
-        case .attempting, .backingOff, .coolingDown: return true
+        case .attempting, .backingOff, .coolingDown, .rateLimited: return true
         case .idle, .refreshing, .paying, .claiming, .hedging, .finished: return false
         }
     }
@@ -66,6 +68,7 @@ extension RequestStateMachine {
             generation = ticket?.generation ?? 0
         case .backingOff(let refresh): phase = refresh ? .backingOffThenRefreshing : .backingOff
         case .coolingDown: phase = .coolingDown
+        case .rateLimited: phase = .rateLimited
         case .idle, .refreshing, .paying, .claiming, .hedging, .finished: preconditionFailure("not parkable")
         }
         // The last record's decision was a retry (a stop ends the
@@ -125,6 +128,7 @@ extension RequestStateMachine {
         case .backingOff: state = .backingOff(refresh: false)
         case .backingOffThenRefreshing: state = .backingOff(refresh: true)
         case .coolingDown: state = .coolingDown
+        case .rateLimited: state = .rateLimited
         }
     }
 }

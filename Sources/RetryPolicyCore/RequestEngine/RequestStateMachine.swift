@@ -96,6 +96,9 @@ public struct RequestStateMachine: Sendable {
         case backingOff(refresh: Bool)
         /// Waiting out a cooldown before an attempt.
         case coolingDown
+        /// Waiting for the token the adaptive rate limiter reserved for
+        /// the next attempt.
+        case rateLimited
         case refreshing
         /// A retry's decision waits for its payment.
         case paying(PendingRetry)
@@ -265,6 +268,7 @@ public struct RequestStateMachine: Sendable {
         switch state {
         case .backingOff(let refresh): return afterBackoff(refresh: refresh, at: time)
         case .coolingDown: return admit(at: time)
+        case .rateLimited: return admit(at: time, rateLimiterPaid: true)
         case .idle, .attempting, .refreshing, .paying, .claiming, .hedging, .finished:
             preconditionFailure("waitFinished follows wait")
         }
@@ -306,7 +310,7 @@ public struct RequestStateMachine: Sendable {
             if let ticket { decider.breaker?.release(ticket) }
         case .hedging(let box):
             releaseHedge(box.value)
-        case .idle, .backingOff, .coolingDown, .refreshing, .paying, .claiming, .finished:
+        case .idle, .backingOff, .coolingDown, .rateLimited, .refreshing, .paying, .claiming, .finished:
             break
         }
         state = .finished

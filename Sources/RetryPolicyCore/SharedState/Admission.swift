@@ -22,6 +22,9 @@ public enum Admission: Hashable, Sendable {
         case deadline
         /// The retry budget, which pays for no further hedge.
         case budget
+        /// The adaptive rate limiter, which cannot send within its
+        /// `max_wait`.
+        case rateLimit
 
         /// The reason the request stops with.
         public var stopReason: StopReason {
@@ -29,7 +32,9 @@ public enum Admission: Hashable, Sendable {
             case .cooldown: .notRetryable
             case .breaker: .circuitOpen
             case .deadline: .deadlineExceeded
-            case .budget: .budgetExhausted
+            // botocore's limiter refuses with the retry quota's error
+            // (`CapacityNotAvailableError`): a client-side capacity.
+            case .budget, .rateLimit: .budgetExhausted
             }
         }
 
@@ -37,7 +42,7 @@ public enum Admission: Hashable, Sendable {
         /// cooldown's, the breaker's) rather than its last attempt's.
         package var reportsOwnError: Bool {
             switch self {
-            case .cooldown, .breaker: true
+            case .cooldown, .breaker, .rateLimit: true
             case .deadline, .budget: false
             }
         }

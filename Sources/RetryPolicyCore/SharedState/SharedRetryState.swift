@@ -1,5 +1,5 @@
 /// The state requests under one policy share: the retry budget, the
-/// Retry-After cooldown and the circuit breaker. The ledger a
+/// Retry-After cooldown, the circuit breaker and the adaptive rate limiter. The ledger a
 /// ``RetryDecider`` writes to, apart from the rules it reads
 /// (``CompiledPolicy``, which never changes).
 ///
@@ -18,11 +18,17 @@ public final class SharedRetryState: Sendable {
     public let cooldown: CooldownGate
     /// The circuit breaker, when the policy has one.
     public let breaker: CircuitBreaker?
+    /// The adaptive rate limiter, when the policy has a `rate_limit`. It is
+    /// kept in this process, also when a store shares the rest.
+    public let rateLimiter: AdaptiveRateLimiter?
 
-    public init(budget: RetryBudget?, cooldown: CooldownGate, breaker: CircuitBreaker?) {
+    public init(
+        budget: RetryBudget?, cooldown: CooldownGate, breaker: CircuitBreaker?, rateLimiter: AdaptiveRateLimiter? = nil
+    ) {
         self.budget = budget
         self.cooldown = cooldown
         self.breaker = breaker
+        self.rateLimiter = rateLimiter
     }
 
     /// Fresh state for `policy`, kept in this process: a full budget, no
@@ -30,7 +36,8 @@ public final class SharedRetryState: Sendable {
     public convenience init(for policy: Policy) {
         self.init(
             budget: policy.budget.map(RetryBudget.init(configuration:)), cooldown: CooldownGate(),
-            breaker: policy.breaker.map(CircuitBreaker.init(configuration:)))
+            breaker: policy.breaker.map(CircuitBreaker.init(configuration:)),
+            rateLimiter: policy.rateLimit.map { AdaptiveRateLimiter(configuration: $0) })
     }
 
     /// State for `policy` shared through `store` under `key`.
@@ -38,6 +45,7 @@ public final class SharedRetryState: Sendable {
         self.init(
             budget: policy.budget.map { RetryBudget(configuration: $0, store: store, key: key) },
             cooldown: CooldownGate(store: store, key: key),
-            breaker: policy.breaker.map { CircuitBreaker(configuration: $0, store: store, key: key) })
+            breaker: policy.breaker.map { CircuitBreaker(configuration: $0, store: store, key: key) },
+            rateLimiter: policy.rateLimit.map { AdaptiveRateLimiter(configuration: $0) })
     }
 }

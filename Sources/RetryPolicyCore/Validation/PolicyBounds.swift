@@ -33,6 +33,21 @@ package enum PolicyBounds {
         package static let probes = 1...1_000
     }
 
+    /// Adaptive mode's numbers (`rate_limit`): wide enough for any tuning,
+    /// narrow enough that CUBIC's arithmetic stays finite.
+    package enum RateLimit {
+        // β, C, the smoothing and the minimum rate must also be above 0
+        // (checked apart, as the JSON Schema's exclusiveMinimum).
+        /// β, the share of the rate kept after throttling.
+        package static let beta = 0.0...1.0
+        package static let scaleConstant = 0.0...1_000.0
+        /// The newest measurement's weight.
+        package static let smoothing = 0.0...1.0
+        /// Attempts per second.
+        package static let minimumRate = 0.0...1_000_000.0
+        package static let maximumRateScale = 1.0...100.0
+    }
+
     /// `an integer from 1 to 100`: what a value in `range` is, in messages.
     package static func describe(_ range: ClosedRange<Int>) -> String {
         "an integer from \(range.lowerBound) to \(range.upperBound)"

@@ -98,6 +98,7 @@ package enum PolicyValidator {
             check.errorKind(defaultRule.error, at: "default.error", known: known)
         }
         if let breaker = policy.breaker { check.breaker(breaker, ruleCount: policy.rules.count, known: known) }
+        if let rateLimit = policy.rateLimit { check.rateLimit(rateLimit, known: known) }
         if let hedging = policy.hedging {
             check.positive(hedging.delay, at: "hedging.delay")
             if let methods = hedging.methods, methods.isEmpty {
@@ -270,6 +271,32 @@ package enum PolicyValidator {
                 if !PolicyBounds.ratioWindow.contains(ratio.window) {
                     add("RP014", "budget.window", "expected a duration from 1s to 60s, found \(ratio.window.formattedForHumans)")
                 }
+            }
+        }
+
+        /// A number above 0 and at most `upper` (a finite one).
+        mutating func aboveZero(_ value: Double, at keyPath: String, atMost upper: Double) {
+            if !(value.isFinite && value > 0 && value <= upper) {
+                let expected = "a number above 0 and at most \(NumberText.number(upper))"
+                add("RP019", keyPath, "expected \(expected), found \(value)", expected: expected)
+            }
+        }
+
+        mutating func rateLimit(_ limit: AdaptiveRateLimit, known: Set<SDKError.Kind>) {
+            typealias Bounds = PolicyBounds.RateLimit
+            aboveZero(limit.beta, at: "rate_limit.beta", atMost: Bounds.beta.upperBound)
+            aboveZero(limit.scaleConstant, at: "rate_limit.scale_constant", atMost: Bounds.scaleConstant.upperBound)
+            aboveZero(limit.smoothing, at: "rate_limit.smoothing", atMost: Bounds.smoothing.upperBound)
+            positive(limit.measurementInterval, at: "rate_limit.measurement_interval")
+            aboveZero(limit.minimumRate, at: "rate_limit.min_rate", atMost: Bounds.minimumRate.upperBound)
+            number(limit.maximumRateScale, at: "rate_limit.max_rate_scale", in: Bounds.maximumRateScale)
+            if let maximumWait = limit.maximumWait { positive(maximumWait, at: "rate_limit.max_wait") }
+            if limit.throttlingErrors.isEmpty {
+                add("RP019", "rate_limit.throttling_errors", "expected a list of error kinds with at least one item, found an empty list",
+                    suggestion: "without throttling errors the limiter never turns on; remove rate_limit instead")
+            }
+            for kind in limit.throttlingErrors.sorted() {
+                errorKind(kind, at: "rate_limit.throttling_errors", known: known)
             }
         }
 

@@ -9,13 +9,14 @@ import RetryPolicyCore
 extension RetryDecider {
     /// Whether a request may be sent right now with nothing to enforce
     /// around it: no per-attempt timeout or total deadline (each needs a
-    /// timer task), no circuit breaker to ask, no hedging, no budget that
-    /// counts requests (a ratio budget's deposit is recorded by the
-    /// request state machine's start) and no cooldown in force. `now` is
-    /// asked for only when the policy runs cooldowns.
+    /// timer task), no circuit breaker or rate limiter to ask, no hedging,
+    /// no budget that counts requests (a ratio budget's deposit is recorded
+    /// by the request state machine's start) and no cooldown in force.
+    /// `now` is asked for only when the policy runs cooldowns.
     @usableFromInline @inline(never)
     func mayStartAtOnce(_ request: RetryRequest, now: () -> Timestamp) -> Bool {
-        guard !hasTimeLimits(forEndpoint: request.endpoint), breaker == nil, policy.hedging == nil, !countsRequests
+        guard !hasTimeLimits(forEndpoint: request.endpoint), breaker == nil, policy.hedging == nil, !countsRequests,
+            rateLimiter == nil
         else { return false }
         if policy.retryAfter.cooldown == .off { return true }
         if case .proceed = admit(now: now()) { return true }
@@ -26,12 +27,14 @@ extension RetryDecider {
 extension RetryDecider {
     /// Whether a request's decisions can depend on when its steps happen:
     /// a per-attempt timeout or total deadline, a budget, a cooldown, a
-    /// circuit breaker, hedging, or a server delay given as a date. A
+    /// circuit breaker, a rate limiter, hedging, or a server delay given as
+    /// a date. A
     /// request without any of these is decided the same whatever the
     /// clock says, so the executor reads it only to start a wait.
     @usableFromInline
     func needsTime(_ request: RetryRequest) -> Bool {
-        hasTimeLimits(forEndpoint: request.endpoint) || budget != nil || breaker != nil || policy.hedging != nil
+        hasTimeLimits(forEndpoint: request.endpoint) || budget != nil || breaker != nil || rateLimiter != nil
+            || policy.hedging != nil
             || policy.retryAfter.cooldown != .off
             || policy.retryAfter.headers.contains { $0.format == .http || $0.format == .unixSeconds }
     }

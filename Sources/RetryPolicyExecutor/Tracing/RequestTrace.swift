@@ -179,7 +179,7 @@ final class RequestTrace: Sendable {
             span.addEvent(SpanEvent(name: "retry_policy.breaker.reject", at: instant, attributes: [:]))
         // The budget's refusal has its own event below, from the stop
         // reason; the deadline's is the stop itself.
-        case .deadline, .budget, nil:
+        case .deadline, .budget, .rateLimit, nil:
             break
         }
         if failure.reason == .budgetExhausted {

@@ -66,6 +66,10 @@ public struct OutageStorm: Sendable {
     /// flight or had failed (every copy after the first): the extra load
     /// hedging puts on the server. Counted in ``totalRequests`` too.
     public var hedges: Int = 0
+    /// Attempts the adaptive rate limiter (`rate_limit`) held back, and
+    /// their waits added up.
+    public var rateLimitWaits: Int = 0
+    public var rateLimitWaited: Duration = .zero
 
     /// A stretch of time a shared breaker spent open or half-open; `end`
     /// is `nil` when the storm ended first.
@@ -140,7 +144,7 @@ public struct OutageStorm: Sendable {
             peakAt: .nanoseconds(Int64(peakSlot) * tally.windowNanoseconds), succeeded: tally.succeeded,
             failures: tally.failures, rejectedByCooldown: tally.rejectedByCooldown, finishedAt: tally.finishedAt,
             retryBurst: tally.retryBurst, outageRequests: tally.outageRequests, breakerPeriods: tally.breakerPeriods,
-            hedges: tally.hedges)
+            hedges: tally.hedges, rateLimitWaits: tally.rateLimitWaits, rateLimitWaited: tally.rateLimitWaited)
     }
 
     /// Runs each stretch of separate clients on a thread of its own, then

@@ -11,6 +11,8 @@ public struct StormReport: Sendable {
     public var withoutBreaker: OutageStorm?
     /// The same storm with hedging taken out of the policy.
     package var withoutHedging: OutageStorm?
+    /// The same storm with the rate limit taken out of the policy.
+    package var withoutRateLimit: OutageStorm?
 
     /// The most histogram rows the text form shows.
     package static let maximumRows = 60
@@ -38,7 +40,13 @@ public struct StormReport: Sendable {
             without.hedging = nil
             unhedged = OutageStorm.run(policy: without, configuration: configuration)
         }
-        return StormReport(policy: policy, storm: storm, withoutBreaker: unbroken, withoutHedging: unhedged)
+        var report = StormReport(policy: policy, storm: storm, withoutBreaker: unbroken, withoutHedging: unhedged)
+        if policy.rateLimit != nil {
+            var without = policy
+            without.rateLimit = nil
+            report.withoutRateLimit = OutageStorm.run(policy: without, configuration: configuration)
+        }
+        return report
     }
 
     /// The report people read: the load, the outcome, what the breaker
@@ -49,7 +57,7 @@ public struct StormReport: Sendable {
         let unhedged = withoutHedging
         let configuration = storm.configuration
         var output = "\(policy.name): \(configuration.clients) clients, outage of \(configuration.outage.formattedForHumans) answering \(configuration.outageResponse), "
-        output += "jitter \(policy.backoff.jitter.rawValue), \(policy.budget == nil ? "no" : configuration.shared ? "one shared" : "per-client") budget\(policy.breaker == nil ? "" : configuration.shared ? ", one shared breaker" : ", per-client breaker"), seed \(configuration.seed)\n"
+        output += "jitter \(policy.backoff.jitter.rawValue), \(policy.budget == nil ? "no" : configuration.shared ? "one shared" : "per-client") budget\(policy.breaker == nil ? "" : configuration.shared ? ", one shared breaker" : ", per-client breaker")\(policy.rateLimit == nil ? "" : configuration.shared ? ", one shared rate limit" : ", per-client rate limit"), seed \(configuration.seed)\n"
         output += "server load: \(storm.totalRequests) requests in total, peak \(storm.peak) per \(configuration.window.formattedForHumans) at \(storm.peakAt.formattedForHumans)"
         output += " (\(Self.formatRatio(storm.totalRequests, configuration.clients)) requests per client)\n"
         output += "largest retry burst: \(plural(storm.retryBurst, "retry", plural: "retries")) within \(OutageStorm.burstWindow.formattedForHumans)\n"
@@ -75,6 +83,10 @@ public struct StormReport: Sendable {
         if let unhedged {
             output += "hedging: \(storm.hedges) \(storm.hedges == 1 ? "copy" : "copies") sent while an earlier one was in flight or had failed; \(storm.totalRequests) requests in total, \(unhedged.totalRequests) without hedging"
             output += " (\(storm.outageRequests) and \(unhedged.outageRequests) during the outage)\n"
+        }
+        if let unlimited = withoutRateLimit {
+            output += "rate limit: \(plural(storm.rateLimitWaits, "attempt", plural: "attempts")) waited \(storm.rateLimitWaited.formattedForHumans) in all; \(storm.totalRequests) requests in total, \(unlimited.totalRequests) without the rate limit"
+            output += " (\(storm.outageRequests) and \(unlimited.outageRequests) during the outage)\n"
         }
         output += "requests per \(configuration.window.formattedForHumans):\n"
         let width = 40
@@ -104,6 +116,15 @@ public struct StormReport: Sendable {
                 ("outage_requests", .int(storm.outageRequests)),
                 ("outage_requests_without_hedging", .int(unhedged.outageRequests)),
             ]))]
+        }
+        if let unlimited = withoutRateLimit {
+            hedging.append(("rate_limit", .object([
+                ("waits", .int(storm.rateLimitWaits)),
+                ("waited_ms", JSONValue.milliseconds(storm.rateLimitWaited)),
+                ("total_requests_without_rate_limit", .int(unlimited.totalRequests)),
+                ("outage_requests", .int(storm.outageRequests)),
+                ("outage_requests_without_rate_limit", .int(unlimited.outageRequests)),
+            ])))
         }
         var breaker: [(String, JSONValue)] = []
         if let unbroken {

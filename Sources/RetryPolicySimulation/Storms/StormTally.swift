@@ -20,6 +20,9 @@ struct StormTally: TrafficObserver {
     private(set) var succeeded = 0
     private(set) var failures: [StopReason: Int] = [:]
     private(set) var rejectedByCooldown = 0
+    /// Attempts the adaptive rate limiter held back, and for how long in all.
+    private(set) var rateLimitWaits = 0
+    private(set) var rateLimitWaited = Duration.zero
     private(set) var finishedAt = Duration.zero
     private(set) var breakerPeriods: [OutageStorm.BreakerPeriod] = []
     private var bursts = RetryBursts(window: OutageStorm.burstWindow)
@@ -62,6 +65,8 @@ struct StormTally: TrafficObserver {
         succeeded += other.succeeded
         failures.merge(other.failures, uniquingKeysWith: +)
         rejectedByCooldown += other.rejectedByCooldown
+        rateLimitWaits += other.rateLimitWaits
+        rateLimitWaited += other.rateLimitWaited
         finishedAt = max(finishedAt, other.finishedAt)
         bursts.merge(other.bursts)
     }
@@ -89,6 +94,12 @@ struct StormTally: TrafficObserver {
         var wider = [Int](repeating: 0, count: load.isEmpty ? 0 : (load.count - 1) / 10 + 1)
         for (slot, requests) in load.enumerated() { wider[slot / 10] += requests }
         load = wider
+    }
+
+    mutating func waited(_ delay: Duration, reason: WaitReason, at time: Duration) {
+        guard reason == .rateLimit else { return }
+        rateLimitWaits += 1
+        rateLimitWaited += delay
     }
 
     mutating func breakerChanged(_ transition: CircuitBreakerTransition, at time: Duration) {

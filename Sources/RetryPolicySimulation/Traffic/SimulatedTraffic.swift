@@ -230,6 +230,7 @@ public enum SimulatedTraffic {
         responder: inout Responder, observer: inout Observer
     ) -> RequestStateMachine.Action? {
         let isHedged = request.machine.isHedged
+        if case .wait(let delay, let reason) = action { observer.waited(delay, reason: reason, at: request.now) }
         return request.perform(action) { start in
             let attempt = TrafficAttempt(
                 id: id, request: sent, number: start.number, time: start.at, timeLimit: start.timeLimit,

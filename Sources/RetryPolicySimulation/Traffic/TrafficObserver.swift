@@ -20,9 +20,14 @@ public protocol TrafficObserver {
     /// Nothing reported from now on happens before `time`: an observer
     /// that needs its events in time order can settle what came earlier.
     mutating func reached(_ time: Duration)
+    /// A request began to wait `delay` at `time`, for `reason`.
+    mutating func waited(_ delay: Duration, reason: WaitReason, at time: Duration)
 }
 
 extension TrafficObserver {
     /// Does nothing: an observer that counts needs no settling.
     public mutating func reached(_ time: Duration) {}
+
+    /// Does nothing: most observers count attempts, not waits.
+    public mutating func waited(_ delay: Duration, reason: WaitReason, at time: Duration) {}
 }

@@ -137,6 +137,7 @@ struct PolicyDecoder {
             policy.breaker = breaker(node, ruleCount: fields["rules"].map(Self.itemCount) ?? 0, known: known)
         }
         if let node = fields["hedging"] { policy.hedging = hedging(node) }
+        if let node = fields["rate_limit"] { policy.rateLimit = rateLimit(node, known: known) }
         if let node = fields["parity"], let items = reader.list(node, at: "parity", what: "a list of policy file paths") {
             policy.parity = items.compactMap { reader.string($0, at: "parity", what: "a policy file path") }
         }

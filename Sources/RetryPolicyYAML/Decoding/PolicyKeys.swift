@@ -5,8 +5,8 @@ import RetryPolicyCore
 enum PolicyKeys {
     static let policy = [
         "version", "name", "description", "extends", "platform", "attempts", "idempotency", "backoff",
-        "retry_after", "timeouts", "endpoints", "budget", "breaker", "hedging", "conditions", "rules", "default",
-        "errors", "parity",
+        "retry_after", "timeouts", "endpoints", "budget", "breaker", "hedging", "rate_limit", "conditions", "rules",
+        "default", "errors", "parity",
     ]
     static let stack = ["version", "name", "description", "stack", "max_amplification"]
     static let idempotency = ["methods", "honor_idempotent_requests"]

@@ -64,6 +64,8 @@ public enum PolicyWriter {
             if let methods = hedging.methods { fields.append("methods: \(list(methods.sorted().map(\.rawValue)))") }
             out.line("hedging: {\(fields.joined(separator: ", "))}")
         }
+        out.comments(before: "rate_limit")
+        if let rateLimit = policy.rateLimit { self.rateLimit(rateLimit, &out) }
         out.comments(before: "conditions")
         if !policy.conditions.isEmpty { out.line("conditions: \(list(policy.conditions.map(\.rawValue)))") }
         out.comments(before: "rules")
@@ -85,7 +87,7 @@ public enum PolicyWriter {
     /// The keys comments can be filed under (`""`: the header).
     static let topLevelKeys: Set<String> = [
         "", "attempts", "idempotency", "backoff", "retry_after", "timeouts", "endpoints", "budget", "breaker", "hedging",
-        "conditions", "rules", "default", "errors", "parity",
+        "rate_limit", "conditions", "rules", "default", "errors", "parity",
     ]
 
     private struct Output {
@@ -208,6 +210,24 @@ public enum PolicyWriter {
             out.line("  failures: {\(fields.joined(separator: ", "))}")
         }
         out.line("  error: \(breaker.error.rawValue)")
+    }
+
+    /// `rate_limit: adaptive` for botocore's numbers, otherwise every one.
+    private static func rateLimit(_ limit: AdaptiveRateLimit, _ out: inout Output) {
+        if limit == .aws {
+            out.line("rate_limit: adaptive")
+            return
+        }
+        out.line("rate_limit:")
+        out.line("  mode: adaptive")
+        out.line("  beta: \(number(limit.beta))")
+        out.line("  scale_constant: \(number(limit.scaleConstant))")
+        out.line("  smoothing: \(number(limit.smoothing))")
+        out.line("  measurement_interval: \(duration(limit.measurementInterval))")
+        out.line("  min_rate: \(number(limit.minimumRate))")
+        out.line("  max_rate_scale: \(number(limit.maximumRateScale))")
+        if let maximumWait = limit.maximumWait { out.line("  max_wait: \(duration(maximumWait))") }
+        out.line("  throttling_errors: \(list(limit.throttlingErrors.sorted().map(\.rawValue)))")
     }
 
     private static func rule(_ rule: Rule) -> String {
