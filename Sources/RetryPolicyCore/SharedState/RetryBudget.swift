@@ -21,7 +21,7 @@ public final class RetryBudget: Sendable {
         self.key = nil
         self.store = nil
         self.tokens = AtomicInt64(Int64(Swift.max(configuration.capacity, 0)))
-        self.window = configuration.ratio.map { RatioBudgetWindow(window: $0.window) }
+        self.window = Self.window(for: configuration.rules)
     }
 
     /// A bucket shared through `store` under `key`.
@@ -30,7 +30,19 @@ public final class RetryBudget: Sendable {
         self.key = key
         self.store = store
         self.tokens = AtomicInt64(Int64(Swift.max(configuration.capacity, 0)))
-        self.window = configuration.ratio.map { RatioBudgetWindow(window: $0.window) }
+        self.window = Self.window(for: configuration.rules)
+    }
+
+    /// A ratio budget's window of deposits; `nil` for the other styles.
+    /// Out of line, on the style alone: Swift 6.3's optimizer crashes
+    /// (CopyPropagation, "Found ownership error") on the same switch
+    /// inlined into the initializers above.
+    @inline(never)
+    private static func window(for rules: RetryBudgetConfiguration.Rules) -> RatioBudgetWindow? {
+        switch rules {
+        case .ratio(let ratio): RatioBudgetWindow(window: ratio.window)
+        case .tokenBucket, .grpc: nil
+        }
     }
 
     /// Tokens left now (with a store: as last seen by this process); for
