@@ -406,7 +406,9 @@ let package = Package(
         ),
         .testTarget(
             name: "RetryPolicyLanguageServerTests",
-            dependencies: ["RetryPolicyLanguageServer", "RetryPolicyCore", "RetryPolicyYAML", "ChildProcessSupport"],
+            dependencies: [
+                "RetryPolicyLanguageServer", "RetryPolicyCore", "RetryPolicyYAML", "RetryPolicyTesting", "ChildProcessSupport",
+            ],
             // The pytest-lsp session run against the built binary.
             exclude: ["EndToEnd"]
         ),

@@ -178,7 +178,7 @@ public actor LanguageServer {
         document.version = params["textDocument"]?["version"]?.int ?? document.version + 1
         document.testFailures = []
         // A file that was a policy stays one while it is edited into shape.
-        if let path = document.path, document.kind != .policy || DocumentKind.of(text: document.text.text, path: path) != .other {
+        if let path = document.path {
             let kind = DocumentKind.of(text: document.text.text, path: path)
             if !(document.kind == .policy && kind == .other) { document.kind = kind }
         }
