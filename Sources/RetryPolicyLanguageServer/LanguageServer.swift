@@ -29,8 +29,12 @@ public actor LanguageServer {
     var shutDown = false
     var nextRequestID = 1
 
+    /// How long the text must rest before a check, by default: a check
+    /// per pause in typing, not per keystroke.
+    public static let defaultDebounce = Duration.milliseconds(150)
+
     public init(
-        root: PolicyRoot? = nil, debounce: Duration = .milliseconds(150), clock: any Clock<Duration> = ContinuousClock(),
+        root: PolicyRoot? = nil, debounce: Duration = LanguageServer.defaultDebounce, clock: any Clock<Duration> = ContinuousClock(),
         output: @escaping Output
     ) {
         self.fixedRoot = root
@@ -194,9 +198,14 @@ public actor LanguageServer {
         if let path = closed?.path { recheckDependents(of: path, except: uri) }
     }
 
-    /// Checks `uri` once it has not changed for `debounce`.
+    /// Checks `uri` once it has not changed for `debounce` (at once when
+    /// it is zero).
     func schedule(_ uri: String) {
         pending.removeValue(forKey: uri)?.cancel()
+        if debounce <= .zero {
+            checkNow(uri)
+            return
+        }
         let clock = self.clock
         let delay = debounce
         pending[uri] = Task { [weak self] in

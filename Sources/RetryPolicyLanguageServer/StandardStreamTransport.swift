@@ -17,11 +17,12 @@ import Darwin
 public enum StandardStreamTransport {
     /// Serves until `exit` or the end of input; the exit status.
     public static func run(
-        root: PolicyRoot?, maximumMessageBytes: Int = MessageFramer.defaultMaximumMessageBytes
+        root: PolicyRoot?, maximumMessageBytes: Int = MessageFramer.defaultMaximumMessageBytes,
+        debounce: Duration = LanguageServer.defaultDebounce
     ) async -> Int32 {
         signal(SIGPIPE, SIG_IGN)
         let writer = LockedValue(())
-        let server = LanguageServer(root: root) { bytes in
+        let server = LanguageServer(root: root, debounce: debounce) { bytes in
             writer.withLock { _ in writeAll(bytes, to: 1) }
         }
         let (frames, continuation) = AsyncStream.makeStream(of: MessageFramer.Frame.self, bufferingPolicy: .unbounded)

@@ -26,12 +26,17 @@ struct LSPCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The largest message accepted, in bytes.", valueName: "bytes"))
     var maxMessageBytes: Int = MessageFramer.defaultMaximumMessageBytes
 
+    @Option(help: ArgumentHelp("How long the text must rest after a change before it is checked (0: every change at once).", valueName: "milliseconds"))
+    var debounce: Int = 150
+
     @OptionGroup var rootOptions: RootOptions
 
     func run() async throws {
         guard maxMessageBytes >= 1024 else { throw ValidationError("--max-message-bytes must be at least 1024") }
+        guard (0...10_000).contains(debounce) else { throw ValidationError("--debounce must be from 0 to 10000 milliseconds") }
         let root = rootOptions.root == nil ? nil : try rootOptions.policyRoot()
-        let status = await StandardStreamTransport.run(root: root, maximumMessageBytes: maxMessageBytes)
+        let status = await StandardStreamTransport.run(
+            root: root, maximumMessageBytes: maxMessageBytes, debounce: .milliseconds(debounce))
         throw ExitCode(status)
     }
 }
