@@ -177,7 +177,10 @@ public actor LanguageServer {
         guard let uri = params["textDocument"]?["uri"]?.string, var document = documents[uri] else { return }
         for change in params["contentChanges"]?.array ?? [] {
             guard let text = change["text"]?.string else { continue }
-            document.text.apply(text, in: LSPRange(change["range"]))
+            let range = LSPRange(change["range"])
+            // A change whose range cannot be read is not taken for the whole text.
+            if change["range"] != nil && change["range"] != .null && range == nil { continue }
+            document.text.apply(text, in: range)
         }
         document.version = params["textDocument"]?["version"]?.int ?? document.version + 1
         document.testFailures = []

@@ -280,6 +280,21 @@ async def test_code_lenses_run_the_simulator_and_the_tests(client: LanguageClien
     assert len(failures) == 1 and failures[0].range.start.line == 5, failures
 
 
+async def test_settings_and_tests_files_are_checked_as_typed(client: LanguageClient):
+    diagnostics = await open_document(client, ".retry-policy.yaml", "rules:\n  RP999: error\n")
+    assert [(d.range.start.line, d.severity) for d in diagnostics] == [(1, 1)], diagnostics
+    diagnostics = await change_document(client, ".retry-policy.yaml", 2, "rules:\n  RP121: off\n")
+    assert diagnostics == []
+    # The settings now turn RP121 off for the policies under them.
+    diagnostics = await open_document(client, "nojitter2.yaml", BASE.replace("  jitter: full\n", "").replace("attempts: 3", "attempts: 3\nbudget: {preset: aws-standard}"))
+    assert not any(d.code == "RP121" for d in diagnostics)
+
+    diagnostics = await open_document(client, "broken.tests.yaml", "policy: child.yaml\ncases:\n  - name: x\n    stauts: 503\n    expect: {action: retry}\n")
+    assert 3 in [d.range.start.line for d in diagnostics] and "stauts" in diagnostics[0].message + diagnostics[-1].message, diagnostics
+    diagnostics = await change_document(client, "broken.tests.yaml", 2, "policy: missing.yaml\ncases:\n  - name: x\n    status: 503\n    expect: {action: retry}\n")
+    assert len(diagnostics) == 1 and diagnostics[0].range.start.line == 0 and "policy under test" in diagnostics[0].message
+
+
 def raw(body: bytes) -> bytes:
     return b"Content-Length: %d\r\n\r\n" % len(body) + body
 
