@@ -64,7 +64,7 @@ struct LanguageServerTests {
                 "contentChanges": [["text": .string(Self.policy.replacingOccurrences(of: "attempts: 3", with: "attempts: 0"))]],
             ]))
         }
-        await session.clock.sleepers(atLeast: 1)
+        await session.settle { session.clock.sleeperCount >= 1 }
         session.clock.advance(by: .milliseconds(149))
         await session.settle { session.published().count > 1 }
         #expect(session.published().count == 1)
