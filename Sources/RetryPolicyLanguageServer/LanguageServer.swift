@@ -27,7 +27,6 @@ public actor LanguageServer {
     let clock: any Clock<Duration>
     var initialized = false
     var shutDown = false
-    var nextRequestID = 1
 
     /// How long the text must rest before a check, by default: a check
     /// per pause in typing, not per keystroke.
