@@ -168,6 +168,13 @@ let package = Package(
             ]
         ),
 
+        // `retry-policy lsp`: the Language Server Protocol over standard input and
+        // output, checking open buffers with the loader, lint and the simulator.
+        .target(
+            name: "RetryPolicyLanguageServer",
+            dependencies: ["RetryPolicyCore", "RetryPolicyYAML", "RetryPolicyLint", "RetryPolicySimulation"]
+        ),
+
         // The command-line tool: a thin layer over the modules above. No networking:
         // `retry-policy request` runs `retry-policy-request`.
         .executableTarget(
@@ -179,6 +186,7 @@ let package = Package(
                 "RetryPolicySimulation",
                 "RetryPolicyInterop",
                 "RetryPolicyCommandSupport",
+                "RetryPolicyLanguageServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -395,6 +403,14 @@ let package = Package(
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ],
             exclude: ["Golden"]
+        ),
+        .testTarget(
+            name: "RetryPolicyLanguageServerTests",
+            dependencies: [
+                "RetryPolicyLanguageServer", "RetryPolicyCore", "RetryPolicyYAML", "RetryPolicyTesting", "ChildProcessSupport",
+            ],
+            // The pytest-lsp session run against the built binary.
+            exclude: ["EndToEnd"]
         ),
         .testTarget(name: "RetryPolicyCLITests", dependencies: ["RetryPolicyCore", "ChildProcessSupport"], exclude: ["Fixtures"]),
     ]

@@ -56,6 +56,14 @@ let package = Package(
             path: "Benchmarks/StormBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
+        // A keystroke in a 1,000-line policy through `retry-policy lsp` (the
+        // built binary over its standard streams), against a 100 ms budget.
+        .executableTarget(
+            name: "LanguageServerBenchmarks",
+            dependencies: [.product(name: "Benchmark", package: "benchmark")],
+            path: "Benchmarks/LanguageServerBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
         // The executor benchmarks' policy, responses, servers and clock,
         // seed 002's and seed 003's retry functions, and the request each
         // side sends, shared with `executor-profile`.

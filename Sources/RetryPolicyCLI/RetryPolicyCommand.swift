@@ -22,7 +22,7 @@ struct RetryPolicyCommand: AsyncParsableCommand {
         subcommands: [
             LintCommand.self, TestCommand.self, DecideCommand.self, SimulateCommand.self,
             ReplayCommand.self, TableCommand.self, DiffCommand.self, RequestCommand.self, InitCommand.self,
-            ExportCommand.self, ImportCommand.self,
+            ExportCommand.self, ImportCommand.self, LSPCommand.self,
         ]
     )
 
