@@ -1,6 +1,7 @@
 /// schema/retry-policy.schema.json, the policy format's JSON Schema, as
 /// the binary carries it for hover and completion (a release archive
-/// ships no schema folder). `PolicySchemaTextTests` holds it to the file.
+/// ships no schema folder). `PolicySchemaTextTests` holds it to the file;
+/// `scripts/embed-schema` writes it.
 enum PolicySchemaText {
     static let json = #"""
 {
@@ -600,16 +601,19 @@ enum PolicySchemaText {
         },
         "budget": {
           "type": "object",
-          "description": "A retry budget shared by every request under the policy: a token bucket (AWS SDK retry quota) or gRPC retry throttling (preset grpc). Absent means no budget.",
+          "description": "A retry budget shared by every request under the policy: a token bucket (AWS SDK retry quota), gRPC retry throttling (preset grpc) or a ratio budget (Finagle, Linkerd, Envoy, Gateway API: presets finagle, envoy, gateway-api, or retry_percent, min_retries_per_second and window without a preset). Absent means no budget.",
           "additionalProperties": false,
           "properties": {
             "preset": {
               "enum": [
                 "aws-standard",
                 "aws-standard-2026",
-                "grpc"
+                "grpc",
+                "finagle",
+                "envoy",
+                "gateway-api"
               ],
-              "description": "Named numbers: aws-standard (500 tokens, retry 5, timeout 10, throttling 5, refund 1), aws-standard-2026 (500, retry 14, timeout 14, throttling 5, refund 1), grpc (gRPC retryThrottling: max_tokens and token_ratio, required). Explicit keys override a preset's numbers."
+              "description": "Named numbers: aws-standard (500 tokens, retry 5, timeout 10, throttling 5, refund 1), aws-standard-2026 (500, retry 14, timeout 14, throttling 5, refund 1), grpc (gRPC retryThrottling: max_tokens and token_ratio, required), finagle (ratio: 20 %, 10 retries a second, 10s window; Linkerd's defaults are the same), envoy (ratio: 20 %, 3 a second, 1s window), gateway-api (ratio: 20 %, 10 a second, 10s window). Explicit keys override a preset's numbers."
             },
             "capacity": {
               "type": "integer",
@@ -659,74 +663,214 @@ enum PolicySchemaText {
               "exclusiveMinimum": 0,
               "maximum": 1000,
               "description": "preset grpc: gRPC retryThrottling.tokenRatio, tokens a success returns; at most three decimals (RP013)."
+            },
+            "retry_percent": {
+              "type": "number",
+              "minimum": 0,
+              "maximum": 1000,
+              "description": "Ratio budget: the retries allowed as a percentage of the requests in the window, at most one decimal (RP013). Default 20."
+            },
+            "min_retries_per_second": {
+              "type": "integer",
+              "minimum": 0,
+              "maximum": 1000000,
+              "description": "Ratio budget: retries always allowed per second, whatever the traffic. Default 10."
+            },
+            "window": {
+              "allOf": [
+                {
+                  "$ref": "#/$defs/positiveDuration"
+                }
+              ],
+              "description": "Ratio budget: how long a request's deposit counts, 1s to 60s (RP019). Default 10s."
             }
           },
-          "if": {
-            "properties": {
-              "preset": {
-                "const": "grpc"
+          "allOf": [
+            {
+              "if": {
+                "properties": {
+                  "preset": {
+                    "const": "grpc"
+                  }
+                },
+                "required": [
+                  "preset"
+                ]
+              },
+              "then": {
+                "required": [
+                  "max_tokens",
+                  "token_ratio"
+                ],
+                "not": {
+                  "anyOf": [
+                    {
+                      "required": [
+                        "capacity"
+                      ]
+                    },
+                    {
+                      "required": [
+                        "retry_cost"
+                      ]
+                    },
+                    {
+                      "required": [
+                        "timeout_retry_cost"
+                      ]
+                    },
+                    {
+                      "required": [
+                        "throttling_retry_cost"
+                      ]
+                    },
+                    {
+                      "required": [
+                        "throttling_errors"
+                      ]
+                    },
+                    {
+                      "required": [
+                        "success_refund"
+                      ]
+                    },
+                    {
+                      "required": [
+                        "retry_percent"
+                      ]
+                    },
+                    {
+                      "required": [
+                        "min_retries_per_second"
+                      ]
+                    },
+                    {
+                      "required": [
+                        "window"
+                      ]
+                    }
+                  ]
+                }
+              },
+              "else": {
+                "not": {
+                  "anyOf": [
+                    {
+                      "required": [
+                        "max_tokens"
+                      ]
+                    },
+                    {
+                      "required": [
+                        "token_ratio"
+                      ]
+                    }
+                  ]
+                }
               }
             },
-            "required": [
-              "preset"
-            ]
-          },
-          "then": {
-            "required": [
-              "max_tokens",
-              "token_ratio"
-            ],
-            "not": {
-              "anyOf": [
-                {
-                  "required": [
-                    "capacity"
-                  ]
-                },
-                {
-                  "required": [
-                    "retry_cost"
-                  ]
-                },
-                {
-                  "required": [
-                    "timeout_retry_cost"
-                  ]
-                },
-                {
-                  "required": [
-                    "throttling_retry_cost"
-                  ]
-                },
-                {
-                  "required": [
-                    "throttling_errors"
-                  ]
-                },
-                {
-                  "required": [
-                    "success_refund"
+            {
+              "if": {
+                "anyOf": [
+                  {
+                    "properties": {
+                      "preset": {
+                        "enum": [
+                          "finagle",
+                          "envoy",
+                          "gateway-api"
+                        ]
+                      }
+                    },
+                    "required": [
+                      "preset"
+                    ]
+                  },
+                  {
+                    "not": {
+                      "required": [
+                        "preset"
+                      ]
+                    },
+                    "anyOf": [
+                      {
+                        "required": [
+                          "retry_percent"
+                        ]
+                      },
+                      {
+                        "required": [
+                          "min_retries_per_second"
+                        ]
+                      },
+                      {
+                        "required": [
+                          "window"
+                        ]
+                      }
+                    ]
+                  }
+                ]
+              },
+              "then": {
+                "not": {
+                  "anyOf": [
+                    {
+                      "required": [
+                        "capacity"
+                      ]
+                    },
+                    {
+                      "required": [
+                        "retry_cost"
+                      ]
+                    },
+                    {
+                      "required": [
+                        "timeout_retry_cost"
+                      ]
+                    },
+                    {
+                      "required": [
+                        "throttling_retry_cost"
+                      ]
+                    },
+                    {
+                      "required": [
+                        "throttling_errors"
+                      ]
+                    },
+                    {
+                      "required": [
+                        "success_refund"
+                      ]
+                    }
                   ]
                 }
-              ]
-            }
-          },
-          "else": {
-            "not": {
-              "anyOf": [
-                {
-                  "required": [
-                    "max_tokens"
-                  ]
-                },
-                {
-                  "required": [
-                    "token_ratio"
+              },
+              "else": {
+                "not": {
+                  "anyOf": [
+                    {
+                      "required": [
+                        "retry_percent"
+                      ]
+                    },
+                    {
+                      "required": [
+                        "min_retries_per_second"
+                      ]
+                    },
+                    {
+                      "required": [
+                        "window"
+                      ]
+                    }
                   ]
                 }
-              ]
+              }
             }
-          },
+          ],
           "examples": [
             {
               "preset": "aws-standard-2026"
@@ -735,6 +879,14 @@ enum PolicySchemaText {
               "preset": "grpc",
               "max_tokens": 10,
               "token_ratio": 0.1
+            },
+            {
+              "preset": "finagle"
+            },
+            {
+              "retry_percent": 10,
+              "min_retries_per_second": 5,
+              "window": "10s"
             }
           ]
         },
@@ -874,6 +1026,80 @@ enum PolicySchemaText {
               "description": "Methods that are hedged. Default: the retryable methods (idempotency.methods) that RFC 9110 defines as idempotent. Requests marked idempotent are hedged too when idempotency.honor_idempotent_requests is true."
             }
           }
+        },
+        "rate_limit": {
+          "description": "AWS adaptive retry mode: a client-side rate limiter that, from the first throttling response on, paces every attempt (first tries and retries) at a rate CUBIC cuts to beta times the sending rate on each throttling response and grows back after successes. `adaptive` alone takes botocore's numbers; the mapping form changes some of them. Absent means no rate limit.",
+          "oneOf": [
+            {
+              "const": "adaptive"
+            },
+            {
+              "type": "object",
+              "additionalProperties": false,
+              "required": [
+                "mode"
+              ],
+              "properties": {
+                "mode": {
+                  "const": "adaptive",
+                  "description": "The limiter; AWS adaptive mode is the only one."
+                },
+                "beta": {
+                  "type": "number",
+                  "exclusiveMinimum": 0,
+                  "maximum": 1,
+                  "description": "CUBIC's beta: the share of the sending rate kept after a throttling response. Default 0.7."
+                },
+                "scale_constant": {
+                  "type": "number",
+                  "exclusiveMinimum": 0,
+                  "maximum": 1000,
+                  "description": "CUBIC's scale constant C: how fast the rate grows back. Default 0.4."
+                },
+                "smoothing": {
+                  "type": "number",
+                  "exclusiveMinimum": 0,
+                  "maximum": 1,
+                  "description": "The weight of the newest bucket in the measured send rate. Default 0.8."
+                },
+                "measurement_interval": {
+                  "$ref": "#/$defs/positiveDuration",
+                  "description": "The width of the buckets the send rate is measured over. Default 500ms."
+                },
+                "min_rate": {
+                  "type": "number",
+                  "exclusiveMinimum": 0,
+                  "maximum": 1000000,
+                  "description": "The lowest rate, in attempts per second. Default 0.5."
+                },
+                "max_rate_scale": {
+                  "type": "number",
+                  "minimum": 1,
+                  "maximum": 100,
+                  "description": "How far above the measured send rate the limiter may allow. Default 2."
+                },
+                "max_wait": {
+                  "$ref": "#/$defs/positiveDuration",
+                  "description": "The longest an attempt waits for the limiter; one that would wait longer fails with budget_exhausted. Default: no limit (the AWS SDKs always wait)."
+                },
+                "throttling_errors": {
+                  "type": "array",
+                  "minItems": 1,
+                  "items": {
+                    "$ref": "#/$defs/errorKind"
+                  },
+                  "description": "The error kinds that count as throttling responses. Default [status_429]."
+                }
+              }
+            }
+          ],
+          "examples": [
+            "adaptive",
+            {
+              "mode": "adaptive",
+              "max_wait": "10s"
+            }
+          ]
         },
         "conditions": {
           "type": "array",

@@ -8,7 +8,9 @@ struct PolicySchemaTextTests {
     func embeddedSchemaIsTheFile() throws {
         let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("schema/retry-policy.schema.json")
-        #expect(PolicySchemaText.json == (try String(contentsOf: file, encoding: .utf8)))
+        #expect(
+            PolicySchemaText.json == (try String(contentsOf: file, encoding: .utf8)),
+            "the schema changed: run scripts/embed-schema")
     }
 
     @Test("keys, values and descriptions are found by path, through $ref and list items")
