@@ -34,9 +34,15 @@ extension LanguageServer {
                 parts.append("**\(value)** = \(DurationText.format(duration)) (\(duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000) ms)")
             }
             if context.key == "error" || context.path.last == "errors", let policy = document.result.policy {
-                let declared = policy.declaredErrors.contains(SDKError.Kind(rawValue: value))
+                let kind = SDKError.Kind(rawValue: value)
+                let declared = policy.declaredErrors.contains(kind)
                 parts.append("**error kind `\(value)`**: " + (declared ? "declared under `errors`" : "a standard error kind")
                     + ". " + (schema.description(at: ["rules", "[]", "error"], isStack: false) ?? ""))
+                let platforms = Set(PlatformNames.standard.platforms + policy.errorNames.platforms).sorted()
+                let names = platforms.compactMap { platform in
+                    policy.platformName(of: kind, on: platform).map { "- \(platform): `\($0)`" }
+                }
+                if !names.isEmpty { parts.append("Its name on each platform:\n\n" + names.joined(separator: "\n")) }
             }
         }
         if let rule = ruleHover(document, line: position.line) { parts.append(rule) }

@@ -28,6 +28,12 @@ public actor LanguageServer {
     var initialized = false
     var shutDown = false
 
+    /// How many documents may be open at once. Each holds at most one
+    /// message's text; with the count bounded, so is the memory of a
+    /// session however long it runs. A document opened past it is not
+    /// checked, and the client is told.
+    public static let maximumOpenDocuments = 1_000
+
     /// How long the text must rest before a check, by default: a check
     /// per pause in typing, not per keystroke.
     public static let defaultDebounce = Duration.milliseconds(150)
@@ -166,6 +172,13 @@ public actor LanguageServer {
 
     func didOpen(_ params: LSPValue) {
         guard let item = params["textDocument"], let uri = item["uri"]?.string, let text = item["text"]?.string else { return }
+        guard documents[uri] != nil || documents.count < Self.maximumOpenDocuments else {
+            send(.notification("window/showMessage", [
+                "type": 1,
+                "message": .string("retry-policy lsp holds at most \(Self.maximumOpenDocuments) open documents; close some to check this one"),
+            ]))
+            return
+        }
         let path = canonicalPath(uri: uri)
         let kind = path.map { DocumentKind.of(text: text, path: $0) } ?? .other
         documents[uri] = OpenDocument(uri: uri, path: path, version: item["version"]?.int ?? 0, text: DocumentText(text), kind: kind)

@@ -79,6 +79,32 @@ struct LanguageServerTests {
         #expect(await session.server.openDocumentCount == 0)
     }
 
+    @Test("open documents are bounded: one past the limit is not held, and the client is told")
+    func openDocumentsBounded() async throws {
+        let session = try Session()
+        _ = await session.send(.request(id: .number(1), "initialize", ["capabilities": [:]]))
+        let limit = LanguageServer.maximumOpenDocuments
+        for number in 0...limit {
+            let uri = session.directory.appendingPathComponent("n\(number).txt").absoluteString
+            _ = await session.send(.notification("textDocument/didOpen", [
+                "textDocument": ["uri": .string(uri), "languageId": "plaintext", "version": 1, "text": "x"],
+            ]))
+        }
+        #expect(await session.server.openDocumentCount == limit)
+        let refusals = session.sent.withLock { sent in
+            sent.filter { $0["method"]?.string == "window/showMessage" && $0["params"]?["type"] == 1 }
+        }
+        #expect(refusals.count == 1)
+        // A document already open may still change; closing one makes room.
+        let first = session.directory.appendingPathComponent("n0.txt").absoluteString
+        _ = await session.send(.notification("textDocument/didClose", ["textDocument": ["uri": .string(first)]]))
+        _ = await session.send(.notification("textDocument/didOpen", [
+            "textDocument": ["uri": .string(session.uri), "languageId": "yaml", "version": 1, "text": .string(Self.policy)],
+        ]))
+        #expect(await session.server.openDocumentCount == limit)
+        #expect(session.published().contains { $0["params"]?["uri"]?.string == session.uri })
+    }
+
     @Test("malformed messages and unknown methods get JSON-RPC errors; exit after shutdown is status 0")
     func errors() async throws {
         let session = try Session()

@@ -224,6 +224,8 @@ async def test_hover_completion_definition_symbols(client: LanguageClient):
     assert "100 ms" in shown.contents.value
     shown = await hover("base.yaml", BASE, "status: 503", 2)
     assert "503" in shown.contents.value and "decision table" in shown.contents.value
+    shown = await hover("base.yaml", BASE, "status_5xx", 2)
+    assert "SDKError.status_5xx" in shown.contents.value and "MediationError.STATUS_5XX" in shown.contents.value
 
     completion = await client.text_document_completion_async(types.CompletionParams(
         text_document=types.TextDocumentIdentifier(uri=uri("base.yaml")), position=types.Position(line=4, character=2)))
