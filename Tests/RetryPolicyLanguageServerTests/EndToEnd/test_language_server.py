@@ -242,6 +242,11 @@ async def test_hover_completion_definition_symbols(client: LanguageClient):
         text_document=types.TextDocumentIdentifier(uri=uri("child.yaml")), position=position("child.yaml", CHILD, "error: decoding_failed", 7)))
     assert "decoding_failed" in {item.label for item in completion.items}
 
+    # File names after `extends:`.
+    completion = await client.text_document_completion_async(types.CompletionParams(
+        text_document=types.TextDocumentIdentifier(uri=uri("child.yaml")), position=position("child.yaml", CHILD, "base.yaml", 4)))
+    assert "base.yaml" in {item.label for item in completion.items}
+
     target = await client.text_document_definition_async(types.DefinitionParams(
         text_document=types.TextDocumentIdentifier(uri=uri("child.yaml")), position=position("child.yaml", CHILD, "base.yaml", 1)))
     assert target.uri == uri("base.yaml")
