@@ -72,9 +72,7 @@ public enum EnvoyExporter {
     /// setting to write is named, with what it would change.
     static func ratioBudgetWarning(_ ratio: RatioRetryBudget, _ behaviour: PolicyBehaviour, target: String) -> InteropWarning {
         let percent = NumberText.decimal(Int64(ratio.permille), fractionDigits: 1)
-        let setting = target == "Istio"
-            ? "a DestinationRule's trafficPolicy.retryBudget {percent: \(percent), minRetryConcurrency: \(ratio.minRetriesPerSecond)}"
-            : "the cluster's circuit_breakers.thresholds[].retry_budget {budget_percent: {value: \(percent)}, min_retry_concurrency: \(ratio.minRetriesPerSecond)}"
+        let setting = "the cluster's circuit_breakers.thresholds[].retry_budget {budget_percent: {value: \(percent)}, min_retry_concurrency: \(ratio.minRetriesPerSecond)}"
         return InteropWarning(
             feature: "budget", location: behaviour.location("budget.retry_percent", "budget.preset", "budget"),
             message: "\(target)'s retry budget is not a route setting; write \(setting) by hand. It caps retries in flight at \(percent) % of active requests (at least \(ratio.minRetriesPerSecond) at once), where the policy allows \(percent) % of the requests of the last \(ratio.window.formattedForHumans) plus \(ratio.minRetriesPerSecond) retries a second: the window and the rate are lost; not exported")

@@ -54,27 +54,70 @@ enum EnvoyRetryBudget {
         return nil
     }
 
+    /// How a configuration spells the budget: Envoy's cluster
+    /// `retry_budget`, or Istio's DestinationRule `trafficPolicy.retryBudget`
+    /// (which Istio writes into that same Envoy setting).
+    struct Spelling: Sendable {
+        /// The block's path, as messages name it.
+        var block: String
+        /// The proto names of the percentage, the floor and the interval.
+        var percent: String
+        var minimum: String
+        var interval: String
+        /// Where the percentage's number is, as messages name it.
+        var percentValue: String
+        /// Who owns the budget, for the comment: `Cluster web`.
+        var owner: String
+        /// The tool named in the warning.
+        var tool: String
+
+        static func envoy(cluster: String) -> Spelling {
+            Spelling(block: "retry_budget", percent: "budget_percent", minimum: "min_retry_concurrency", interval: "budget_interval",
+                     percentValue: "retry_budget.budget_percent.value", owner: "Cluster \(cluster)", tool: "Envoy")
+        }
+
+        static func istio(destinationRule: String) -> Spelling {
+            Spelling(block: "trafficPolicy.retryBudget", percent: "percent", minimum: "min_retry_concurrency", interval: "budget_interval",
+                     percentValue: "trafficPolicy.retryBudget.percent", owner: "DestinationRule \(destinationRule)",
+                     tool: "Istio (through Envoy's retry_budget)")
+        }
+
+        func shown(_ protoName: String) -> String {
+            block == "retry_budget" ? "\(block).\(protoName)" : "\(block).\(ForeignReader.camelCase(protoName))"
+        }
+    }
+
     /// Reads `budget` (a `retry_budget`) into `imported` as a ratio budget,
     /// with a warning for what the mapping loses.
     static func read(_ budget: YAMLNode, cluster: String, reader: inout ForeignReader, imported: inout ImportedPolicy) {
-        guard reader.mapping(budget, "retry_budget") != nil else { return }
+        read(budget, spelling: .envoy(cluster: cluster), reader: &reader, imported: &imported)
+    }
+
+    /// Reads a budget spelt as `spelling` says into `imported` as a ratio
+    /// budget, with a warning for what the mapping loses.
+    static func read(_ budget: YAMLNode, spelling: Spelling, reader: inout ForeignReader, imported: inout ImportedPolicy) {
+        guard reader.mapping(budget, spelling.block) != nil else { return }
         var percent = defaultPercent
-        if let node = ForeignReader.field(budget, "budget_percent") {
+        if let node = ForeignReader.field(budget, spelling.percent) {
             let value = ForeignReader.field(node, "value") ?? node
-            if let number = reader.number(value, "retry_budget.budget_percent.value") {
+            if let number = reader.number(value, spelling.percentValue) {
                 guard number.isFinite, (0...100).contains(number) else {
-                    reader.error(.invalidValue, value, "retry_budget.budget_percent: expected a percentage from 0 to 100, found \(NumberText.number(number))")
+                    reader.error(.invalidValue, at: value.location,
+                        "\(spelling.shown(spelling.percent)): expected a percentage from 0 to 100, found \(NumberText.number(number))",
+                        suggestion: "write a percentage such as 20")
                     return
                 }
                 percent = number
             }
         }
         var minimum = defaultMinRetryConcurrency
-        if let node = ForeignReader.field(budget, "min_retry_concurrency") {
+        if let node = ForeignReader.field(budget, spelling.minimum) {
             let value = ForeignReader.field(node, "value") ?? node
-            if let number = reader.integer(value, "retry_budget.min_retry_concurrency", lenient: true) {
+            if let number = reader.integer(value, spelling.shown(spelling.minimum), lenient: true) {
                 guard PolicyBounds.ratioMinRetriesPerSecond.contains(number) else {
-                    reader.error(.invalidValue, value, "retry_budget.min_retry_concurrency: expected 0 to 1000000, found \(number)")
+                    reader.error(.invalidValue, at: value.location,
+                        "\(spelling.shown(spelling.minimum)): expected 0 to 1000000, found \(number)",
+                        suggestion: "write a whole number of retries such as 3")
                     return
                 }
                 minimum = number
@@ -82,14 +125,19 @@ enum EnvoyRetryBudget {
         }
         // One decimal, the policy's precision.
         let permille = Int((percent * 10).rounded())
+        let shownPercent = NumberText.decimal(Int64(permille), fractionDigits: 1)
         if Double(permille) / 10 != percent {
             imported.warn("budget.retry_percent", at: budget.location,
-                "budget_percent \(NumberText.number(percent)) is rounded to one decimal: \(NumberText.decimal(Int64(permille), fractionDigits: 1))")
+                "\(spelling.percent) \(NumberText.number(percent)) is rounded to one decimal: \(shownPercent)")
         }
         imported.budget = .ratio(
             RatioRetryBudget(permille: permille, minRetriesPerSecond: minimum, window: .seconds(1)))
-        imported.comment("budget", "Cluster \(cluster)'s retry_budget: \(NumberText.decimal(Int64(permille), fractionDigits: 1)) % of active requests, at least \(minimum) retries at once, as a rate over 1s.")
+        imported.comment("budget", "\(spelling.owner)'s \(spelling.block): \(shownPercent) % of active requests, at least \(minimum) retries at once, as a rate over 1s.")
         imported.warn("budget", at: budget.location,
-            "Envoy caps retries in flight (\(minimum) or \(NumberText.decimal(Int64(permille), fractionDigits: 1)) % of active requests, whichever is more); the policy counts retries started over a 1s window, which matches only when attempts last about a second")
+            "\(spelling.tool) caps retries in flight (\(minimum) or \(shownPercent) % of active requests, whichever is more); the policy counts retries started over a 1s window, which matches only when attempts last about a second")
+        if let node = ForeignReader.field(budget, spelling.interval), let text = node.scalarText {
+            imported.warn("budget.window", at: node.location,
+                "\(spelling.shown(spelling.interval)) \(DisplayText.escaped(String(text.prefix(40)))) counts the requests of that interval instead of those in flight, but the cap is still on retries in flight; not imported (the window stays 1s)")
+        }
     }
 }

@@ -8,5 +8,6 @@ public enum InteropRegistry {
         IstioFormat(),
         Resilience4jFormat(),
         AWSConfigFormat(),
+        GatewayAPIFormat(),
     ]
 }

@@ -1,6 +1,7 @@
 import RetryPolicyCore
 
-/// Policy to an Istio VirtualService HTTP route's `timeout` and `retries`.
+/// Policy to an Istio VirtualService HTTP route's `timeout` and `retries`,
+/// and, for a ratio budget, a DestinationRule with its `retryBudget`.
 public enum IstioExporter {
     /// Istio sets no backoff: Envoy's default 25ms base, 250ms max.
     package static let backoffBase: Duration = .milliseconds(25)
@@ -34,7 +35,21 @@ public enum IstioExporter {
         } else {
             retries.append(.init("attempts", .int(0)))
         }
-        if policy.budget != nil { warnings.append(EnvoyExporter.budgetWarning(behaviour, target: "Istio")) }
+        var following: [InteropValue] = []
+        if let ratio = policy.budget?.ratio {
+            var written = ratio
+            if ratio.permille > 1000 {
+                // Istio's percent is at most 100.
+                written.permille = 1000
+                warnings.append(InteropWarning(
+                    feature: "budget.retry_percent", location: behaviour.location("budget.retry_percent", "budget"),
+                    message: "Istio's retryBudget.percent is at most 100; the policy's \(NumberText.decimal(Int64(ratio.permille), fractionDigits: 1)) is exported as 100"))
+            }
+            following.append(IstioDestinationRule.export(written, name: policy.name))
+            warnings.append(budgetWarning(written, behaviour))
+        } else if policy.budget != nil {
+            warnings.append(EnvoyExporter.budgetWarning(behaviour, target: "Istio"))
+        }
         if let warning = behaviour.breakerWarning(
             target: "Istio", instead: "a DestinationRule's outlierDetection ejects failing hosts")
         {
@@ -47,6 +62,16 @@ public enum IstioExporter {
         var route: [InteropValue.Field] = []
         if let total = policy.timeouts.total { route.append(.init("timeout", .string(ForeignDuration.protoText(total)))) }
         route.append(.init("retries", .object(retries)))
-        return ExportResult(format: .istio, document: .object(route), warnings: warnings)
+        return ExportResult(format: .istio, document: .object(route), warnings: warnings, following: following)
+    }
+
+    /// What the DestinationRule written for a ratio budget changes: Istio
+    /// caps retries in flight (a concurrency) where the policy counts
+    /// retries over a window (a rate), and the rule's host is a guess.
+    static func budgetWarning(_ ratio: RatioRetryBudget, _ behaviour: PolicyBehaviour) -> InteropWarning {
+        let percent = NumberText.decimal(Int64(ratio.permille), fractionDigits: 1)
+        return InteropWarning(
+            feature: "budget", location: behaviour.location("budget.retry_percent", "budget.preset", "budget"),
+            message: "the DestinationRule's retryBudget caps retries in flight at \(percent) % of active requests (at least \(ratio.minRetriesPerSecond) at once), where the policy allows \(percent) % of the requests of the last \(ratio.window.formattedForHumans) plus \(ratio.minRetriesPerSecond) retries a second: the window and the rate are lost; its spec.host is the policy's name \(DisplayText.escaped(behaviour.policy.name)): set it to the service's host")
     }
 }

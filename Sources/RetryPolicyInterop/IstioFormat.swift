@@ -7,14 +7,16 @@ extension InteropFormat {
 
 /// Istio VirtualServices: one or several documents (`---`, as
 /// `kubectl apply -f` takes them), documents of other kinds skipped, and
-/// a bare HTTP route (`retries`, `timeout`), as `export` writes it.
+/// a bare HTTP route (`retries`, `timeout`), as `export` writes it. A
+/// DestinationRule in the same file gives the routes to its host its
+/// retry budget.
 struct IstioFormat: InteropFormatHandler {
     var format: InteropFormat { .istio }
     var candidateNoun: String { "HTTP route" }
     var title: String { "Istio VirtualService" }
     var importHelp: String { "Istio VirtualServices (several documents separated by ---)" }
     var selectionHelp: String { "an Istio HTTP route or VirtualService" }
-    var exportHelp: String? { "the `timeout` and `retries` fields of a VirtualService HTTP route (YAML)" }
+    var exportHelp: String? { "the `timeout` and `retries` fields of a VirtualService HTTP route, and a DestinationRule for a ratio budget (YAML)" }
 
     /// One HTTP route and the VirtualService around it.
     struct Route {
@@ -22,6 +24,9 @@ struct IstioFormat: InteropFormatHandler {
         var name: String
         var aliases: [String]
         var title: String
+        /// The DestinationRule, in the same file, whose retry budget
+        /// applies to the route.
+        var budget: IstioDestinationRule?
     }
 
     func recognizes(_ file: ForeignFile) -> Bool {
@@ -40,6 +45,7 @@ struct IstioFormat: InteropFormatHandler {
         var skipped: [String] = []
         var services = 0
         var reader = ForeignReader(file: file.path)
+        let rules = documents.compactMap(IstioDestinationRule.read)
         for document in documents {
             guard case .mapping = document else {
                 skipped.append(document.kindDescription)
@@ -49,7 +55,9 @@ struct IstioFormat: InteropFormatHandler {
             if kind == nil && ForeignReader.value(document, "spec") == nil
                 && (ForeignReader.value(document, "retries") != nil || ForeignReader.value(document, "timeout") != nil)
             {
-                routes.append(Route(node: document, name: file.baseName, aliases: [], title: "A VirtualService HTTP route's retries and timeout."))
+                routes.append(Route(
+                    node: document, name: file.baseName, aliases: [], title: "A VirtualService HTTP route's retries and timeout.",
+                    budget: IstioDestinationRule.matching([], in: rules)))
                 continue
             }
             guard kind == "VirtualService" else {
@@ -69,7 +77,8 @@ struct IstioFormat: InteropFormatHandler {
                 var aliases: [String] = []
                 if items.count == 1, let serviceName, serviceName != name { aliases.append(serviceName) }
                 let title = "VirtualService \(label), HTTP route \(routeName ?? "http[\(index)]")."
-                routes.append(Route(node: item, name: name, aliases: aliases, title: title))
+                let budget = IstioDestinationRule.matching(IstioDestinationRule.destinationHosts(of: item), in: rules)
+                routes.append(Route(node: item, name: name, aliases: aliases, title: title, budget: budget))
             }
         }
         if !reader.diagnostics.isEmpty { throw InteropError(reader.diagnostics) }
@@ -126,7 +135,7 @@ struct IstioFormat: InteropFormatHandler {
             }
             let name = all.count == 1 ? (route.aliases.first ?? route.name) : candidate.name
             return Result { () throws(InteropError) in
-                try IstioImporter.importRoute(route.node, name: name, describedAs: route.title, path: file.path)
+                try IstioImporter.importRoute(route.node, name: name, describedAs: route.title, budget: route.budget, path: file.path)
             }
         }
     }

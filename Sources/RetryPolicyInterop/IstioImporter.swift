@@ -16,7 +16,7 @@ enum IstioImporter {
         "attempts", "perTryTimeout", "retryOn", "retryRemoteLocalities", "retryIgnorePreviousHosts", "backoff",
     ]
 
-    static func importRoute(_ route: YAMLNode, name: String, describedAs title: String, path: String) throws(InteropError) -> ImportedPolicy {
+    static func importRoute(_ route: YAMLNode, name: String, describedAs title: String, budget: IstioDestinationRule? = nil, path: String) throws(InteropError) -> ImportedPolicy {
         var reader = ForeignReader(file: path)
         var imported = ImportedPolicy(name: name, source: path, format: .istio, attempts: 1, backoff: .immediate)
         imported.comment("", title)
@@ -100,6 +100,7 @@ enum IstioImporter {
         } else {
             imported.comment("timeouts", "No route timeout: Istio sets none by default.")
         }
+        budget?.apply(reader: &reader, imported: &imported)
         if !reader.diagnostics.isEmpty { throw InteropError(reader.diagnostics) }
         return imported
     }

@@ -12,7 +12,7 @@ struct InteropRegistryTests {
             #expect(format.handler.format == format)
         }
         #expect(InteropRegistry.handlers.count == InteropFormat.allCases.count)
-        #expect(InteropFormat.exportable == [.grpc, .envoy, .istio])
+        #expect(InteropFormat.exportable == [.grpc, .envoy, .istio, .gatewayAPI])
         let policy = Policy(name: "p", attempts: 2, backoff: Backoff(initial: .milliseconds(100), max: .seconds(1)))
         for handler in InteropRegistry.handlers {
             #expect((handler.export(policy, file: "p.yaml") != nil) == handler.canExport, "\(handler.format)")

@@ -6,7 +6,12 @@ import Testing
 
 @Suite("Export then import")
 struct RoundTripPropertyTests {
-    @Test("inside each target's expressible subset, export has no warnings and import decides identically", arguments: InteropFormat.exportable)
+    /// The formats that export a policy's retries. A Gateway API
+    /// BackendTrafficPolicy holds the budget alone (its round trip is in
+    /// GatewayAPIRetryConstraintTests).
+    static let retryFormats = InteropFormat.exportable.filter { $0 != .gatewayAPI }
+
+    @Test("inside each target's expressible subset, export has no warnings and import decides identically", arguments: retryFormats)
     func roundTripIsExact(format: InteropFormat) async throws {
         await propertyCheck(count: 40, input: Gen.int(in: 0...1_000_000)) { seed in
             do {
@@ -64,7 +69,7 @@ struct RoundTripPropertyTests {
         }),
     ]
 
-    @Test("outside the subset, the warnings name each lost feature", arguments: InteropFormat.exportable)
+    @Test("outside the subset, the warnings name each lost feature", arguments: retryFormats)
     func lostFeaturesAreNamed(format: InteropFormat) async throws {
         let cases = Self.injections.filter { $0.formats.contains(format) }
         await propertyCheck(count: 30, input: Gen.int(in: 0...1_000_000), Gen.int(in: 0...10_000)) { seed, which in

@@ -50,8 +50,8 @@ struct ExportCommand: ParsableCommand {
             throw ExitCodeError(status: ExitStatus.findings)
         }
         switch syntax {
-        case .json: StandardOutput.write(result.document.json() + "\n")
-        case .yaml: StandardOutput.write(result.document.yaml())
+        case .json: StandardOutput.write(result.json)
+        case .yaml: StandardOutput.write(result.yaml)
         case nil: StandardOutput.write(result.text)
         }
     }
