@@ -158,7 +158,15 @@ extension RetryExecutor {
         }
         // A request whose retries its policy's backoff alone decides
         // retries in the plain driver while it can.
-        guard !decider.retriesPlainly(request) else {
+        // The plain loop is inlined into `run`'s caller; `runConcurrently`
+        // calls it out of line.
+        if decider.retriesPlainly(request) {
+            if hooks.concurrentAttempts {
+                return try await plainRunOutOfLine(
+                    request, first: result, judged: judged, using: &generator, isolation: isolation,
+                    classify: classify, override: override, hooks: hooks, operation: operation, attempt: attempt,
+                    hedge: hedge)
+            }
             return try await plainRun(
                 request, first: result, judged: judged, using: &generator, isolation: isolation, classify: classify,
                 override: override, hooks: hooks, operation: operation, attempt: attempt, hedge: hedge)

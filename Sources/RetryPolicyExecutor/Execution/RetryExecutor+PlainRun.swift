@@ -95,6 +95,29 @@ extension RetryExecutor {
         }
     }
 
+    /// `plainRun` out of line, for `runConcurrently`: its first try is
+    /// cheaper when the caller's frame does not hold the plain loop's.
+    @inlinable @inline(never)
+    func plainRunOutOfLine<Value, Failure: Error, G: RandomNumberGenerator>(
+        _ request: RetryRequest,
+        first: Result<Value, Failure>,
+        judged: AttemptOutcome?,
+        using generator: inout G,
+        isolation: isolated (any Actor)?,
+        classify: (Result<Value, Failure>) -> AttemptOutcome?,
+        override: (FailedAttempt<Failure>) -> DecisionOverride,
+        hooks: RequestHooks<Value>,
+        operation: (AttemptContext) async throws(Failure) -> Value,
+        attempt: nonisolated(nonsending) (AttemptContext, _ startedAt: Duration?) async -> AttemptResult<Value>,
+        hedge: nonisolated(nonsending) (
+            inout RequestStateMachine, RequestStateMachine.Action, _ start: Duration?, _ now: Duration?, inout G
+        ) async throws(RetryFailure) -> Value
+    ) async throws(RetryFailure) -> Value {
+        try await plainRun(
+            request, first: first, judged: judged, using: &generator, isolation: isolation, classify: classify,
+            override: override, hooks: hooks, operation: operation, attempt: attempt, hedge: hedge)
+    }
+
     /// The moment a hand-over times the rest of the request from, when its
     /// policy reads the time (a server delay given as a date): the plain
     /// retries before it needed none.
