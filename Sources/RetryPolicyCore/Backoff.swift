@@ -272,15 +272,18 @@ public struct Backoff: Hashable, Sendable {
         return Swift.max(range.lowerBound, min)...Swift.max(range.upperBound, min)
     }
 
-    private func jitteredBounds(forRetry k: Int, previousDelay: Duration?) -> ClosedRange<Duration> {
+    /// `known` is `base(forRetry: k)` when the caller has it.
+    private func jitteredBounds(forRetry k: Int, previousDelay: Duration?, base known: Duration? = nil)
+        -> ClosedRange<Duration>
+    {
         switch jitter {
         case .none:
-            let base = base(forRetry: k)
+            let base = known ?? base(forRetry: k)
             return base...base
         case .full:
-            return .zero...base(forRetry: k)
+            return .zero...(known ?? base(forRetry: k))
         case .equal:
-            let base = base(forRetry: k)
+            let base = known ?? base(forRetry: k)
             return (base / 2)...base
         case .decorrelated:
             let cap = effectiveMax
@@ -307,6 +310,7 @@ public struct Backoff: Hashable, Sendable {
     func delayAndBounds<G: RandomNumberGenerator>(
         forRetry k: Int,
         previousDelay: Duration?,
+        base known: Duration? = nil,
         using generator: inout G
     ) -> (delay: Duration, bounds: ClosedRange<Duration>) {
         // Floored after the draw: a seeded draw above the floor is the
@@ -314,10 +318,10 @@ public struct Backoff: Hashable, Sendable {
         // delays it raises.
         if case .none = jitter {
             // Nothing to draw.
-            let base = Swift.max(base(forRetry: k), min)
+            let base = Swift.max(known ?? base(forRetry: k), min)
             return (base, base...base)
         }
-        let range = jitteredBounds(forRetry: k, previousDelay: previousDelay)
+        let range = jitteredBounds(forRetry: k, previousDelay: previousDelay, base: known)
         let low = range.lowerBound.nanosecondsSaturated
         let high = range.upperBound.nanosecondsSaturated
         let drawn = low >= high ? range.lowerBound : .nanoseconds(Int64.random(in: low...high, using: &generator))

@@ -60,6 +60,11 @@ public final class CompiledPolicy: Sendable {
     let keepsCooldowns: Bool
     /// Whether the budget counts requests (a ratio budget).
     @usableFromInline let countsRequests: Bool
+    /// The backoff's un-jittered delay before each retry the policy
+    /// allows (`Backoff.base(forRetry:)`, retry 1 first), computed once;
+    /// empty for a backoff defined in code, whose delays are the caller's
+    /// to compute.
+    let baseDelays: [Duration]
 
     /// Input slots: status codes 100-599, then the transport classes.
     package static let inputCount = StatusPattern.validCodes.count + TransportFailure.allCases.count
@@ -88,6 +93,14 @@ public final class CompiledPolicy: Sendable {
         self.combine = policy.retryAfter.combine
         self.keepsCooldowns = policy.retryAfter.cooldown != .off
         self.countsRequests = policy.budget?.countsRequests ?? false
+        if case .custom = policy.backoff.growth {
+            self.baseDelays = []
+        } else {
+            // Bounded: a policy file allows at most a few hundred attempts.
+            self.baseDelays = (0..<Swift.min(Swift.max(policy.attempts - 1, 0), 1_024)).map {
+                policy.backoff.base(forRetry: $0 + 1)
+            }
+        }
         self.resolutions = Self.makeResolutions(of: policy)
         var tables = [Int32](repeating: -1, count: width * (named.count + 1))
         var unfilled = [Int](repeating: width, count: named.count + 1)
@@ -230,6 +243,17 @@ public final class CompiledPolicy: Sendable {
     package func firstMatch(for outcome: AttemptOutcome, method: HTTPMethod) -> Int? {
         let index = resolutionIndex(for: outcome, method: method)
         return index < ruleCount ? index : nil
+    }
+
+    /// The delay before retry `k` and the range it was drawn from, as
+    /// `Backoff.delayAndBounds(forRetry:previousDelay:using:)` gives them,
+    /// with the base delay from `baseDelays`.
+    @inline(__always)
+    func backoffDelayAndBounds<G: RandomNumberGenerator>(
+        forRetry k: Int, previousDelay: Duration?, using generator: inout G
+    ) -> (delay: Duration, bounds: ClosedRange<Duration>) {
+        let base: Duration? = k >= 1 && k <= baseDelays.count ? baseDelays[k &- 1] : nil
+        return policy.backoff.delayAndBounds(forRetry: k, previousDelay: previousDelay, base: base, using: &generator)
     }
 
     /// The index in `resolutions` of what decides the input in `slot` for

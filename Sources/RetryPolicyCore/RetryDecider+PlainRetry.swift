@@ -52,7 +52,6 @@ extension RetryDecider {
         guard request.retryability != .unsafe,
             compiled.allowsRetry(method: request.method, markedIdempotent: request.markedIdempotent)
         else { return nil }
-        return compiled.policy.backoff.delayAndBounds(forRetry: attempt, previousDelay: previousDelay, using: &generator)
-            .delay
+        return compiled.backoffDelayAndBounds(forRetry: attempt, previousDelay: previousDelay, using: &generator).delay
     }
 }

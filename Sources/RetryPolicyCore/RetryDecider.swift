@@ -274,7 +274,7 @@ public struct RetryDecider: Sendable {
             delay = chosenDelay
             backoffBounds = compiled.policy.backoff.bounds(forRetry: input.attempt, previousDelay: input.previousDelay)
         } else if backoff {
-            (delay, backoffBounds) = compiled.policy.backoff.delayAndBounds(
+            (delay, backoffBounds) = compiled.backoffDelayAndBounds(
                 forRetry: input.attempt, previousDelay: input.previousDelay, using: &generator)
         }
         var bounds = backoffBounds

@@ -66,7 +66,11 @@ extension RetryExecutor {
             }
             retries.append(judgement.outcome, thrown: thrown, delay: delay)
             previousDelay = delay
+            number += 1
             if delay > .zero {
+                // A clock's sleep throws when the task is cancelled (the
+                // standard and test clocks do), so a wait that ended
+                // normally stands for the check before the attempt.
                 do {
                     try await clock.sleep(for: delay, tolerance: nil)
                 } catch {
@@ -76,10 +80,8 @@ extension RetryExecutor {
                         using: &generator, isolation: isolation, classify: classify, override: override, hooks: hooks,
                         attempt: attempt, hedge: hedge)
                 }
-            }
-            number += 1
-            // No attempt starts after cancellation.
-            if Task.isCancelled {
+            } else if Task.isCancelled {
+                // No attempt starts after cancellation.
                 return try await handOver(
                     request, FirstAttempt(
                         earlier: retries.handedOver, result: nil, judgement: nil, cancelledInWait: false, start: timing(request)),
