@@ -45,6 +45,7 @@ public final class ScriptedHTTPServer: Sendable {
         var abandonedHangs = 0
         var receivedAt: [ContinuousClock.Instant] = []
         var traceparents: [String?] = []
+        var idempotencyKeys: [String?] = []
         var waiters: [Waiter] = []
         var nextWaiterID = 0
 
@@ -110,6 +111,8 @@ public final class ScriptedHTTPServer: Sendable {
     public var receivedAt: [ContinuousClock.Instant] { state.withLock { $0.receivedAt } }
     /// The W3C `traceparent` header of each request of ``received``.
     public var traceparents: [String?] { state.withLock { $0.traceparents } }
+    /// The `Idempotency-Key` header of each request of ``received``.
+    public var idempotencyKeys: [String?] { state.withLock { $0.idempotencyKeys } }
     /// The method of each request of ``received``.
     public var methods: [String] { state.withLock { $0.methods } }
     /// The body of each request of ``received``, as received.
@@ -168,12 +171,15 @@ public final class ScriptedHTTPServer: Sendable {
         try await channel?.close()
     }
 
-    fileprivate func nextAction(for uri: String, method: String, body: [UInt8], traceparent: String?) -> ServerAction {
+    fileprivate func nextAction(
+        for uri: String, method: String, body: [UInt8], traceparent: String?, idempotencyKey: String?
+    ) -> ServerAction {
         let (action, ready) = state.withLock { state -> (ServerAction, [CheckedContinuation<Void, Never>]) in
             state.received.append(uri)
             state.methods.append(method)
             state.bodies.append(body)
             state.traceparents.append(traceparent)
+            state.idempotencyKeys.append(idempotencyKey)
             state.receivedAt.append(.now)
             let action = state.script.isEmpty ? .respond(status: 200) : state.script.removeFirst()
             return (action, Self.readyWaiters(&state))
@@ -211,6 +217,7 @@ private final class ScriptHandler: ChannelInboundHandler {
     private var method = ""
     private var body: [UInt8] = []
     private var traceparent: String?
+    private var idempotencyKey: String?
     /// The request on this connection is held unanswered.
     private var hanging = false
 
@@ -223,11 +230,13 @@ private final class ScriptHandler: ChannelInboundHandler {
             method = head.method.rawValue
             body = []
             traceparent = head.headers.first(name: "traceparent")
+            idempotencyKey = head.headers.first(name: "Idempotency-Key")
         case .body(var part):
             body += part.readBytes(length: part.readableBytes) ?? []
         case .end:
             guard let server = box.server.withLock({ $0 }) else { return }
-            let action = server.nextAction(for: uri, method: method, body: body, traceparent: traceparent)
+            let action = server.nextAction(
+                for: uri, method: method, body: body, traceparent: traceparent, idempotencyKey: idempotencyKey)
             if case .hang = action { hanging = true }
             respond(action, context: context)
         }
