@@ -273,7 +273,11 @@ let package = Package(
 
         // Policies built in code (the seeds' numbers, the lint tests' clean baseline),
         // shared by the test targets.
-        .target(name: "RetryPolicyTestSupport", dependencies: ["RetryPolicyCore"], path: "Tests/RetryPolicyTestSupport"),
+        .target(
+            name: "RetryPolicyTestSupport",
+            dependencies: ["RetryPolicyCore", .product(name: "Metrics", package: "swift-metrics")],
+            path: "Tests/RetryPolicyTestSupport"
+        ),
 
         .testTarget(
             name: "RetryPolicyCoreTests",
@@ -419,6 +423,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["AsyncHTTPClient"])),
                 .product(name: "NIOHTTP1", package: "swift-nio", condition: .when(traits: ["AsyncHTTPClient"])),
                 "RetryPolicyOpenAPI",
+                "RetryPolicyTestSupport",
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime", condition: .when(traits: ["OpenAPI"])),
                 .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["OpenAPI"])),
                 .product(name: "OpenAPIURLSession", package: "swift-openapi-urlsession", condition: .when(traits: ["OpenAPI"])),

@@ -1,8 +1,9 @@
 #if AsyncHTTPClient  // the trait; these tests need SwiftNIO and AsyncHTTPClient
 import HTTPTestSupport
+import InMemoryTracing
 import RetryPolicyCore
 import RetryPolicyExecutor
-import InMemoryTracing
+import RetryPolicyTestSupport
 import RetryPolicyTesting
 import Testing
 import Tracing
@@ -206,7 +207,10 @@ struct AdapterConformanceTests {
         let body = (0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 31) }
         let (result, _) = await send(
             ConformanceRequest(method: .put, url: server.url + "/posters/17", body: body, bodyIsOneShot: true),
-            through: adapter, under: ContractPolicy.standard(), server: server)
+            through: adapter, under: ContractPolicy.standard(), server: server,
+            // A retry, were there one, would run and fail the case rather
+            // than wait for ever.
+            advancingAfter: [1])
         let failure = try #require(result.failure)
         #expect(failure.reason == .notIdempotent)
         #expect(failure.error.kind == .status5xx)
@@ -256,6 +260,37 @@ struct AdapterConformanceTests {
         let injected: [String?] = tracer.performedContextInjections.map { $0.values[InMemoryTracer.spanIDKey] }
         #expect(Set(injected.compactMap { $0 }) == Set(clients.map(\.spanID)))
         #expect(injected.count == 2)
+        // And each attempt carried its own span's context to the server.
+        let received = server.headers.compactMap { $0[InMemoryTracer.spanIDKey] }
+        #expect(received.count == 2)
+        #expect(Set(received) == Set(clients.map(\.spanID)))
+    }
+
+    @Test("metrics: each attempt counted by its decision, the request's attempts and retries recorded", arguments: conformingAdapters)
+    func attemptMetrics(adapter: any AdapterUnderTest) async throws {
+        let server = try await ScriptedHTTPServer.start([.respond(status: 503), .respond(status: 200, body: "ok")])
+        defer { Task { try await server.shutdown() } }
+        let metrics = TestMetrics()
+        var measured = executor(ContractPolicy.standard())
+        measured.telemetry = RetryTelemetry(factory: metrics)
+        let executor = measured
+        let request = ConformanceRequest(url: server.url)
+        let (result, _) = await drive(clock, server: server, requestsBeforeEachAdvance: [1]) {
+            await capture { () async throws(RetryFailure) in try await adapter.send(request, on: executor) }
+        }
+        #expect(try result.get().status == 200)
+        // By decision and status; the endpoint is each adapter's (the
+        // middleware names it after the operation).
+        let attempts = metrics.counterKeys.filter { $0.label == "retry_policy.client.attempts" }
+        let counted = attempts.map { key in
+            "\(key.dimensions["retry_policy.decision"] ?? "?") \(key.dimensions["http.response.status_code"] ?? "?") \(metrics.counter(key.label, key.dimensions))"
+        }
+        #expect(counted.sorted() == ["retry 503 1", "success 200 1"])
+        #expect(attempts.allSatisfy { $0.dimensions["retry_policy.policy"] == "contract" })
+        let calls = metrics.recorderKeys.filter { $0.label == "retry_policy.client.call.attempts" }
+        #expect(calls.flatMap { metrics.recorded($0.label, $0.dimensions) } == [2])
+        let retries = metrics.recorderKeys.filter { $0.label == "retry_policy.client.call.retries" }
+        #expect(retries.flatMap { metrics.recorded($0.label, $0.dimensions) } == [1])
     }
 
     @Test("a refused connection is connection_refused", arguments: conformingAdapters)
