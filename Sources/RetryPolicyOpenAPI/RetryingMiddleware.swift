@@ -165,6 +165,8 @@ extension RetryingMiddleware where C == ContinuousClock {
     ///     from RetryPolicyAsyncHTTPClient).
     ///   - observer: receives every event of every request.
     ///   - telemetry: metrics and logs.
+    ///   - idempotencyKeys: whether to add an `Idempotency-Key` when the
+    ///     policy retries the method only with one.
     ///   - logger: told when a request body cannot be replayed.
     public init(
         policies: OperationPolicies,
