@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "RetryPolicyTesting", targets: ["RetryPolicyTesting"]),
         .library(name: "RetryPolicyAsyncHTTPClient", targets: ["RetryPolicyAsyncHTTPClient"]),
         .library(name: "RetryPolicyURLSession", targets: ["RetryPolicyURLSession"]),
+        .library(name: "RetryPolicyOpenAPI", targets: ["RetryPolicyOpenAPI"]),
         .library(name: "RetryPolicyPostgres", targets: ["RetryPolicyPostgres"]),
         .executable(name: "retry-policy", targets: ["RetryPolicyCLI"]),
         // `retry-policy request`, which `retry-policy` runs: HTTP and the PostgreSQL store
@@ -48,7 +49,11 @@ let package = Package(
             name: "OpenTelemetry",
             description: "`retry-policy request` exports its traces over OTLP/HTTP (swift-otel, SwiftNIO, AsyncHTTPClient, swift-protobuf)."
         ),
-        .default(enabledTraits: ["AsyncHTTPClient", "Postgres", "ServiceLifecycle", "OpenTelemetry"]),
+        .trait(
+            name: "OpenAPI",
+            description: "RetryPolicyOpenAPI: a swift-openapi-runtime client middleware (swift-openapi-runtime, swift-http-types)."
+        ),
+        .default(enabledTraits: ["AsyncHTTPClient", "Postgres", "ServiceLifecycle", "OpenTelemetry", "OpenAPI"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
@@ -68,6 +73,11 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.4.0"),
         // The OTLP/HTTP exporter of `retry-policy request` only, behind the OpenTelemetry trait.
         .package(url: "https://github.com/swift-otel/swift-otel.git", from: "1.0.0", traits: ["OTLPHTTP"]),
+        // The OpenAPI middleware, behind the OpenAPI trait; the two transports for its tests only.
+        .package(url: "https://github.com/apple/swift-openapi-runtime.git", from: "1.13.0"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-openapi-urlsession.git", from: "1.4.0"),
+        .package(url: "https://github.com/swift-server/swift-openapi-async-http-client.git", from: "1.5.0"),
         // `swift package generate-documentation`; adds no code to any target.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),
     ],
@@ -153,6 +163,43 @@ let package = Package(
             ]
         ),
 
+        // A swift-openapi-runtime `ClientMiddleware` running each operation under its policy.
+        .target(
+            name: "RetryPolicyOpenAPI",
+            dependencies: [
+                "RetryPolicyCore",
+                "RetryPolicyExecutor",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime", condition: .when(traits: ["OpenAPI"])),
+                .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["OpenAPI"])),
+            ]
+        ),
+        .testTarget(
+            name: "RetryPolicyOpenAPITests",
+            dependencies: [
+                "ChildProcessSupport",
+                "HTTPTestSupport",
+                "RetryPolicyCore",
+                "RetryPolicyExecutor",
+                "RetryPolicyOpenAPI",
+                "RetryPolicyStore",
+                "RetryPolicyTesting",
+                "RetryPolicyURLSession",
+                "RetryPolicyAsyncHTTPClient",
+                .product(name: "Logging", package: "swift-log"),
+                // The generated client compiles whatever the traits.
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "OpenAPIURLSession", package: "swift-openapi-urlsession"),
+                .product(
+                    name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client",
+                    condition: .when(traits: ["AsyncHTTPClient"])),
+                .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(traits: ["AsyncHTTPClient"])),
+            ],
+            // The document the client was generated from, and its generator settings.
+            exclude: ["Generated/openapi.yaml", "Generated/openapi-generator-config.yaml"]
+        ),
+
         // Fleet-wide retry budget and cooldown shared through PostgreSQL.
         .target(
             name: "RetryPolicyPostgres",
@@ -226,7 +273,11 @@ let package = Package(
 
         // Policies built in code (the seeds' numbers, the lint tests' clean baseline),
         // shared by the test targets.
-        .target(name: "RetryPolicyTestSupport", dependencies: ["RetryPolicyCore"], path: "Tests/RetryPolicyTestSupport"),
+        .target(
+            name: "RetryPolicyTestSupport",
+            dependencies: ["RetryPolicyCore", .product(name: "Metrics", package: "swift-metrics")],
+            path: "Tests/RetryPolicyTestSupport"
+        ),
 
         .testTarget(
             name: "RetryPolicyCoreTests",
@@ -371,6 +422,16 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(traits: ["AsyncHTTPClient"])),
                 .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["AsyncHTTPClient"])),
                 .product(name: "NIOHTTP1", package: "swift-nio", condition: .when(traits: ["AsyncHTTPClient"])),
+                "RetryPolicyOpenAPI",
+                "RetryPolicyTestSupport",
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime", condition: .when(traits: ["OpenAPI"])),
+                .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["OpenAPI"])),
+                .product(name: "OpenAPIURLSession", package: "swift-openapi-urlsession", condition: .when(traits: ["OpenAPI"])),
+                .product(
+                    name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client",
+                    condition: .when(traits: ["AsyncHTTPClient"])),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
             ]
         ),
         // Starts a throwaway PostgreSQL for the integration tests.

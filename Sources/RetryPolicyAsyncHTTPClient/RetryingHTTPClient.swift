@@ -4,7 +4,6 @@ import NIOCore
 import NIOHTTP1
 import RetryPolicyCore
 import RetryPolicyExecutor
-import Tracing
 
 /// A complete response: status, headers and the collected body.
 ///
@@ -110,43 +109,23 @@ public struct RetryingHTTPClient<C: Clock>: Sendable where C.Duration == Duratio
         returningLastResponse: Bool = false,
         using generator: inout G
     ) async throws(RetryFailure) -> HTTPResponse {
-        let retryRequest = RetryRequest(
-            method: RetryPolicyCore.HTTPMethod(rawValue: request.method.rawValue),
-            retryability: retryability ?? (request.headers.contains(name: "Idempotency-Key") ? .idempotent : .asPolicySays),
-            endpoint: endpoint)
+        let head = HTTPRequestHead(
+            method: RetryPolicyCore.HTTPMethod(rawValue: request.method.rawValue), url: request.url,
+            hasIdempotencyKey: request.headers.contains(name: HTTPRequestHead.idempotencyKeyHeader),
+            endpoint: endpoint, retryability: retryability)
         let client = self.client
         let maxBodyBytes = self.maxBodyBytes
-        // The executor's attempt span is the client span: its context goes
-        // to the server in the request's headers (W3C `traceparent`), as the
-        // client would send its own.
-        let injecting = executor.tracing.flatMap { $0.attemptSpans ? $0.tracer : nil }
-        func send() async throws(RetryFailure) -> HTTPResponse {
-            try await executor.runConcurrently(
-                retryRequest, using: &generator, classify: classify, returningLastResponse: returningLastResponse
-            ) { _ in
-                var request = request
-                if let injecting, let context = ServiceContext.current {
-                    injecting.inject(context, into: &request.headers, using: HTTPHeadersTraceInjector())
-                }
-                // The executor enforces the policy's timeouts by cancelling the
-                // attempt; the client's own deadline is only a backstop.
-                let response = try await client.execute(request, deadline: .distantFuture)
-                let body = try await response.body.collect(upTo: maxBodyBytes)
-                return HTTPResponse(status: response.status, headers: response.headers, body: body)
-            }
+        return try await executor.sendHTTP(
+            head, using: &generator, classify: classify, returningLastResponse: returningLastResponse
+        ) { attempt in
+            var request = request
+            for (name, value) in attempt.traceHeaders { request.headers.replaceOrAdd(name: name, value: value) }
+            // The executor enforces the policy's timeouts by cancelling the
+            // attempt; the client's own deadline is only a backstop.
+            let response = try await client.execute(request, deadline: .distantFuture)
+            let body = try await response.body.collect(upTo: maxBodyBytes)
+            return HTTPResponse(status: response.status, headers: response.headers, body: body)
         }
-        guard executor.tracing != nil else { return try await send() }
-        let outcome: Result<HTTPResponse, RetryFailure> = await RetryTracing.$requestURL.withValue(request.url) {
-            do throws(RetryFailure) { return .success(try await send()) } catch { return .failure(error) }
-        }
-        return try outcome.get()
-    }
-}
-
-/// Writes a trace context into a request's headers.
-struct HTTPHeadersTraceInjector: Injector {
-    func inject(_ value: String, forKey key: String, into headers: inout HTTPHeaders) {
-        headers.replaceOrAdd(name: key, value: value)
     }
 }
 

@@ -4,7 +4,6 @@ import FoundationNetworking
 import Foundation
 import RetryPolicyCore
 import RetryPolicyExecutor
-import Tracing
 
 /// A URLSession response: the body and the HTTP metadata.
 public struct URLSessionResponse: RetryableResponse, @unchecked Sendable {
@@ -31,7 +30,8 @@ public struct URLSessionResponse: RetryableResponse, @unchecked Sendable {
 /// ```
 ///
 /// A request carrying an `Idempotency-Key` header counts as marked
-/// idempotent. Give the session a generous `timeoutInterval`: the policy's
+/// idempotent; one whose body is an `httpBodyStream` is sent once. Give
+/// the session a generous `timeoutInterval`: the policy's
 /// per-attempt timeout is enforced by cancelling the attempt.
 public struct RetryingURLSession<C: Clock>: Sendable where C.Duration == Duration {
     public let session: URLSession
@@ -71,8 +71,9 @@ public struct RetryingURLSession<C: Clock>: Sendable where C.Duration == Duratio
     ///   - request: the request every attempt sends.
     ///   - endpoint: selects the policy's per-endpoint time limits.
     ///   - retryability: whether sending the request twice is safe; by
-    ///     default a request with an `Idempotency-Key` header is idempotent
-    ///     and any other is judged by its method.
+    ///     default a request with an `httpBodyStream` is not (its stream
+    ///     is spent by the first attempt), one with an `Idempotency-Key`
+    ///     header is idempotent, and any other is judged by its method.
     ///   - classify: reads a response the policy cannot (a 200 whose body
     ///     is an error page: a condition the policy declares).
     ///   - returningLastResponse: when the policy stops on a response,
@@ -87,40 +88,26 @@ public struct RetryingURLSession<C: Clock>: Sendable where C.Duration == Duratio
         returningLastResponse: Bool = false,
         using generator: inout G
     ) async throws(RetryFailure) -> (Data, HTTPURLResponse) {
-        let retryRequest = RetryRequest(
-            method: HTTPMethod(rawValue: request.httpMethod ?? "GET"),
-            retryability: retryability
-                ?? (request.value(forHTTPHeaderField: "Idempotency-Key") != nil ? .idempotent : .asPolicySays),
-            endpoint: endpoint)
+        let head = HTTPRequestHead(
+            method: HTTPMethod(rawValue: request.httpMethod ?? "GET"), url: request.url?.absoluteString,
+            hasIdempotencyKey: request.value(forHTTPHeaderField: HTTPRequestHead.idempotencyKeyHeader) != nil,
+            endpoint: endpoint,
+            // A body stream is read by the first attempt: there is nothing
+            // left to send again.
+            retryability: retryability ?? (request.httpBodyStream != nil ? .unsafe : nil))
         let session = self.session
         // URLSession makes no spans: the executor's attempt span is the
-        // client span, and its context goes to the server in the headers.
-        let injecting = executor.tracing.flatMap { $0.attemptSpans ? $0.tracer : nil }
-        func send() async throws(RetryFailure) -> URLSessionResponse {
-            try await executor.runConcurrently(
-                retryRequest, using: &generator, classify: classify, returningLastResponse: returningLastResponse
-            ) { _ in
-                var request = request
-                if let injecting, let context = ServiceContext.current {
-                    injecting.inject(context, into: &request, using: URLRequestTraceInjector())
-                }
-                let (data, response) = try await session.data(for: request)
-                guard let http = response as? HTTPURLResponse else {
-                    throw TransportError(.decoding, detail: "not an HTTP response")
-                }
-                return URLSessionResponse(data: data, response: http)
+        // client span.
+        let response = try await executor.sendHTTP(
+            head, using: &generator, classify: classify, returningLastResponse: returningLastResponse
+        ) { attempt in
+            var request = request
+            for (name, value) in attempt.traceHeaders { request.setValue(value, forHTTPHeaderField: name) }
+            let (data, response) = try await session.data(for: request)
+            guard let http = response as? HTTPURLResponse else {
+                throw TransportError(.decoding, detail: "not an HTTP response")
             }
-        }
-        let response: URLSessionResponse
-        if executor.tracing != nil {
-            let outcome: Result<URLSessionResponse, RetryFailure> = await RetryTracing.$requestURL.withValue(
-                request.url?.absoluteString
-            ) {
-                do throws(RetryFailure) { return .success(try await send()) } catch { return .failure(error) }
-            }
-            response = try outcome.get()
-        } else {
-            response = try await send()
+            return URLSessionResponse(data: data, response: http)
         }
         return (response.data, response.response)
     }
@@ -139,12 +126,5 @@ extension RetryingURLSession where C == ContinuousClock {
             session: session,
             executor: RetryExecutor(decider: RetryDecider(policy: policy), observer: observer, telemetry: telemetry),
             urlErrors: urlErrors)
-    }
-}
-
-/// Writes a trace context into a request's headers.
-struct URLRequestTraceInjector: Injector {
-    func inject(_ value: String, forKey key: String, into request: inout URLRequest) {
-        request.setValue(value, forHTTPHeaderField: key)
     }
 }

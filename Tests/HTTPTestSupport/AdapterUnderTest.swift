@@ -32,18 +32,32 @@ public struct ConformanceRequest: Sendable {
     public var headers: [(name: String, value: String)]
     /// Sent on every attempt; `nil` sends none.
     public var body: [UInt8]?
+    /// Sends ``body`` as a one-shot stream, which cannot be sent twice,
+    /// as each client expresses one (an `InputStream`, a streamed body).
+    public var bodyIsOneShot: Bool
     /// Selects the policy's per-endpoint time limits.
     public var endpoint: String?
+    /// When the policy stops on a response, the adapter returns it instead
+    /// of throwing.
+    public var returningLastResponse: Bool
 
     public init(
         method: HTTPMethod = .get, url: String, headers: [(name: String, value: String)] = [], body: [UInt8]? = nil,
-        endpoint: String? = nil
+        bodyIsOneShot: Bool = false, endpoint: String? = nil, returningLastResponse: Bool = false
     ) {
         self.method = method
         self.url = url
         self.headers = headers
         self.body = body
+        self.bodyIsOneShot = bodyIsOneShot
         self.endpoint = endpoint
+        self.returningLastResponse = returningLastResponse
+    }
+
+    /// The body in pieces of 512 bytes, as a one-shot stream delivers it.
+    public var bodyChunks: [[UInt8]] {
+        guard let body else { return [] }
+        return stride(from: 0, to: body.count, by: 512).map { Array(body[$0..<min($0 + 512, body.count)]) }
     }
 
     /// Whether the request carries `Idempotency-Key`, which every adapter

@@ -45,6 +45,8 @@ public final class ScriptedHTTPServer: Sendable {
         var abandonedHangs = 0
         var receivedAt: [ContinuousClock.Instant] = []
         var traceparents: [String?] = []
+        var idempotencyKeys: [String?] = []
+        var headers: [[String: String]] = []
         var waiters: [Waiter] = []
         var nextWaiterID = 0
 
@@ -110,6 +112,11 @@ public final class ScriptedHTTPServer: Sendable {
     public var receivedAt: [ContinuousClock.Instant] { state.withLock { $0.receivedAt } }
     /// The W3C `traceparent` header of each request of ``received``.
     public var traceparents: [String?] { state.withLock { $0.traceparents } }
+    /// The `Idempotency-Key` header of each request of ``received``.
+    public var idempotencyKeys: [String?] { state.withLock { $0.idempotencyKeys } }
+    /// The headers of each request of ``received``, by lowercased name
+    /// (the last value of a repeated one).
+    public var headers: [[String: String]] { state.withLock { $0.headers } }
     /// The method of each request of ``received``.
     public var methods: [String] { state.withLock { $0.methods } }
     /// The body of each request of ``received``, as received.
@@ -168,12 +175,17 @@ public final class ScriptedHTTPServer: Sendable {
         try await channel?.close()
     }
 
-    fileprivate func nextAction(for uri: String, method: String, body: [UInt8], traceparent: String?) -> ServerAction {
+    fileprivate func nextAction(
+        for uri: String, method: String, body: [UInt8], traceparent: String?, idempotencyKey: String?,
+        headers: [String: String]
+    ) -> ServerAction {
         let (action, ready) = state.withLock { state -> (ServerAction, [CheckedContinuation<Void, Never>]) in
             state.received.append(uri)
             state.methods.append(method)
             state.bodies.append(body)
             state.traceparents.append(traceparent)
+            state.idempotencyKeys.append(idempotencyKey)
+            state.headers.append(headers)
             state.receivedAt.append(.now)
             let action = state.script.isEmpty ? .respond(status: 200) : state.script.removeFirst()
             return (action, Self.readyWaiters(&state))
@@ -211,6 +223,8 @@ private final class ScriptHandler: ChannelInboundHandler {
     private var method = ""
     private var body: [UInt8] = []
     private var traceparent: String?
+    private var idempotencyKey: String?
+    private var headers: [String: String] = [:]
     /// The request on this connection is held unanswered.
     private var hanging = false
 
@@ -223,11 +237,15 @@ private final class ScriptHandler: ChannelInboundHandler {
             method = head.method.rawValue
             body = []
             traceparent = head.headers.first(name: "traceparent")
+            idempotencyKey = head.headers.first(name: "Idempotency-Key")
+            headers = Dictionary(head.headers.map { ($0.name.lowercased(), $0.value) }, uniquingKeysWith: { $1 })
         case .body(var part):
             body += part.readBytes(length: part.readableBytes) ?? []
         case .end:
             guard let server = box.server.withLock({ $0 }) else { return }
-            let action = server.nextAction(for: uri, method: method, body: body, traceparent: traceparent)
+            let action = server.nextAction(
+                for: uri, method: method, body: body, traceparent: traceparent, idempotencyKey: idempotencyKey,
+                headers: headers)
             if case .hang = action { hanging = true }
             respond(action, context: context)
         }

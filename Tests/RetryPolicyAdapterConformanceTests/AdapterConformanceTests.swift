@@ -1,17 +1,26 @@
 #if AsyncHTTPClient  // the trait; these tests need SwiftNIO and AsyncHTTPClient
 import HTTPTestSupport
+import InMemoryTracing
 import RetryPolicyCore
 import RetryPolicyExecutor
+import RetryPolicyTestSupport
 import RetryPolicyTesting
 import Testing
+import Tracing
 
 /// Every adapter the contract holds. A new adapter is one conformance to
 /// `AdapterUnderTest` and one entry here.
-let conformingAdapters: [any AdapterUnderTest] = [
-    ExecutorClosureAdapter(),
-    URLSessionAdapter(),
-    AsyncHTTPClientAdapter(),
-]
+let conformingAdapters: [any AdapterUnderTest] = {
+    var adapters: [any AdapterUnderTest] = [
+        ExecutorClosureAdapter(),
+        URLSessionAdapter(),
+        AsyncHTTPClientAdapter(),
+    ]
+    #if OpenAPI
+    adapters += [OpenAPIAdapter(transport: .urlSession), OpenAPIAdapter(transport: .asyncHTTPClient)]
+    #endif
+    return adapters
+}()
 
 /// One contract for every adapter over the executor, each case run against
 /// each adapter and a server on 127.0.0.1 that plays a script.
@@ -188,6 +197,100 @@ struct AdapterConformanceTests {
         #expect(try result.get().body == "stored")
         #expect(server.methods == ["PUT", "PUT", "PUT"])
         #expect(server.bodies == [body, body, body])
+    }
+
+    @Test("a one-shot body stream is sent once, whole, and not retried", arguments: conformingAdapters)
+    func oneShotBodySentOnce(adapter: any AdapterUnderTest) async throws {
+        let server = try await ScriptedHTTPServer.start([.respond(status: 503), .respond(status: 200)])
+        defer { Task { try await server.shutdown() } }
+        // Longer than any adapter buffers to send again.
+        let body = (0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+        let (result, _) = await send(
+            ConformanceRequest(method: .put, url: server.url + "/posters/17", body: body, bodyIsOneShot: true),
+            through: adapter, under: ContractPolicy.standard(), server: server,
+            // A retry, were there one, would run and fail the case rather
+            // than wait for ever.
+            advancingAfter: [1])
+        let failure = try #require(result.failure)
+        #expect(failure.reason == .notIdempotent)
+        #expect(failure.error.kind == .status5xx)
+        #expect(failure.attempts.count == 1)
+        #expect(server.bodies == [body])
+        #expect(clock.totalSleeps == 0)
+    }
+
+    @Test("returning the last response: the response the policy stopped on is returned, not thrown", arguments: conformingAdapters)
+    func lastResponseReturned(adapter: any AdapterUnderTest) async throws {
+        let server = try await ScriptedHTTPServer.start([
+            .respond(status: 503, body: "busy"), .respond(status: 503, body: "still busy"), .respond(status: 200),
+        ])
+        defer { Task { try await server.shutdown() } }
+        let (result, steps) = await send(
+            ConformanceRequest(url: server.url, returningLastResponse: true), through: adapter,
+            under: ContractPolicy.standard(attempts: 2), server: server, advancingAfter: [1])
+        #expect(try result.get() == ConformanceResponse(status: 503, body: "still busy"))
+        #expect(server.requestCount == 2)
+        #expect(steps == [.seconds(1)])
+    }
+
+    /// The HTTP adapters: the executor driven by a bare closure knows no
+    /// address and sends no headers of its own.
+    static let httpAdapters = conformingAdapters.filter { !($0 is ExecutorClosureAdapter) }
+
+    @Test("every attempt has a client span under the request span, and its context goes with it", arguments: httpAdapters)
+    func attemptSpans(adapter: any AdapterUnderTest) async throws {
+        let server = try await ScriptedHTTPServer.start([.respond(status: 503), .respond(status: 200, body: "ok")])
+        defer { Task { try await server.shutdown() } }
+        let tracer = InMemoryTracer()
+        var traced = executor(ContractPolicy.standard())
+        traced.tracing = RetryTracing(tracer: tracer)
+        let executor = traced
+        let request = ConformanceRequest(url: server.url + "/movie/550")
+        let (result, _) = await drive(clock, server: server, requestsBeforeEachAdvance: [1]) {
+            await capture { () async throws(RetryFailure) in try await adapter.send(request, on: executor) }
+        }
+        #expect(try result.get().status == 200)
+        let spans = tracer.finishedSpans
+        let root = try #require(spans.first { $0.operationName == "retry_policy.request" })
+        let clients = spans.filter { $0.kind == .client }
+        #expect(clients.count == 2)
+        #expect(clients.allSatisfy { $0.parentSpanID == root.spanID })
+        #expect(root.attributes.get("url.full") == .string(server.url + "/movie/550"))
+        // The in-memory tracer injects its own ids: each attempt's span id.
+        let injected: [String?] = tracer.performedContextInjections.map { $0.values[InMemoryTracer.spanIDKey] }
+        #expect(Set(injected.compactMap { $0 }) == Set(clients.map(\.spanID)))
+        #expect(injected.count == 2)
+        // And each attempt carried its own span's context to the server.
+        let received = server.headers.compactMap { $0[InMemoryTracer.spanIDKey] }
+        #expect(received.count == 2)
+        #expect(Set(received) == Set(clients.map(\.spanID)))
+    }
+
+    @Test("metrics: each attempt counted by its decision, the request's attempts and retries recorded", arguments: conformingAdapters)
+    func attemptMetrics(adapter: any AdapterUnderTest) async throws {
+        let server = try await ScriptedHTTPServer.start([.respond(status: 503), .respond(status: 200, body: "ok")])
+        defer { Task { try await server.shutdown() } }
+        let metrics = TestMetrics()
+        var measured = executor(ContractPolicy.standard())
+        measured.telemetry = RetryTelemetry(factory: metrics)
+        let executor = measured
+        let request = ConformanceRequest(url: server.url)
+        let (result, _) = await drive(clock, server: server, requestsBeforeEachAdvance: [1]) {
+            await capture { () async throws(RetryFailure) in try await adapter.send(request, on: executor) }
+        }
+        #expect(try result.get().status == 200)
+        // By decision and status; the endpoint is each adapter's (the
+        // middleware names it after the operation).
+        let attempts = metrics.counterKeys.filter { $0.label == "retry_policy.client.attempts" }
+        let counted = attempts.map { key in
+            "\(key.dimensions["retry_policy.decision"] ?? "?") \(key.dimensions["http.response.status_code"] ?? "?") \(metrics.counter(key.label, key.dimensions))"
+        }
+        #expect(counted.sorted() == ["retry 503 1", "success 200 1"])
+        #expect(attempts.allSatisfy { $0.dimensions["retry_policy.policy"] == "contract" })
+        let calls = metrics.recorderKeys.filter { $0.label == "retry_policy.client.call.attempts" }
+        #expect(calls.flatMap { metrics.recorded($0.label, $0.dimensions) } == [2])
+        let retries = metrics.recorderKeys.filter { $0.label == "retry_policy.client.call.retries" }
+        #expect(retries.flatMap { metrics.recorded($0.label, $0.dimensions) } == [1])
     }
 
     @Test("a refused connection is connection_refused", arguments: conformingAdapters)

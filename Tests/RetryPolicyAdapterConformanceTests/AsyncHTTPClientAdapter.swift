@@ -23,7 +23,11 @@ struct AsyncHTTPClientAdapter: AdapterUnderTest {
         _ request: ConformanceRequest, on executor: RetryExecutor<ManualClock>
     ) async throws(RetryFailure) -> ConformanceResponse {
         let client = RetryingHTTPClient(client: conformanceHTTPClient, executor: executor)
-        let response = try await client.execute(HTTPClientRequest(request), endpoint: request.endpoint)
+        // AsyncHTTPClient cannot tell a streamed body from bytes: the caller
+        // says that it cannot be sent twice.
+        let response = try await client.execute(
+            HTTPClientRequest(request), endpoint: request.endpoint, retryability: request.bodyIsOneShot ? .unsafe : nil,
+            returningLastResponse: request.returningLastResponse)
         return ConformanceResponse(status: response.statusCode, body: String(buffer: response.body))
     }
 }
@@ -33,7 +37,17 @@ extension HTTPClientRequest {
         self.init(url: request.url)
         method = NIOHTTP1.HTTPMethod(rawValue: request.method.rawValue)
         for (name, value) in request.headers { headers.add(name: name, value: value) }
-        if let body = request.body { self.body = .bytes(ByteBuffer(bytes: body)) }
+        if let body = request.body {
+            if request.bodyIsOneShot {
+                let chunks = AsyncStream<ByteBuffer> { continuation in
+                    for chunk in request.bodyChunks { continuation.yield(ByteBuffer(bytes: chunk)) }
+                    continuation.finish()
+                }
+                self.body = .stream(chunks, length: .known(Int64(body.count)))
+            } else {
+                self.body = .bytes(ByteBuffer(bytes: body))
+            }
+        }
     }
 }
 #endif

@@ -31,10 +31,13 @@ struct ExecutorClosureAdapter: AdapterUnderTest {
         var executor = executor
         executor.classifier = classifier.chained(with: executor.classifier)
         let retryRequest = RetryRequest(
-            method: request.method, retryability: request.hasIdempotencyKey ? .idempotent : .asPolicySays,
+            method: request.method,
+            retryability: request.bodyIsOneShot ? .unsafe : request.hasIdempotencyKey ? .idempotent : .asPolicySays,
             endpoint: request.endpoint)
         let clientRequest = HTTPClientRequest(request)
-        let reply = try await executor.runConcurrently(retryRequest) { _ in
+        let reply = try await executor.runConcurrently(
+            retryRequest, returningLastResponse: request.returningLastResponse
+        ) { _ in
             let response = try await conformanceHTTPClient.execute(clientRequest, deadline: .distantFuture)
             let body = try await response.body.collect(upTo: 1 << 20)
             return Reply(status: Int(response.status.code), headers: response.headers, body: String(buffer: body))

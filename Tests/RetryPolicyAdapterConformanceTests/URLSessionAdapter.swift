@@ -26,11 +26,16 @@ struct URLSessionAdapter: AdapterUnderTest {
         var urlRequest = URLRequest(url: URL(string: request.url)!)
         urlRequest.httpMethod = request.method.rawValue
         for (name, value) in request.headers { urlRequest.addValue(value, forHTTPHeaderField: name) }
-        urlRequest.httpBody = request.body.map { Data($0) }
+        if request.bodyIsOneShot {
+            urlRequest.httpBodyStream = request.body.map { InputStream(data: Data($0)) }
+        } else {
+            urlRequest.httpBody = request.body.map { Data($0) }
+        }
         // Only a backstop: the policy's time limits run on the test clock
         // and end an attempt by cancelling it.
         urlRequest.timeoutInterval = 600
-        let (data, response) = try await session.data(for: urlRequest, endpoint: request.endpoint)
+        let (data, response) = try await session.data(
+            for: urlRequest, endpoint: request.endpoint, returningLastResponse: request.returningLastResponse)
         return ConformanceResponse(status: response.statusCode, body: String(decoding: data, as: UTF8.self))
     }
 }

@@ -1,5 +1,6 @@
 import RetryPolicyCore
 import RetryPolicyExecutor
+import RetryPolicyTestSupport
 import RetryPolicyTesting
 import Testing
 

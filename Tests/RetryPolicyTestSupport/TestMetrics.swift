@@ -2,11 +2,13 @@ import CoreMetrics
 import RetryPolicyCore
 
 /// A metrics backend that remembers every value, for asserting telemetry.
-final class TestMetrics: MetricsFactory, Sendable {
-    struct Key: Hashable, CustomStringConvertible {
-        var label: String
-        var dimensions: [String: String]
-        var description: String {
+public final class TestMetrics: MetricsFactory, Sendable {
+    public init() {}
+
+    public struct Key: Hashable, Sendable, CustomStringConvertible {
+        public var label: String
+        public var dimensions: [String: String]
+        public var description: String {
             "\(label)\(dimensions.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" })"
         }
     }
@@ -15,19 +17,19 @@ final class TestMetrics: MetricsFactory, Sendable {
     private let timers = LockedValue<[Key: [Int64]]>([:])
     private let recorders = LockedValue<[Key: [Double]]>([:])
 
-    func counter(_ label: String, _ dimensions: [String: String]) -> Int64 {
+    public func counter(_ label: String, _ dimensions: [String: String]) -> Int64 {
         counters.withLock { $0[Key(label: label, dimensions: dimensions)] ?? 0 }
     }
-    func timer(_ label: String, _ dimensions: [String: String]) -> [Int64] {
+    public func timer(_ label: String, _ dimensions: [String: String]) -> [Int64] {
         timers.withLock { $0[Key(label: label, dimensions: dimensions)] ?? [] }
     }
     /// Every value recorded, by histograms and gauges alike.
-    func recorded(_ label: String, _ dimensions: [String: String]) -> [Double] {
+    public func recorded(_ label: String, _ dimensions: [String: String]) -> [Double] {
         recorders.withLock { $0[Key(label: label, dimensions: dimensions)] ?? [] }
     }
-    var counterKeys: [Key] { counters.withLock { Array($0.keys) } }
-    var recorderKeys: [Key] { recorders.withLock { Array($0.keys) } }
-    var timerKeys: [Key] { timers.withLock { Array($0.keys) } }
+    public var counterKeys: [Key] { counters.withLock { Array($0.keys) } }
+    public var recorderKeys: [Key] { recorders.withLock { Array($0.keys) } }
+    public var timerKeys: [Key] { timers.withLock { Array($0.keys) } }
 
     private static func key(_ label: String, _ dimensions: [(String, String)]) -> Key {
         Key(label: label, dimensions: Dictionary(dimensions, uniquingKeysWith: { $1 }))
@@ -56,16 +58,16 @@ final class TestMetrics: MetricsFactory, Sendable {
         func record(_ value: Double) { owner.recorders.withLock { $0[key, default: []].append(value) } }
     }
 
-    func makeCounter(label: String, dimensions: [(String, String)]) -> any CounterHandler {
+    public func makeCounter(label: String, dimensions: [(String, String)]) -> any CounterHandler {
         CounterBox(key: Self.key(label, dimensions), owner: self)
     }
-    func makeRecorder(label: String, dimensions: [(String, String)], aggregate: Bool) -> any RecorderHandler {
+    public func makeRecorder(label: String, dimensions: [(String, String)], aggregate: Bool) -> any RecorderHandler {
         RecorderBox(key: Self.key(label, dimensions), owner: self)
     }
-    func makeTimer(label: String, dimensions: [(String, String)]) -> any TimerHandler {
+    public func makeTimer(label: String, dimensions: [(String, String)]) -> any TimerHandler {
         TimerBox(key: Self.key(label, dimensions), owner: self)
     }
-    func destroyCounter(_ handler: any CounterHandler) {}
-    func destroyRecorder(_ handler: any RecorderHandler) {}
-    func destroyTimer(_ handler: any TimerHandler) {}
+    public func destroyCounter(_ handler: any CounterHandler) {}
+    public func destroyRecorder(_ handler: any RecorderHandler) {}
+    public func destroyTimer(_ handler: any TimerHandler) {}
 }
