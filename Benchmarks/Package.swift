@@ -56,6 +56,20 @@ let package = Package(
             path: "Benchmarks/StormBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
+        // A total outage per budget style (none, token buckets, gRPC,
+        // the ratio budgets, adaptive), with the storm's amplification as
+        // a metric of its own.
+        .executableTarget(
+            name: "BudgetStormBenchmarks",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "RetryPolicyCore", package: "swift-retry-policy"),
+                .product(name: "RetryPolicyYAML", package: "swift-retry-policy"),
+                .product(name: "RetryPolicySimulation", package: "swift-retry-policy"),
+            ],
+            path: "Benchmarks/BudgetStormBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
         // A keystroke in a 1,000-line policy through `retry-policy lsp` (the
         // built binary over its standard streams), against a 100 ms budget.
         .executableTarget(

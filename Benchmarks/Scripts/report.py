@@ -21,6 +21,7 @@ WORK = {
     "executor.success-in-one-task": "1,000 executed requests in one task",
     "executor.retry-3-attempts-in-one-task": "1,000 executed requests in one task",
     "corpus": "lint 1,000 policy files (extends, parity, stacks)",
+    "budget-storm": "one outage storm: 10,000 clients over 10 s, 4 attempts, shared",
     "fleet.first-try-success": "1,000 first-try successes (admit + settle)",
     "fleet.retry": "1 request: 503, retry granted on the local view, 200",
     "fleet.decide-success": "1,000 x admit + decide(success)",
@@ -100,7 +101,7 @@ def main(paths):
             mallocs = secondary.get("Malloc (total)", {}).get("scorePercentiles", {}).get("50.0")
             cpu = secondary.get("Time (total CPU)", {}).get("scorePercentiles", {}).get("50.0")
             custom = {metric: values["scorePercentiles"] for metric, values in secondary.items()
-                      if metric not in STANDARD_METRICS and name.startswith("fleet.")}
+                      if metric not in STANDARD_METRICS and name.startswith(("fleet.", "budget-storm."))}
             results[name] = {"wall_us": wall, "wall_p99_us": wall_p99, "cpu_us": cpu, "mallocs": mallocs,
                              "iterations": element["measurementIterations"], "custom": custom}
 
@@ -192,6 +193,7 @@ CUSTOM_METRICS = {
     "fleet.slow-database-": ("heartbeat late (us)", "round trips", "withdrawals"),
     "fleet.round-trips-5pct": ("round trips", "withdrawals", "refund writes"),
     "fleet.breaker-propagation": ("opening seen (us)", "probe claim (us)", "closing seen (us)"),
+    "budget-storm.": ("amplification (x1000)", "refused by the budget", "out of time"),
 }
 
 

@@ -1,7 +1,11 @@
 import RetryPolicyCore
 
 /// Policy to an Envoy route's `RouteAction` fields: `timeout` and
-/// `retry_policy` (config.route.v3.RetryPolicy).
+/// `retry_policy` (config.route.v3.RetryPolicy). A ratio budget is a
+/// cluster's setting in Envoy, so a policy with one becomes a bootstrap's
+/// `static_resources`: a listener whose one route carries those fields
+/// and sends to a cluster named after the policy, whose
+/// `circuit_breakers` hold the `retry_budget`.
 public enum EnvoyExporter {
     /// Envoy's default `rate_limited_retry_back_off.max_interval`.
     package static let defaultRateLimitedMaxInterval: Duration = .seconds(300)
@@ -29,7 +33,14 @@ public enum EnvoyExporter {
         } else {
             retryPolicy.append(.init("num_retries", .int(0)))
         }
-        if policy.budget != nil {
+        var cluster: InteropValue?
+        if let ratio = policy.budget?.ratio {
+            let (block, written, percentWarning) = EnvoyRetryBudget.write(
+                ratio, spelling: .envoy(cluster: policy.name), behaviour: behaviour)
+            if let percentWarning { warnings.append(percentWarning) }
+            cluster = Self.cluster(policy.name, retryBudget: block)
+            warnings.append(ratioBudgetWarning(written, behaviour))
+        } else if policy.budget != nil {
             warnings.append(budgetWarning(behaviour, target: "Envoy"))
         }
         if let warning = behaviour.breakerWarning(
@@ -52,30 +63,106 @@ public enum EnvoyExporter {
                 feature: "timeouts.total", location: behaviour.location("timeouts"),
                 message: "the policy sets no total timeout, exported as timeout: 0s, which disables Envoy's default 15s route timeout; set timeouts.total to keep a deadline"))
         }
-        let document: InteropValue = .object([
+        let routeAction: [InteropValue.Field] = [
             .init("timeout", .string(ForeignDuration.protoText(total))),
             .init("retry_policy", .object(retryPolicy)),
-        ])
+        ]
+        guard let cluster else {
+            return ExportResult(format: .envoy, document: .object(routeAction), warnings: warnings)
+        }
+        let document = bootstrap(policy.name, routeAction: [.init("cluster", .string(policy.name))] + routeAction, cluster: cluster)
         return ExportResult(format: .envoy, document: document, warnings: warnings)
     }
 
+    /// A token bucket has no Envoy equivalent.
     static func budgetWarning(_ behaviour: PolicyBehaviour, target: String) -> InteropWarning {
-        if let ratio = behaviour.policy.budget?.ratio { return ratioBudgetWarning(ratio, behaviour, target: target) }
-        return InteropWarning(
+        InteropWarning(
             feature: "budget", location: behaviour.location("budget"),
             message: "\(target) has no token-bucket budget on a route; its retry budget is a cluster circuit breaker (retry_budget: budget_percent of active requests), not exported")
     }
 
-    /// A ratio budget is the policy's form of Envoy's cluster retry
-    /// budget, but Envoy's caps retries in flight (a concurrency) where
-    /// the policy counts retries over a window (a rate): the cluster
-    /// setting to write is named, with what it would change.
-    static func ratioBudgetWarning(_ ratio: RatioRetryBudget, _ behaviour: PolicyBehaviour, target: String) -> InteropWarning {
+    /// What the exported `retry_budget` changes: Envoy caps retries in
+    /// flight (a concurrency) where the policy counts retries started over
+    /// a window (a rate); the `envoy` preset's mapping reads one as the
+    /// other over one second, so only another window is lost on top.
+    static func ratioBudgetWarning(_ ratio: RatioRetryBudget, _ behaviour: PolicyBehaviour) -> InteropWarning {
         let percent = NumberText.decimal(Int64(ratio.permille), fractionDigits: 1)
-        let setting = "the cluster's circuit_breakers.thresholds[].retry_budget {budget_percent: {value: \(percent)}, min_retry_concurrency: \(ratio.minRetriesPerSecond)}"
+        let window = ratio.window == .seconds(1)
+            ? "" : "; the policy's \(ratio.window.formattedForHumans) window is lost (Envoy has none; read back, the budget counts over 1s)"
         return InteropWarning(
             feature: "budget", location: behaviour.location("budget.retry_percent", "budget.preset", "budget"),
-            message: "\(target)'s retry budget is not a route setting; write \(setting) by hand. It caps retries in flight at \(percent) % of active requests (at least \(ratio.minRetriesPerSecond) at once), where the policy allows \(percent) % of the requests of the last \(ratio.window.formattedForHumans) plus \(ratio.minRetriesPerSecond) retries a second: the window and the rate are lost; not exported")
+            message: "Envoy's retry budget caps retries in flight at \(percent) % of active requests (at least \(ratio.minRetriesPerSecond) at once), where the policy allows \(percent) % of the requests started over \(ratio.window.formattedForHumans) plus \(ratio.minRetriesPerSecond) retries a second: the same only when attempts last about a second\(window)")
+    }
+
+    /// Cluster `name` with `retryBudget` in its DEFAULT-priority circuit
+    /// breaker thresholds (config.cluster.v3.CircuitBreakers.Thresholds);
+    /// its endpoints are the user's to add.
+    static func cluster(_ name: String, retryBudget: InteropValue) -> InteropValue {
+        .object([
+            .init("name", .string(name)),
+            .init("circuit_breakers", .object([
+                .init("thresholds", .array([
+                    .object([.init("priority", .string("DEFAULT")), .init("retry_budget", retryBudget)]),
+                ])),
+            ])),
+        ])
+    }
+
+    /// A bootstrap's `static_resources` with one listener (Envoy's
+    /// examples' 0.0.0.0:10000) whose HttpConnectionManager routes every
+    /// request with `routeAction`, and `cluster`: the smallest file Envoy
+    /// loads that holds both halves of the policy, as the importer reads
+    /// them back.
+    static func bootstrap(_ name: String, routeAction: [InteropValue.Field], cluster: InteropValue) -> InteropValue {
+        let connectionManager: InteropValue = .object([
+            .init("@type", .string("type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager")),
+            .init("stat_prefix", .string(name)),
+            .init("route_config", .object([
+                .init("name", .string(name)),
+                .init("virtual_hosts", .array([
+                    .object([
+                        .init("name", .string(name)),
+                        .init("domains", .array([.string("*")])),
+                        .init("routes", .array([
+                            .object([
+                                .init("match", .object([.init("prefix", .string("/"))])),
+                                .init("route", .object(routeAction)),
+                            ]),
+                        ])),
+                    ]),
+                ])),
+            ])),
+            .init("http_filters", .array([
+                .object([
+                    .init("name", .string("envoy.filters.http.router")),
+                    .init("typed_config", .object([
+                        .init("@type", .string("type.googleapis.com/envoy.extensions.filters.http.router.v3.Router")),
+                    ])),
+                ]),
+            ])),
+        ])
+        let listener: InteropValue = .object([
+            .init("name", .string(name)),
+            .init("address", .object([
+                .init("socket_address", .object([.init("address", .string("0.0.0.0")), .init("port_value", .int(10000))])),
+            ])),
+            .init("filter_chains", .array([
+                .object([
+                    .init("filters", .array([
+                        .object([
+                            .init("name", .string("envoy.filters.network.http_connection_manager")),
+                            .init("typed_config", connectionManager),
+                        ]),
+                    ])),
+                ]),
+            ])),
+        ])
+        return .object([
+            .init("static_resources", .object([
+                .init("listeners", .array([listener])),
+                .init("clusters", .array([cluster])),
+            ])),
+        ])
     }
 
     static func backOff(_ behaviour: PolicyBehaviour, retries: Int, target: String) -> (InteropValue, [InteropWarning]) {

@@ -10,25 +10,31 @@ extension InteropFormat {
 /// RouteConfiguration (or a list of them), a virtual host, a route, a
 /// RouteAction, a bare RetryPolicy, a Listener whose HttpConnectionManager
 /// holds an inline `route_config`, or an admin `config_dump` (also as
-/// `istioctl proxy-config routes -o json` prints it).
+/// `istioctl proxy-config routes -o json` prints it); and, in a file
+/// without routes, each Cluster whose circuit breakers hold a
+/// `retry_budget`.
 struct EnvoyFormat: InteropFormatHandler {
     var format: InteropFormat { .envoy }
     var candidateNoun: String { "route retry policy" }
     var title: String { "Envoy route configuration" }
-    var importHelp: String { "an Envoy route configuration (a RouteConfiguration, virtual host, route, RouteAction, bare retry_policy, a Listener with an inline route_config, or an admin config_dump; snake_case or camelCase)" }
-    var selectionHelp: String { "an Envoy route or virtual host" }
-    var exportHelp: String? { "the `timeout` and `retry_policy` fields of a route's RouteAction (YAML)" }
+    var importHelp: String { "an Envoy route configuration (a RouteConfiguration, virtual host, route, RouteAction, bare retry_policy, a Listener with an inline route_config, an admin config_dump, or a Cluster with a retry_budget; snake_case or camelCase)" }
+    var selectionHelp: String { "an Envoy route or virtual host (a cluster in a file without routes)" }
+    var exportHelp: String? { "the `timeout` and `retry_policy` fields of a route's RouteAction (YAML); with a ratio budget, a bootstrap's static_resources whose route sends to a cluster holding the retry_budget" }
 
     func recognizes(_ file: ForeignFile) -> Bool {
         guard case .success(let documents) = file.documents, documents.count == 1, let root = documents.first else { return false }
         let search = EnvoyRouteSearch(root)
-        return !search.places.isEmpty || search.virtualHosts > 0
+        return !search.places.isEmpty || search.virtualHosts > 0 || !EnvoyRetryBudget.holders(in: root).isEmpty
     }
 
     func candidates(in file: ForeignFile) throws(InteropError) -> [ImportCandidate] {
         let root = try file.document(of: format)
         let search = EnvoyRouteSearch(root)
         guard !search.places.isEmpty else {
+            if search.virtualHosts == 0 && search.routes == 0 {
+                let holders = EnvoyRetryBudget.holders(in: root)
+                if !holders.isEmpty { return clusterCandidates(holders) }
+            }
             if let other = search.otherRetryPolicies.first {
                 throw InteropError(
                     .noRetrySettings, at: other,
@@ -68,6 +74,24 @@ struct EnvoyFormat: InteropFormatHandler {
         }
     }
 
+    /// A file without routes whose clusters hold retry budgets: one
+    /// candidate a cluster, by its name.
+    func clusterCandidates(_ holders: [EnvoyRetryBudget.Holder]) -> [ImportCandidate] {
+        var used: Set<String> = []
+        return holders.map { holder in
+            let budget = holder.budget
+            var parts = ["cluster", "retry_budget"]
+            if let percent = ForeignReader.field(budget, "budget_percent") {
+                let value = ForeignReader.field(percent, "value") ?? percent
+                if let text = value.scalarText { parts.append("budget_percent \(text)") }
+            }
+            if let minimum = ForeignReader.field(budget, "min_retry_concurrency")?.scalarText { parts.append("min_retry_concurrency \(minimum)") }
+            return ImportCandidate(
+                name: ImportCandidate.unique(holder.name, among: &used), summary: parts.joined(separator: ", "),
+                location: holder.cluster.location, node: holder.cluster)
+        }
+    }
+
     func summary(_ place: EnvoyRetryPlace) -> String {
         let kind: String
         switch place.kind {
@@ -88,7 +112,7 @@ struct EnvoyFormat: InteropFormatHandler {
             let keys = entries.prefix(6).map(\.key.value)
             let clusterKeys: Set<String> = ["circuit_breakers", "circuitBreakers", "thresholds", "retry_budget", "connect_timeout", "connectTimeout"]
             let cluster = keys.contains(where: clusterKeys.contains)
-                ? " (a cluster's settings: a cluster's retry budget limits retries but sets none)" : ""
+                ? " (a cluster's settings without a retry_budget in circuit_breakers.thresholds)" : ""
             return "a mapping of " + keys.joined(separator: ", ") + (entries.count > 6 ? ", ..." : "") + cluster
         case .sequence(let items, _):
             if let first = items.first, case .mapping = first { return "a list of \(items.count) (the first: \(found(first)))" }
@@ -109,6 +133,17 @@ struct EnvoyFormat: InteropFormatHandler {
             places = EnvoyRouteSearch(document).places
         } catch {
             return candidates.map { _ in .failure(error) }
+        }
+        if places.isEmpty {
+            let holders = EnvoyRetryBudget.holders(in: document)
+            let byLocation = Dictionary(holders.map { ($0.cluster.location, $0) }, uniquingKeysWith: { first, _ in first })
+            return candidates.map { candidate in
+                guard let holder = byLocation[candidate.location] else {
+                    return .failure(InteropError(.selection, at: candidate.location, "expected a cluster with a retry_budget at this place, found none"))
+                }
+                let name = holders.count == 1 ? file.baseName : candidate.name
+                return Result { () throws(InteropError) in try EnvoyImporter.importCluster(holder, path: file.path, name: name) }
+            }
         }
         let byPlace = Dictionary(places.map { ($0.retryPolicy.location, $0) }, uniquingKeysWith: { first, _ in first })
         return candidates.map { candidate in

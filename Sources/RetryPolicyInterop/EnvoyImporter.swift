@@ -68,6 +68,27 @@ enum EnvoyImporter {
         return imported
     }
 
+    /// A cluster in a file without routes: its DEFAULT-priority
+    /// `retry_budget` becomes the policy's budget, and the retries are a
+    /// route's without `retry_policy`: none, which a warning says, with
+    /// what to add.
+    static func importCluster(_ holder: EnvoyRetryBudget.Holder, path: String, name: String) throws(InteropError) -> ImportedPolicy {
+        var reader = ForeignReader(file: path)
+        let backoff = Backoff(initial: defaultBaseInterval, max: defaultBaseInterval * 10, multiplier: 2, jitter: .full)
+        var imported = ImportedPolicy(name: name, source: path, format: .envoy, attempts: 1, backoff: backoff)
+        let clusterName = DisplayText.escaped(holder.name)
+        imported.comment("", "The retry budget of cluster \(clusterName); the file holds no route.")
+        imported.comment("attempts", "No route retry_policy: Envoy makes no retries.")
+        RetryOnReader.apply([], codes: [], at: holder.cluster.location, target: "Envoy", imported: &imported)
+        imported.comment("backoff", "No retry_back_off: Envoy's default base_interval 25ms, max_interval 10 x base, full jitter.")
+        imported.comment("timeouts", "No route: its timeout is not known; Envoy's default is 15s.")
+        EnvoyRetryBudget.read(holder.budget, cluster: holder.name, reader: &reader, imported: &imported)
+        imported.warn("retry_policy", at: holder.cluster.location,
+            "cluster \(clusterName) holds a retry budget but the file has no route: a route without retry_policy makes no retries, so the policy makes 1 attempt; import the route's retry_policy beside the cluster (a bootstrap's static_resources holds both), or add attempts and rules (such as attempts: 3 with a rule retrying 5xx)")
+        if !reader.diagnostics.isEmpty { throw InteropError(reader.diagnostics) }
+        return imported
+    }
+
     static func readRetryPolicy(_ node: YAMLNode, reader: inout ForeignReader, imported: inout ImportedPolicy, target: String) {
         var retries = defaultNumRetries
         if let value = ForeignReader.field(node, "num_retries") {

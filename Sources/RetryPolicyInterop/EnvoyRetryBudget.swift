@@ -22,8 +22,14 @@ enum EnvoyRetryBudget {
     /// The `retry_budget` of the DEFAULT-priority thresholds of the
     /// cluster named `cluster` in `root`, if the document holds one.
     static func find(cluster: String, in root: YAMLNode) -> YAMLNode? {
-        guard let holder = clusterNamed(cluster, in: root, depth: 0),
-            let breakers = ForeignReader.field(holder, "circuit_breakers"),
+        clusterNamed(cluster, in: root, depth: 0).flatMap(budget(of:))
+    }
+
+    /// The `retry_budget` of a cluster's DEFAULT-priority thresholds (a
+    /// threshold without `priority` is DEFAULT's), as Envoy applies it to
+    /// a route's retries.
+    static func budget(of cluster: YAMLNode) -> YAMLNode? {
+        guard let breakers = ForeignReader.field(cluster, "circuit_breakers"),
             let thresholds = ForeignReader.field(breakers, "thresholds")
         else { return nil }
         for threshold in ForeignReader.items(thresholds) {
@@ -32,6 +38,45 @@ enum EnvoyRetryBudget {
             if let budget = ForeignReader.field(threshold, "retry_budget") { return budget }
         }
         return nil
+    }
+
+    /// A cluster that holds a retry budget, found in a document without
+    /// routes.
+    struct Holder {
+        var cluster: YAMLNode
+        var budget: YAMLNode
+        /// The cluster's `name`, or its place when it has none.
+        var name: String
+        var isNamed: Bool
+    }
+
+    /// The clusters of `root` with a DEFAULT-priority `retry_budget`, in
+    /// document order: a Cluster resource, a list of them, a bootstrap's
+    /// `static_resources.clusters`, a config_dump's clusters; at most
+    /// ``searchDepth`` deep.
+    static func holders(in root: YAMLNode) -> [Holder] {
+        var found: [Holder] = []
+        collect(root, depth: 0, into: &found)
+        return found
+    }
+
+    private static func collect(_ node: YAMLNode, depth: Int, into found: inout [Holder]) {
+        guard depth < searchDepth else { return }
+        switch node {
+        case .mapping(let entries, _):
+            if ForeignReader.field(node, "circuit_breakers") != nil {
+                if let budget = budget(of: node) {
+                    let name = EnvoyRouteSearch.name(of: node)
+                    found.append(Holder(cluster: node, budget: budget, name: name ?? "cluster at line \(node.location.line)", isNamed: name != nil))
+                }
+                return
+            }
+            for entry in entries { collect(entry.value, depth: depth + 1, into: &found) }
+        case .sequence(let items, _):
+            for item in items { collect(item, depth: depth + 1, into: &found) }
+        case .scalar:
+            break
+        }
     }
 
     private static func clusterNamed(_ name: String, in node: YAMLNode, depth: Int) -> YAMLNode? {
@@ -70,21 +115,60 @@ enum EnvoyRetryBudget {
         var owner: String
         /// The tool named in the warning.
         var tool: String
+        /// The product whose limits an export names: `Envoy`, `Istio`.
+        var product: String
+        /// Whether the configuration spells its keys in lowerCamelCase
+        /// (Istio's CRDs) rather than proto snake_case (Envoy's YAML).
+        var camelCase: Bool
+        /// Whether the percentage is a `type.v3.Percent` message
+        /// (`{value: 20}`) rather than a plain number.
+        var percentIsMessage: Bool
 
         static func envoy(cluster: String) -> Spelling {
             Spelling(block: "retry_budget", percent: "budget_percent", minimum: "min_retry_concurrency", interval: "budget_interval",
-                     percentValue: "retry_budget.budget_percent.value", owner: "Cluster \(cluster)", tool: "Envoy")
+                     percentValue: "retry_budget.budget_percent.value", owner: "Cluster \(cluster)", tool: "Envoy",
+                     product: "Envoy", camelCase: false, percentIsMessage: true)
         }
 
         static func istio(destinationRule: String) -> Spelling {
             Spelling(block: "trafficPolicy.retryBudget", percent: "percent", minimum: "min_retry_concurrency", interval: "budget_interval",
                      percentValue: "trafficPolicy.retryBudget.percent", owner: "DestinationRule \(destinationRule)",
-                     tool: "Istio (through Envoy's retry_budget)")
+                     tool: "Istio (through Envoy's retry_budget)", product: "Istio", camelCase: true, percentIsMessage: false)
+        }
+
+        /// A key as the configuration writes it.
+        func written(_ protoName: String) -> String {
+            camelCase ? ForeignReader.camelCase(protoName) : protoName
         }
 
         func shown(_ protoName: String) -> String {
             block == "retry_budget" ? "\(block).\(protoName)" : "\(block).\(ForeignReader.camelCase(protoName))"
         }
+    }
+
+    /// The budget block that carries `ratio` as `spelling` writes it: the
+    /// percentage (at most 100, one decimal) and the floor of concurrent
+    /// retries, `read`'s mapping the other way, so a budget read and
+    /// written again keeps its numbers. A percentage above 100 is written
+    /// as 100 with a warning.
+    static func write(
+        _ ratio: RatioRetryBudget, spelling: Spelling, behaviour: PolicyBehaviour
+    ) -> (block: InteropValue, written: RatioRetryBudget, warning: InteropWarning?) {
+        var written = ratio
+        var warning: InteropWarning?
+        if ratio.permille > 1000 {
+            written.permille = 1000
+            let path = spelling.block.split(separator: ".").last.map(String.init) ?? spelling.block
+            warning = InteropWarning(
+                feature: "budget.retry_percent", location: behaviour.location("budget.retry_percent", "budget"),
+                message: "\(spelling.product)'s \(path).\(spelling.written(spelling.percent)) is at most 100; the policy's \(NumberText.decimal(Int64(ratio.permille), fractionDigits: 1)) is exported as 100")
+        }
+        let percent = InteropValue.number(NumberText.decimal(Int64(written.permille), fractionDigits: 1))
+        let block = InteropValue.object([
+            .init(spelling.written(spelling.percent), spelling.percentIsMessage ? .object([.init("value", percent)]) : percent),
+            .init(spelling.written(spelling.minimum), .int(written.minRetriesPerSecond)),
+        ])
+        return (block, written, warning)
     }
 
     /// Reads `budget` (a `retry_budget`) into `imported` as a ratio budget,

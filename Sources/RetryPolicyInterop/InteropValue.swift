@@ -67,10 +67,10 @@ package indirect enum InteropValue: Sendable, Equatable {
             for field in fields {
                 switch field.value {
                 case .object(let inner) where !inner.isEmpty:
-                    lines.append(pad + field.key + ":")
+                    lines.append(pad + Self.yamlKey(field.key) + ":")
                     yamlLines(field.value, indent: indent + 2, into: &lines)
                 case .array(let items) where !items.isEmpty && !items.allSatisfy(\.isScalar):
-                    lines.append(pad + field.key + ":")
+                    lines.append(pad + Self.yamlKey(field.key) + ":")
                     for item in items {
                         var itemLines: [String] = []
                         yamlLines(item, indent: indent + 4, into: &itemLines)
@@ -80,7 +80,7 @@ package indirect enum InteropValue: Sendable, Equatable {
                         }
                     }
                 default:
-                    lines.append(pad + field.key + ": " + field.value.json())
+                    lines.append(pad + Self.yamlKey(field.key) + ": " + field.value.json())
                 }
             }
         default:
@@ -89,4 +89,17 @@ package indirect enum InteropValue: Sendable, Equatable {
     }
 
     static func quoted(_ text: String) -> String { QuotedText.doubleQuoted(text) }
+
+    /// A key as block YAML writes it: bare when it is a plain identifier
+    /// (`retry_policy`, `apiVersion`), quoted otherwise (`"@type"`, whose
+    /// `@` YAML reserves).
+    static func yamlKey(_ key: String) -> String {
+        let plain = key.utf8.first.map { $0 == UInt8(ascii: "_") || ($0 | 0x20) >= UInt8(ascii: "a") && ($0 | 0x20) <= UInt8(ascii: "z") } ?? false
+            && key.utf8.allSatisfy { byte in
+                let lower = byte | 0x20
+                return (lower >= UInt8(ascii: "a") && lower <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
+                    || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
+            }
+        return plain ? key : quoted(key)
+    }
 }

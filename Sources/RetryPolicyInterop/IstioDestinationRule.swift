@@ -70,20 +70,16 @@ struct IstioDestinationRule: Sendable {
         }
     }
 
-    /// The DestinationRule that carries `ratio` for the service `name`.
-    static func export(_ ratio: RatioRetryBudget, name: String) -> InteropValue {
+    /// The DestinationRule that carries `retryBudget` (as
+    /// `EnvoyRetryBudget.write` makes it) for the service `name`.
+    static func export(retryBudget: InteropValue, name: String) -> InteropValue {
         .object([
             .init("apiVersion", .string(apiVersion)),
             .init("kind", .string(kind)),
             .init("metadata", .object([.init("name", .string(name))])),
             .init("spec", .object([
                 .init("host", .string(name)),
-                .init("trafficPolicy", .object([
-                    .init("retryBudget", .object([
-                        .init("percent", .number(NumberText.decimal(Int64(ratio.permille), fractionDigits: 1))),
-                        .init("minRetryConcurrency", .int(ratio.minRetriesPerSecond)),
-                    ])),
-                ])),
+                .init("trafficPolicy", .object([.init("retryBudget", retryBudget)])),
             ])),
         ])
     }

@@ -37,15 +37,10 @@ public enum IstioExporter {
         }
         var following: [InteropValue] = []
         if let ratio = policy.budget?.ratio {
-            var written = ratio
-            if ratio.permille > 1000 {
-                // Istio's percent is at most 100.
-                written.permille = 1000
-                warnings.append(InteropWarning(
-                    feature: "budget.retry_percent", location: behaviour.location("budget.retry_percent", "budget"),
-                    message: "Istio's retryBudget.percent is at most 100; the policy's \(NumberText.decimal(Int64(ratio.permille), fractionDigits: 1)) is exported as 100"))
-            }
-            following.append(IstioDestinationRule.export(written, name: policy.name))
+            let (block, written, percentWarning) = EnvoyRetryBudget.write(
+                ratio, spelling: .istio(destinationRule: policy.name), behaviour: behaviour)
+            if let percentWarning { warnings.append(percentWarning) }
+            following.append(IstioDestinationRule.export(retryBudget: block, name: policy.name))
             warnings.append(budgetWarning(written, behaviour))
         } else if policy.budget != nil {
             warnings.append(EnvoyExporter.budgetWarning(behaviour, target: "Istio"))

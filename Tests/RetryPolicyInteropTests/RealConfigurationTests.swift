@@ -55,9 +55,9 @@ struct RealConfigurationTests {
         "grpc/grpc-java_examples_hedging_service_config.json": (.grpc, .imports(1)),
         "grpc/grpc-java_examples_retrying_service_config.json": (.grpc, .imports(1)),
 
-        "envoy/envoy-docs_cluster_circuit_breakers_retry_budget.yaml": (.envoy, .refused(["RPI04"])),  // a cluster fragment
+        "envoy/envoy-docs_cluster_circuit_breakers_retry_budget.yaml": (.envoy, .refused(["RPI04"])),  // a fragment: circuit_breakers is empty, thresholds beside it
         "envoy/envoy-docs_faq_transient_failures_request_retry.yaml": (.envoy, .imports(1)),
-        "envoy/envoy-gateway_xds-ir_circuit-breaker_clusters.yaml": (.envoy, .refused(["RPI04"])),  // clusters
+        "envoy/envoy-gateway_xds-ir_circuit-breaker_clusters.yaml": (.envoy, .imports(1)),  // a cluster's retry budget, no routes
         "envoy/envoy-gateway_xds-ir_ext-auth-retry_listeners.yaml": (.envoy, .refused(["RPI05"])),  // ext_authz's RetryPolicy only
         "envoy/envoy-gateway_xds-ir_retry-partial-invalid_routes.yaml": (.envoy, .imports(2)),
         "envoy/envoy-gateway_xds-ir_retry_routes.yaml": (.envoy, .imports(3)),

@@ -98,6 +98,16 @@ struct PostgresStoreTests {
         #expect(try database.query("SELECT version FROM retry_policy_schema") == "1")
         try await store.start()
         await store.shutdown()
+        // A database made before the ratio budget's table (1.0.0's): a
+        // store refuses it by name, and creating the schema adds the table
+        // without a new version.
+        _ = try database.query("DROP TABLE retry_policy_ratio")
+        let older = PostgresRetryStateStore(configuration: try database.configuration())
+        await #expect(throws: PostgresStateError.schemaMissing("retry_policy_ratio")) { try await older.start() }
+        try await older.createSchema()
+        #expect(try database.query("SELECT version FROM retry_policy_schema") == "1")
+        try await older.start()
+        await older.shutdown()
         _ = try database.query("UPDATE retry_policy_schema SET version = 99")
         let newer = PostgresRetryStateStore(configuration: try database.configuration())
         await #expect(throws: PostgresStateError.schemaTooNew(found: 99, supported: 1)) { try await newer.start() }

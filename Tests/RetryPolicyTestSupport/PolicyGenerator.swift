@@ -61,7 +61,8 @@ public struct PolicyGenerator: Sendable {
     /// How the budget is drawn.
     public enum Budgets: Sendable {
         case none
-        /// None, token buckets of random capacity and costs, and gRPC throttling.
+        /// None, token buckets of random capacity and costs, gRPC
+        /// throttling, and ratio budgets.
         case any
         case oneOf([RetryBudgetConfiguration?])
         /// None half the time, else gRPC throttling in these ranges.
@@ -308,6 +309,9 @@ public struct PolicyGenerator: Sendable {
                     capacity: choices.int(in: 0...50), retryCost: pick([5, 14]), timeoutRetryCost: pick([5, 14]),
                     throttlingRetryCost: 5, successRefund: pick([1, 2])),
                 .grpc(maxTokens: choices.int(in: 1...10), tokenRatioThousandths: choices.int(in: 1...2000)),
+                .ratio(RatioRetryBudget(
+                    permille: choices.int(in: 0...1000), minRetriesPerSecond: choices.int(in: 0...20),
+                    window: .seconds(choices.int(in: 1...60)))),
             ])
         case .oneOf(let budgets):
             policy.budget = pick(budgets)
@@ -444,8 +448,12 @@ public struct PolicyGenerator: Sendable {
         if let condition = policy.conditions.first { rules.append(Rule(conditions: [condition], error: pick(kinds), action: .retry)) }
         policy.rules = Array(rules.prefix(choices.int(in: 0...rules.count)))
         policy.defaultRule = pick([nil, DefaultRule(error: .internalError, action: .stop), DefaultRule(error: pick(kinds), action: .retry)])
-        switch choices.int(in: 0...3) {
+        switch choices.int(in: 0...4) {
         case 0: policy.budget = .awsStandard
+        case 3:
+            policy.budget = .ratio(RatioRetryBudget(
+                permille: choices.int(in: 0...10_000), minRetriesPerSecond: choices.int(in: 0...1_000_000),
+                window: pick([.seconds(1), .milliseconds(1500), .seconds(10), .seconds(60)])))
         case 1: policy.budget = .grpc(maxTokens: choices.int(in: 1...1000), tokenRatioThousandths: choices.int(in: 1...5000))
         case 2:
             policy.budget = RetryBudgetConfiguration(

@@ -6,9 +6,12 @@
 ///
 /// Over any window a client therefore sends at most
 /// `percent × requests + minRetriesPerSecond × window` retries, so under a
-/// total outage its amplification stays below
+/// total outage, once a window has passed, its amplification stays below
 /// `1 + percent + minRetriesPerSecond ÷ request rate` (Finagle's defaults
-/// at 1,000 requests a second: 1.21).
+/// at 1,000 requests a second: 1.21). Over a whole storm of `T` seconds the
+/// reserve of one more window comes on top,
+/// `minRetriesPerSecond × window ÷ (request rate × T)`: the reserve is
+/// there from the start, as in Finagle's `RetryBudget`.
 ///
 /// The ledger counts thousandths of a retry: a retry costs
 /// ``retryCost`` (1000), a request deposits ``permille``.
@@ -65,9 +68,10 @@ public struct RatioRetryBudget: Hashable, Sendable {
         return overflowSum ? Int.max : sum
     }
 
-    /// The most a client retries for `requests` first attempts a second
-    /// under a total outage, as a multiple of its requests:
-    /// `1 + percent + minRetriesPerSecond ÷ requests`.
+    /// The most a client sends for `requests` first attempts a second
+    /// under a total outage, once a window has passed, as a multiple of
+    /// its requests: `1 + percent + minRetriesPerSecond ÷ requests` (a
+    /// whole storm adds the starting reserve, see above).
     public func amplificationBound(requestsPerSecond requests: Double) -> Double {
         guard requests > 0 else { return .infinity }
         return 1 + Double(permille) / 1000 + Double(minRetriesPerSecond) / requests

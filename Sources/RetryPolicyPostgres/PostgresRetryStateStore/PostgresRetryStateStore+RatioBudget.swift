@@ -50,14 +50,20 @@ extension PostgresRetryStateStore {
         slots[index] = slot
         amounts[index] = granted ? -Int64(cost) : 0
         let position = index + 1
+        let row = RatioRow(slot: slot, position: position)
+        // A row that is not ten slots (another writer's) counts as empty
+        // and is started over, as a key without a row is.
         let query: PostgresQuery = """
             INSERT INTO retry_policy_ratio AS r (key, slots, amounts) VALUES (\(key), \(slots), \(amounts))
             ON CONFLICT (key) DO UPDATE
-            SET amounts[\(position)::int] = (CASE WHEN r.slots[\(position)::int] >= \(slot) THEN r.amounts[\(position)::int] ELSE 0 END) - \(Int64(cost)),
-                slots[\(position)::int] = GREATEST(r.slots[\(position)::int], \(slot)),
+            SET amounts = CASE WHEN \(unescaped: RatioRow.wellFormed) THEN
+                        \(unescaped: row.before("amounts")) || (\(unescaped: row.keptAmount) - \(Int64(cost))) || \(unescaped: row.after("amounts"))
+                    ELSE EXCLUDED.amounts END,
+                slots = CASE WHEN \(unescaped: RatioRow.wellFormed) THEN
+                        \(unescaped: row.before("slots")) || \(unescaped: row.keptSlot) || \(unescaped: row.after("slots"))
+                    ELSE EXCLUDED.slots END,
                 updated_at = now()
-            WHERE \(reserve) + (SELECT COALESCE(SUM(u.amount), 0) FROM unnest(r.slots, r.amounts) AS u(slot, amount)
-                               WHERE u.slot > \(slot - count) AND u.slot <= \(slot)) >= \(Int64(cost))
+            WHERE \(reserve) + (CASE WHEN \(unescaped: RatioRow.wellFormed) THEN \(unescaped: row.liveSum) ELSE 0 END) >= \(Int64(cost))
             RETURNING (r.xmax = 0) AS inserted
             """
         counters.add(\.roundTrips)
@@ -121,15 +127,22 @@ extension PostgresRetryStateStore {
             var slots = [Int64](repeating: -1, count: Int(count))
             var amounts = [Int64](repeating: 0, count: Int(count))
             slots[index] = entry.slot
-            amounts[index] = Int64(amount)
+            let written = RatioRow.clamped(Int64(amount))
+            amounts[index] = written
+            let row = RatioRow(slot: entry.slot, position: position)
+            // A deposit for a slot the row has moved past has expired.
             let query: PostgresQuery = """
                 INSERT INTO retry_policy_ratio AS r (key, slots, amounts) VALUES (\(entry.key), \(slots), \(amounts))
                 ON CONFLICT (key) DO UPDATE
-                SET amounts[\(position)::int] = CASE
-                        WHEN r.slots[\(position)::int] > \(entry.slot) THEN r.amounts[\(position)::int]
-                        WHEN r.slots[\(position)::int] = \(entry.slot) THEN r.amounts[\(position)::int] + \(Int64(amount))
-                        ELSE \(Int64(amount)) END,
-                    slots[\(position)::int] = GREATEST(r.slots[\(position)::int], \(entry.slot)),
+                SET amounts = CASE WHEN \(unescaped: RatioRow.wellFormed) THEN
+                            \(unescaped: row.before("amounts"))
+                            || (CASE WHEN \(unescaped: row.heldSlot) > \(entry.slot) THEN \(unescaped: row.keptAmount)
+                                     ELSE \(unescaped: row.keptAmount) + \(written) END)
+                            || \(unescaped: row.after("amounts"))
+                        ELSE EXCLUDED.amounts END,
+                    slots = CASE WHEN \(unescaped: RatioRow.wellFormed) THEN
+                            \(unescaped: row.before("slots")) || \(unescaped: row.keptSlot) || \(unescaped: row.after("slots"))
+                        ELSE EXCLUDED.slots END,
                     updated_at = now()
                 """
             counters.add(\.roundTrips)
@@ -141,6 +154,62 @@ extension PostgresRetryStateStore {
                 logger.debug("shared state: ratio deposit not written, kept for later", metadata: ["key": "\(entry.key)", "error": "\(error)"])
             }
         }
+    }
+}
+
+/// What the ratio queries take from a `retry_policy_ratio` row, which any
+/// role with write access can change: nothing a store could not have
+/// written. A row is used only when both arrays are one-dimensional, ten
+/// long and indexed from 1; a slot counts only at its own place (slot
+/// number modulo ten) and when it is no more than a window ahead of the
+/// writer's; an amount is cut to the process window's range
+/// (`RatioBudgetWindow`'s ±2^39 thousandths) and a missing one is 0, so
+/// sums and the arithmetic on them cannot overflow a bigint.
+struct RatioRow {
+    /// The most a slot holds, either way: `RatioBudgetWindow`'s.
+    static let maximumAmount: Int64 = (1 << 39) - 1
+    static let slotCount = Int64(RatioBudgetWindow.slotCount)
+
+    static let wellFormed = """
+        (array_ndims(r.slots) = 1 AND array_ndims(r.amounts) = 1 AND array_lower(r.slots, 1) = 1 \
+        AND array_lower(r.amounts, 1) = 1 AND cardinality(r.slots) = \(slotCount) AND cardinality(r.amounts) = \(slotCount))
+        """
+
+    static func clamped(_ amount: Int64) -> Int64 { Swift.min(Swift.max(amount, -maximumAmount), maximumAmount) }
+
+    static func clampedSQL(_ expression: String) -> String {
+        "LEAST(GREATEST(COALESCE(\(expression), 0), \(-maximumAmount)), \(maximumAmount))"
+    }
+
+    /// The writer's slot and its place in the arrays (1-based).
+    var slot: Int64
+    var position: Int
+
+    /// The slot the row holds at this place, when it is one a store could
+    /// have written: not past one window after the writer's; otherwise
+    /// (and when missing) -1, older than any.
+    var heldSlot: String {
+        "(CASE WHEN r.slots[\(position)] <= \(slot + Self.slotCount) THEN r.slots[\(position)] ELSE -1 END)"
+    }
+
+    /// The amount kept at this place: the row's, cut to range, when its
+    /// slot is the writer's or a later one; otherwise 0 (expired).
+    var keptAmount: String {
+        "(CASE WHEN \(heldSlot) >= \(slot) THEN \(Self.clampedSQL("r.amounts[\(position)]")) ELSE 0 END)"
+    }
+
+    var keptSlot: String { "GREATEST(\(heldSlot), \(slot))" }
+
+    /// The elements of `column` before and after this place.
+    func before(_ column: String) -> String { "r.\(column)[1:\(position - 1)]" }
+    func after(_ column: String) -> String { "r.\(column)[\(position + 1):\(Self.slotCount)]" }
+
+    /// The live slots' amounts, each at its own place and cut to range.
+    var liveSum: String {
+        """
+        (SELECT COALESCE(SUM(\(Self.clampedSQL("u.amount"))), 0) FROM unnest(r.slots, r.amounts) WITH ORDINALITY AS u(slot, amount, place) \
+        WHERE u.slot > \(slot - Self.slotCount) AND u.slot <= \(slot) AND u.slot % \(Self.slotCount) = u.place - 1)
+        """
     }
 }
 #endif

@@ -77,15 +77,20 @@ extension PostgresRetryStateStore {
                 SELECT to_regclass('retry_policy_schema') IS NOT NULL,
                        to_regclass('retry_policy_budget') IS NOT NULL,
                        to_regclass('retry_policy_cooldown') IS NOT NULL,
-                       to_regclass('retry_policy_breaker') IS NOT NULL
+                       to_regclass('retry_policy_breaker') IS NOT NULL,
+                       to_regclass('retry_policy_ratio') IS NOT NULL
                 """
             let rows = try await run(query, on: connection, logger: logger, timeout: timeout)
             guard let row = rows.first else { throw PostgresStateError.queryFailed("no answer to the schema check") }
-            let (schema, budget, cooldown, breaker) = try row.decode((Bool, Bool, Bool, Bool).self)
+            let (schema, budget, cooldown, breaker, ratio) = try row.decode((Bool, Bool, Bool, Bool, Bool).self)
             if !schema { throw PostgresStateError.schemaMissing("retry_policy_schema") }
             if !budget { throw PostgresStateError.schemaMissing("retry_policy_budget") }
             if !cooldown { throw PostgresStateError.schemaMissing("retry_policy_cooldown") }
             if !breaker { throw PostgresStateError.schemaMissing("retry_policy_breaker") }
+            // Added after 1.0.0 without a new version, as the breaker's
+            // table was: older stores ignore it; a database made by one
+            // gets it from createSchema().
+            if !ratio { throw PostgresStateError.schemaMissing("retry_policy_ratio") }
             let versionRows = try await run(
                 "SELECT version FROM retry_policy_schema WHERE id = 1", on: connection, logger: logger, timeout: timeout)
             let version = try versionRows.first?.decode(Int.self) ?? 0
