@@ -187,6 +187,38 @@ struct DecisionAllocationTests {
         Self.expectNoAllocation(Self.allocationsPerDecision(with: decider, rounds: 20), "method-specific rules")
     }
 
+    /// gRPC outcomes read their pushback from metadata: deciding one costs
+    /// no more allocations than deciding the same failure as an HTTP
+    /// response with a Retry-After (none, optimized), also in a debug build,
+    /// where the rest of the retry path allocates.
+    @Test("gRPC outcomes with pushback decide with no more allocations than HTTP responses with Retry-After")
+    func grpcPushback() {
+        let now = Timestamp(secondsSince1970: 1_700_000_000)
+        func inputs(_ outcomes: [AttemptOutcome]) -> [DecisionInput] {
+            outcomes.flatMap { outcome in
+                (1...3).map { DecisionInput(outcome: outcome, attempt: $0, method: .get, now: now) }
+            }
+        }
+        let grpc = inputs([
+            .grpc(status: .unavailable, metadata: [GRPCStatusCode.pushbackKey: "3000"]),
+            .grpc(status: .resourceExhausted, metadata: [GRPCStatusCode.pushbackKey: "-1"]),
+            .grpc(status: .unavailable, metadata: ["other": "x", GRPCStatusCode.pushbackKey: "250"]),
+        ])
+        let http = inputs([
+            .response(status: 503, headers: ["Retry-After": "3"]),
+            .response(status: 503, headers: ["Retry-After": "-1"]),
+            .response(status: 503, headers: ["other": "x", "Retry-After": "1"]),
+        ])
+        var policy = Self.retrying
+        policy.budget = nil
+        policy.retryAfter.cooldown = .off
+        let decider = RetryDecider(policy: policy)
+        let grpcAllocations = Self.allocationsPerDecision(with: decider, inputs: grpc, rounds: 20)
+        let httpAllocations = Self.allocationsPerDecision(with: decider, inputs: http, rounds: 20)
+        #expect(grpcAllocations <= httpAllocations, "gRPC \(grpcAllocations), HTTP \(httpAllocations) per decision")
+        Self.expectNoAllocation(grpcAllocations, "gRPC pushback")
+    }
+
     @Test("A drained budget and an active cooldown still decide without allocating")
     func drainedBudgetAndCooldown() {
         var policy = Self.retrying

@@ -51,6 +51,21 @@ struct GRPCLintTests {
         #expect(Self.findings(http).filter { $0.id == "RP102" }.allSatisfy { !$0.message.contains("gRPC") })
     }
 
+    @Test("RP108: a gRPC rule or default retrying a status that says the request is wrong; UNAUTHENTICATED with a refresh is fine")
+    func retriedClientErrors() throws {
+        var policy = Self.grpcPolicy()
+        policy.rules.append(Rule(grpc: [.invalidArgument, .unavailable, .notFound], error: .status5xx, action: .retry, location: at(27)))
+        policy.rules.append(Rule(grpc: [.unauthenticated], error: .unauthorized, action: .retry, refreshCredentials: true, location: at(28)))
+        let found = Self.findings(policy).filter { $0.id == "RP108" }
+        try #require(found.count == 1)
+        #expect(found[0].location.line == 27)
+        #expect(found[0].message == "rule at line 27 retries gRPC INVALID_ARGUMENT, NOT_FOUND; these say the request is wrong, and it fails the same way again")
+        var retryingDefault = Self.grpcPolicy()
+        retryingDefault.defaultRule = DefaultRule(error: .networkError, action: .retry, location: at(28))
+        let byDefault = Self.findings(retryingDefault).filter { $0.id == "RP108" }
+        #expect(byDefault.map(\.message).contains { $0.hasPrefix("the default retries gRPC INVALID_ARGUMENT, NOT_FOUND, ALREADY_EXISTS, PERMISSION_DENIED, FAILED_PRECONDITION, OUT_OF_RANGE, UNIMPLEMENTED, UNAUTHENTICATED;") })
+    }
+
     @Test("diff compares the gRPC statuses when a side has gRPC rules, and names them")
     func diff() throws {
         let left = Self.grpcPolicy()
