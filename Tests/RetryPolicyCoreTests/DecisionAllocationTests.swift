@@ -219,6 +219,37 @@ struct DecisionAllocationTests {
         Self.expectNoAllocation(grpcAllocations, "gRPC pushback")
     }
 
+    /// Reading the pushback is the part of a gRPC decision the HTTP path
+    /// does not exercise: held to zero on its own when optimized, and to
+    /// the header lookup's cost when not.
+    @Test("Reading grpc-retry-pushback-ms from metadata allocates nothing beyond the header lookup")
+    func pushbackReading() {
+        let metadata: [ResponseHeaders] = [
+            [GRPCStatusCode.pushbackKey: "3000"], [GRPCStatusCode.pushbackKey: "-1"], ["Grpc-Retry-Pushback-Ms": " 250 "],
+            [GRPCStatusCode.pushbackKey: "99999999999999999999"], ["other": "x"], [GRPCStatusCode.pushbackKey: "1.5"],
+        ]
+        var stops = 0
+        for entry in metadata { if case .stop? = GRPCPushback(in: entry) { stops += 1 } }
+        let allocations = metadata.withUnsafeBufferPointer { buffer in
+            AllocationCounter.allocations {
+                for _ in 0..<50 {
+                    for index in 0..<buffer.count {
+                        if case .stop? = GRPCPushback(in: buffer[index]) { stops += 1 }
+                    }
+                }
+            }
+        }
+        #expect(stops == 3 * 51)
+        // Unoptimized, the header lookup's generic iteration costs one
+        // allocation per read (as it does for a Retry-After); a regression
+        // that copies the value or the metadata adds more and fails here.
+        #if DEBUG
+        #expect(allocations <= 50 * metadata.count, "\(allocations) allocations for \(50 * metadata.count) reads")
+        #else
+        #expect(allocations == 0)
+        #endif
+    }
+
     @Test("A drained budget and an active cooldown still decide without allocating")
     func drainedBudgetAndCooldown() {
         var policy = Self.retrying
