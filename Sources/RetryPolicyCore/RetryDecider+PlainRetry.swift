@@ -46,6 +46,9 @@ extension RetryDecider {
             if !headers.fields.isEmpty && compiled.resolutions[index].honorsRetryAfter { return nil }
         case .transport(let transport):
             if transport == .cancelled { return nil }
+        case .grpc(_, let metadata):
+            // A pushback is a server delay, or a stop: the machine decides.
+            if !metadata.fields.isEmpty && compiled.resolutions[index].honorsRetryAfter { return nil }
         case .condition:
             break
         }
