@@ -26,10 +26,11 @@ struct HostileRatioRowTests {
         return policy
     }
 
-    /// The live slot numbers of a 10 s window now, each at its place
-    /// (slot modulo 10), as an SQL array.
-    static func liveSlots() -> [Int64] {
-        let slot = wallNow().nanosecondsSince1970 / 1_000_000_000
+    /// The live slot numbers of a 10 s window at `now`, each at its place
+    /// (slot modulo 10). Every test states one moment and withdraws at it,
+    /// so that a slow machine cannot move the window on in between.
+    static func liveSlots(at now: Timestamp) -> [Int64] {
+        let slot = now.nanosecondsSince1970 / 1_000_000_000
         return (0..<10).map { place in slot - ((slot - Int64(place)) % 10 + 10) % 10 }
     }
 
@@ -37,11 +38,11 @@ struct HostileRatioRowTests {
 
     /// Withdraws up to 15 retries against `key` from a fresh store; the
     /// retries granted and the store's fallbacks.
-    static func withdraw(_ database: TestDatabase, key: String) async throws -> (granted: Int, fallbacks: Int) {
+    static func withdraw(_ database: TestDatabase, key: String, at now: Timestamp) async throws -> (granted: Int, fallbacks: Int) {
         let store = try await database.store()
         let decider = await store.decider(for: policy(reserveOnly), key: key)
         var granted = 0
-        for _ in 0..<15 where await decider.decidePaying(DecisionInput(outcome: .status(503), now: wallNow())).isRetry { granted += 1 }
+        for _ in 0..<15 where await decider.decidePaying(DecisionInput(outcome: .status(503), now: now)).isRetry { granted += 1 }
         let fallbacks = store.statistics.fallbacks
         await store.shutdown()
         return (granted, fallbacks)
@@ -51,7 +52,8 @@ struct HostileRatioRowTests {
     func malformedShapes() async throws {
         let database = try TestDatabase()
         _ = try await database.store()  // the schema
-        let live = Self.liveSlots()
+        let now = wallNow()
+        let live = Self.liveSlots(at: now)
         let huge = [Int64](repeating: .max, count: 10)
         let rows: [(String, String, String)] = [
             ("short", Self.array(Array(live.prefix(3))), Self.array(Array(huge.prefix(3)))),
@@ -64,7 +66,7 @@ struct HostileRatioRowTests {
         ]
         for (key, slots, amounts) in rows {
             _ = try database.query("INSERT INTO retry_policy_ratio (key, slots, amounts) VALUES ('\(key)', \(slots), \(amounts))")
-            let (granted, fallbacks) = try await Self.withdraw(database, key: key)
+            let (granted, fallbacks) = try await Self.withdraw(database, key: key, at: now)
             #expect(granted == 10, "\(key)")
             #expect(fallbacks == 0, "\(key)")
             let shape = try database.query(
@@ -77,7 +79,8 @@ struct HostileRatioRowTests {
     func hostileSlots() async throws {
         let database = try TestDatabase()
         _ = try await database.store()
-        let live = Self.liveSlots()
+        let now = wallNow()
+        let live = Self.liveSlots(at: now)
         let rows: [(String, String, String, Int)] = [
             // Each slot 2^62 ahead, holding the most there is: not counted.
             ("ahead", Self.array([Int64](repeating: 1 << 62, count: 10)), Self.array([Int64](repeating: .max, count: 10)), 10),
@@ -89,7 +92,7 @@ struct HostileRatioRowTests {
         ]
         for (key, slots, amounts, expected) in rows {
             _ = try database.query("INSERT INTO retry_policy_ratio (key, slots, amounts) VALUES ('\(key)', \(slots), \(amounts))")
-            let (granted, fallbacks) = try await Self.withdraw(database, key: key)
+            let (granted, fallbacks) = try await Self.withdraw(database, key: key, at: now)
             #expect(granted == expected, "\(key)")
             #expect(fallbacks == 0, "\(key)")
         }
@@ -99,17 +102,18 @@ struct HostileRatioRowTests {
     func extremeAmounts() async throws {
         let database = try TestDatabase()
         _ = try await database.store()
-        let live = Self.liveSlots()
+        let now = wallNow()
+        let live = Self.liveSlots(at: now)
         _ = try database.query(
             "INSERT INTO retry_policy_ratio (key, slots, amounts) VALUES ('negative', \(Self.array(live)), \(Self.array([Int64](repeating: .min, count: 10))))")
-        let negative = try await Self.withdraw(database, key: "negative")
+        let negative = try await Self.withdraw(database, key: "negative", at: now)
         // A debt of that size refuses every retry, by the database's answer.
         #expect(negative.granted == 0)
         #expect(negative.fallbacks == 0)
 
         _ = try database.query(
             "INSERT INTO retry_policy_ratio (key, slots, amounts) VALUES ('overflowing', \(Self.array(live)), \(Self.array([Int64](repeating: .max, count: 10))))")
-        let overflowing = try await Self.withdraw(database, key: "overflowing")
+        let overflowing = try await Self.withdraw(database, key: "overflowing", at: now)
         // Within the range a store writes, a large balance is a busy fleet's.
         #expect(overflowing.granted == 15)
         #expect(overflowing.fallbacks == 0)
@@ -124,10 +128,9 @@ struct HostileRatioRowTests {
         // A deposit into a slot holding Int64.max is written, cut to range.
         let store = try await database.store()
         let decider = await store.decider(for: Self.policy(RatioRetryBudget(permille: 200, minRetriesPerSecond: 0, window: .seconds(10))), key: "deposit")
-        let now = wallNow()
         let slot = now.nanosecondsSince1970 / 1_000_000_000
         let place = Int(slot % 10)
-        var slots = Self.liveSlots()
+        var slots = Self.liveSlots(at: now)
         slots[place] = slot
         _ = try database.query(
             "INSERT INTO retry_policy_ratio (key, slots, amounts) VALUES ('deposit', \(Self.array(slots)), \(Self.array([Int64](repeating: .max, count: 10))))")
