@@ -102,7 +102,7 @@ struct PostgresStoreTests {
         // store refuses it by name, and creating the schema adds the table
         // without a new version.
         _ = try database.query("DROP TABLE retry_policy_ratio")
-        let older = PostgresRetryStateStore(configuration: try database.configuration())
+        let older = PostgresRetryStateStore(configuration: try database.configuration { $0.connectTimeout = .seconds(15) })
         await #expect(throws: PostgresStateError.schemaMissing("retry_policy_ratio")) { try await older.start() }
         try await older.createSchema()
         #expect(try database.query("SELECT version FROM retry_policy_schema") == "1")
