@@ -20,6 +20,7 @@ let package = Package(
         .library(name: "RetryPolicyAsyncHTTPClient", targets: ["RetryPolicyAsyncHTTPClient"]),
         .library(name: "RetryPolicyURLSession", targets: ["RetryPolicyURLSession"]),
         .library(name: "RetryPolicyPostgres", targets: ["RetryPolicyPostgres"]),
+        .library(name: "RetryPolicyGRPC", targets: ["RetryPolicyGRPC"]),
         .executable(name: "retry-policy", targets: ["RetryPolicyCLI"]),
         // `retry-policy request`, which `retry-policy` runs: HTTP and the PostgreSQL store
         // live here, so that the lint commands build without NIO, AsyncHTTPClient,
@@ -48,7 +49,11 @@ let package = Package(
             name: "OpenTelemetry",
             description: "`retry-policy request` exports its traces over OTLP/HTTP (swift-otel, SwiftNIO, AsyncHTTPClient, swift-protobuf)."
         ),
-        .default(enabledTraits: ["AsyncHTTPClient", "Postgres", "ServiceLifecycle", "OpenTelemetry"]),
+        .trait(
+            name: "GRPC",
+            description: "RetryPolicyGRPC: a grpc-swift 2 client interceptor that runs calls under a policy (grpc-swift-2)."
+        ),
+        .default(enabledTraits: ["AsyncHTTPClient", "Postgres", "ServiceLifecycle", "OpenTelemetry", "GRPC"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
@@ -68,6 +73,9 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.4.0"),
         // The OTLP/HTTP exporter of `retry-policy request` only, behind the OpenTelemetry trait.
         .package(url: "https://github.com/swift-otel/swift-otel.git", from: "1.0.0", traits: ["OTLPHTTP"]),
+        // The gRPC interceptor, behind the GRPC trait; the NIO transport serves its tests only.
+        .package(url: "https://github.com/grpc/grpc-swift-2.git", from: "2.4.0"),
+        .package(url: "https://github.com/grpc/grpc-swift-nio-transport.git", from: "2.9.0"),
         // `swift package generate-documentation`; adds no code to any target.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),
     ],
@@ -165,6 +173,18 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["Postgres"])),
                 .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["Postgres"])),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["Postgres"])),
+            ]
+        ),
+
+        // gRPC calls under a policy: a grpc-swift 2 `ClientInterceptor` over the executor.
+        .target(
+            name: "RetryPolicyGRPC",
+            dependencies: [
+                "RetryPolicyCore",
+                "RetryPolicyExecutor",
+                .product(name: "GRPCCore", package: "grpc-swift-2", condition: .when(traits: ["GRPC"])),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ]
         ),
 
@@ -371,6 +391,24 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(traits: ["AsyncHTTPClient"])),
                 .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["AsyncHTTPClient"])),
                 .product(name: "NIOHTTP1", package: "swift-nio", condition: .when(traits: ["AsyncHTTPClient"])),
+            ]
+        ),
+        // The gRPC interceptor against a grpc-swift 2 server over HTTP/2 on loopback.
+        .testTarget(
+            name: "RetryPolicyGRPCTests",
+            dependencies: [
+                "HTTPTestSupport",
+                "RetryPolicyCore",
+                "RetryPolicyExecutor",
+                "RetryPolicyGRPC",
+                "RetryPolicyStore",
+                "RetryPolicyTesting",
+                "RetryPolicyYAML",
+                .product(name: "GRPCCore", package: "grpc-swift-2", condition: .when(traits: ["GRPC"])),
+                .product(name: "GRPCNIOTransportHTTP2Posix", package: "grpc-swift-nio-transport", condition: .when(traits: ["GRPC"])),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
             ]
         ),
         // Starts a throwaway PostgreSQL for the integration tests.
