@@ -61,8 +61,13 @@ public final class CompiledPolicy: Sendable {
     /// Whether the budget counts requests (a ratio budget).
     @usableFromInline let countsRequests: Bool
 
-    /// Input slots: status codes 100-599, then the transport classes.
-    package static let inputCount = StatusPattern.validCodes.count + TransportFailure.allCases.count
+    /// Input slots: status codes 100-599, then the transport classes,
+    /// then the gRPC statuses 0-16.
+    package static let inputCount =
+        StatusPattern.validCodes.count + TransportFailure.allCases.count + GRPCStatusCode.allCases.count
+
+    /// The first gRPC slot (``GRPCStatusCode/ok``).
+    static let grpcSlotBase = StatusPattern.validCodes.count + TransportFailure.allCases.count
 
     public init(policy: Policy) {
         self.policy = policy
@@ -104,13 +109,15 @@ public final class CompiledPolicy: Sendable {
                 }
             }
         }
-        // Slots no rule covers: a 2xx is an implicit success, anything
-        // else gets the default.
+        // Slots no rule covers: a 2xx or a gRPC OK is an implicit success,
+        // anything else gets the default.
         let unmatched = Int32(truncatingIfNeeded: policy.rules.count)
+        let grpcOK = Self.inputSlot(grpc: .ok)
         for table in 0...named.count {
             for slot in 0..<width where tables[table * width + slot] < 0 {
                 let status = slot + StatusPattern.validCodes.lowerBound
-                let success = slot < StatusPattern.validCodes.count && Self.isImplicitSuccess(status: status)
+                let success =
+                    (slot < StatusPattern.validCodes.count && Self.isImplicitSuccess(status: status)) || slot == grpcOK
                 tables[table * width + slot] = success ? unmatched + 1 : unmatched
             }
         }
@@ -197,7 +204,11 @@ public final class CompiledPolicy: Sendable {
         return StatusPattern.validCodes.count + index
     }
 
-    /// The input slots a rule's statuses and transports cover.
+    @inline(__always)
+    package static func inputSlot(grpc status: GRPCStatusCode) -> Int { grpcSlotBase &+ status.rawValue }
+
+    /// The input slots a rule's statuses, transports and gRPC statuses
+    /// cover.
     package static func inputSlots(of rule: Rule) -> [Int] {
         var result: [Int] = []
         for pattern in rule.statuses {
@@ -206,6 +217,7 @@ public final class CompiledPolicy: Sendable {
             result += codes.map { $0 - StatusPattern.validCodes.lowerBound }
         }
         for transport in rule.transports { result.append(inputSlot(transport: transport)) }
+        for status in rule.grpc { result.append(inputSlot(grpc: status)) }
         return result
     }
 
@@ -252,6 +264,8 @@ public final class CompiledPolicy: Sendable {
             slot = statusSlot
         case .transport(let transport):
             slot = Self.inputSlot(transport: transport)
+        case .grpc(let status, _):
+            slot = Self.inputSlot(grpc: status)
         case .condition(let condition):
             // Declared conditions are few and reported by code, off the
             // status/transport hot path: a scan in rule order is the
@@ -271,7 +285,8 @@ public final class CompiledPolicy: Sendable {
             case rule(Int)
             /// The policy's `default`.
             case defaultRule
-            /// A 2xx no rule matches: a success whatever the default says.
+            /// A 2xx or gRPC OK no rule matches: a success whatever the
+            /// default says.
             case implicitSuccess
             /// No rule matches and the policy has no default: stop with
             /// `internal_error`.
@@ -310,11 +325,14 @@ public final class CompiledPolicy: Sendable {
     package static func isImplicitSuccess(status: Int) -> Bool { (200...299).contains(status) }
 
     /// Whether `outcome` is a success when no rule matches it: a 2xx
-    /// response.
+    /// response or a gRPC OK.
     @inline(__always)
     package static func isImplicitSuccess(_ outcome: AttemptOutcome) -> Bool {
-        if case .response(let status, _) = outcome { return isImplicitSuccess(status: status) }
-        return false
+        switch outcome {
+        case .response(let status, _): isImplicitSuccess(status: status)
+        case .grpc(let status, _): status == .ok
+        case .transport, .condition: false
+        }
     }
 
     /// Every rule that decides at least one input for one of `methods`.

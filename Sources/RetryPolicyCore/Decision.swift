@@ -17,6 +17,9 @@ public enum StopReason: String, Hashable, Sendable, CaseIterable, CustomStringCo
     /// The policy's circuit breaker is open (or half-open with every probe
     /// out): the attempt was not sent.
     case circuitOpen = "circuit_open"
+    /// A gRPC server's pushback asked for no retry: its
+    /// `grpc-retry-pushback-ms` was negative or not a number (gRFC A6).
+    case serverPushback = "server_pushback"
 
     public var description: String { rawValue }
 }
@@ -30,8 +33,15 @@ public enum AttemptOutcome: Hashable, Sendable {
     /// A result the caller's code classified into a condition the policy
     /// declares (see ``AttemptCondition``).
     case condition(AttemptCondition)
+    /// A gRPC call ended with `status`; `metadata` is its trailing
+    /// metadata (or the headers of a trailers-only response), where a
+    /// server's `grpc-retry-pushback-ms` is read (gRFC A6).
+    case grpc(status: GRPCStatusCode, metadata: ResponseHeaders)
 
     public static func status(_ status: Int) -> AttemptOutcome { .response(status: status, headers: .none) }
+
+    /// A gRPC status without metadata.
+    public static func grpc(_ status: GRPCStatusCode) -> AttemptOutcome { .grpc(status: status, metadata: .none) }
 }
 
 /// Everything one decision looks at besides the policy and shared state.

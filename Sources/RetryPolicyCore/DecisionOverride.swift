@@ -60,7 +60,7 @@ extension RetryDecider {
             return retried
         case (.retry(let delay), .stop(let error, let reason)):
             switch reason {
-            case .notRetryable, .notIdempotent, .retryAfterTooLong: break
+            case .notRetryable, .notIdempotent, .retryAfterTooLong, .serverPushback: break
             case .attemptsExhausted, .deadlineExceeded, .budgetExhausted, .cancelled, .circuitOpen: return decision
             }
             func stop(_ reason: StopReason) -> Decision {
@@ -96,6 +96,7 @@ extension RetryDecider {
         case .response(let status, _): error.statusCode = status
         case .transport(let transport): error.transport = transport
         case .condition(let condition): error.condition = condition
+        case .grpc(let status, _): error.grpcStatus = status
         }
         return error
     }

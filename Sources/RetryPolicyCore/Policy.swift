@@ -35,6 +35,8 @@ public struct Policy: Hashable, Sendable {
     public var declaredErrors: [SDKError.Kind] = []
     /// Evaluated in order; the first match decides.
     public var rules: [Rule]
+    /// Whether some rule matches gRPC statuses (a `grpc:` condition).
+    package var hasGRPCRules: Bool { rules.contains { !$0.grpc.isEmpty } }
     /// Decides inputs no rule matches; a 2xx no rule matches is a success
     /// whatever the default says.
     public var defaultRule: DefaultRule?

@@ -97,6 +97,18 @@ public struct RetryAfterPolicy: Hashable, Sendable {
         self.location = location
     }
 
+    /// The server's delay for `outcome`: the configured headers of a
+    /// response, the pushback of a gRPC call (when it asks for a retry);
+    /// `nil` otherwise.
+    package func serverDelay(in outcome: AttemptOutcome, now: Timestamp?) -> Duration? {
+        switch outcome {
+        case .response(_, let headers): serverDelay(in: headers, now: now)
+        case .grpc(_, let metadata):
+            if case .retry(let delay)? = GRPCPushback(in: metadata) { delay } else { nil }
+        case .transport, .condition: nil
+        }
+    }
+
     /// The server's delay among `headers`, relative to `now`; `nil` when no
     /// configured header is present with a valid value.
     package func serverDelay(in responseHeaders: ResponseHeaders, now: Timestamp?) -> Duration? {

@@ -172,7 +172,8 @@ public struct RetryDecider: Sendable {
     ///
     /// A retry is allowed only if the matching rule says `retry`, the attempt
     /// is not the last, the method is retryable, a server delay is within
-    /// the cap (or the policy clamps or ignores it), the delay ends before
+    /// the cap (or the policy clamps or ignores it), a gRPC server's
+    /// pushback does not ask for no retry, the delay ends before
     /// the total deadline, and the budget pays for it; the first check that
     /// fails gives the stop reason, in that order.
     ///
@@ -262,6 +263,11 @@ public struct RetryDecider: Sendable {
             return stop(error, .notIdempotent, resolutionIndex: index, abandoning: mark)
         }
         if tooLong { return stop(error, .retryAfterTooLong, resolutionIndex: index, abandoning: mark) }
+        if case .grpc(_, let metadata) = input.outcome, compiled.resolutions[index].honorsRetryAfter,
+            case .stop? = GRPCPushback(in: metadata)
+        {
+            return stop(error, .serverPushback, resolutionIndex: index, abandoning: mark)
+        }
 
         var delay = Duration.zero
         var backoffBounds = Duration.zero...Duration.zero
@@ -330,6 +336,11 @@ public struct RetryDecider: Sendable {
             error.transport = transport
         case .condition(let condition):
             error.condition = condition
+        case .grpc(let status, let metadata):
+            error.grpcStatus = status
+            if compiled.resolutions[index].honorsRetryAfter, case .retry(let delay)? = GRPCPushback(in: metadata) {
+                error.retryAfter = delay
+            }
         }
         return error
     }

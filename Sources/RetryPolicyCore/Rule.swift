@@ -17,13 +17,16 @@ public struct Rule: Hashable, Sendable {
     }
 
     /// Status codes this rule matches. Empty means the rule does not match
-    /// responses at all (a rule with no statuses, transports or conditions
-    /// matches nothing).
+    /// responses at all (a rule with no statuses, transports, conditions or
+    /// gRPC statuses matches nothing).
     public var statuses: [StatusPattern]
     /// Transport failures this rule matches.
     public var transports: Set<TransportFailure>
     /// Declared conditions (``Policy/conditions``) this rule matches.
     public var conditions: Set<AttemptCondition>
+    /// gRPC statuses this rule matches. A gRPC outcome is matched only by
+    /// these, never by ``statuses``, and an HTTP response never by these.
+    public var grpc: Set<GRPCStatusCode>
     /// Restricts the rule to these methods; `nil` matches every method.
     public var methods: Set<HTTPMethod>?
     /// The error kind a stop (or an exhausted retry) reports. Required for
@@ -43,6 +46,7 @@ public struct Rule: Hashable, Sendable {
         statuses: [StatusPattern] = [],
         transports: Set<TransportFailure> = [],
         conditions: Set<AttemptCondition> = [],
+        grpc: Set<GRPCStatusCode> = [],
         methods: Set<HTTPMethod>? = nil,
         error: SDKError.Kind? = nil,
         action: Action,
@@ -53,6 +57,7 @@ public struct Rule: Hashable, Sendable {
         self.statuses = statuses
         self.transports = transports
         self.conditions = conditions
+        self.grpc = grpc
         self.methods = methods
         self.error = error
         self.action = action
@@ -74,6 +79,13 @@ public struct Rule: Hashable, Sendable {
     public func matches(transport: TransportFailure, method: HTTPMethod) -> Bool {
         if let methods, !methods.contains(method) { return false }
         return transports.contains(transport)
+    }
+
+    /// Whether the rule matches a gRPC call that ended with `status`.
+    @inlinable
+    public func matches(grpc status: GRPCStatusCode, method: HTTPMethod) -> Bool {
+        if let methods, !methods.contains(method) { return false }
+        return grpc.contains(status)
     }
 
     /// Whether the rule matches a declared condition.

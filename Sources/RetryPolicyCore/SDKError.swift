@@ -39,6 +39,8 @@ public struct SDKError: Error, Hashable, Sendable, CustomStringConvertible {
     public var kind: Kind
     /// The HTTP status, when a response arrived.
     public var statusCode: Int?
+    /// The gRPC status, when a gRPC call ended with one.
+    public var grpcStatus: GRPCStatusCode?
     /// The transport failure, when no response arrived.
     public var transport: TransportFailure?
     /// The declared condition the caller's code classified the result
@@ -57,7 +59,8 @@ public struct SDKError: Error, Hashable, Sendable, CustomStringConvertible {
         transport: TransportFailure? = nil,
         retryAfter: Duration? = nil,
         detail: String? = nil,
-        condition: AttemptCondition? = nil
+        condition: AttemptCondition? = nil,
+        grpcStatus: GRPCStatusCode? = nil
     ) {
         self.kind = kind
         self.statusCode = statusCode
@@ -65,6 +68,7 @@ public struct SDKError: Error, Hashable, Sendable, CustomStringConvertible {
         self.retryAfter = retryAfter
         self.detail = detail
         self.condition = condition
+        self.grpcStatus = grpcStatus
     }
 
     /// A one-line message built on demand, so that constructing an error on
@@ -72,6 +76,7 @@ public struct SDKError: Error, Hashable, Sendable, CustomStringConvertible {
     public var message: String {
         var parts: [String] = []
         if let statusCode { parts.append("HTTP \(statusCode)") }
+        if let grpcStatus { parts.append("gRPC \(grpcStatus.name)") }
         if let transport { parts.append("transport failure \(transport.rawValue)") }
         if let condition { parts.append("condition \(condition.rawValue)") }
         if let retryAfter { parts.append("server asked to retry after \(retryAfter.formattedForHumans)") }

@@ -10,6 +10,9 @@ struct PolicyBehaviour {
     var retriedStatuses: Set<Int> = []
     /// Transport classes retried for at least one method.
     var retriedTransports: Set<TransportFailure> = []
+    /// gRPC statuses retried for at least one method (by `grpc` rules, or
+    /// by a retrying default when the policy has `grpc` rules).
+    var retriedGRPC: Set<GRPCStatusCode> = []
     /// Methods the policy does not retry although it retries the input for
     /// another method (its idempotency list, or rules limited to methods).
     var methodsNotRetried: Set<HTTPMethod> = []
@@ -26,8 +29,11 @@ struct PolicyBehaviour {
         probe.endpoints = [:]
         probe.retryAfter.cooldown = .off
         let decider = RetryDecider(policy: probe)
+        // gRPC statuses count only in a policy that names them: otherwise
+        // a retrying default would claim every one.
         let inputs: [AttemptOutcome] = StatusPattern.validCodes.map(AttemptOutcome.status)
             + TransportFailure.allCases.map(AttemptOutcome.transport)
+            + (policy.hasGRPCRules ? GRPCStatusCode.allCases.map { AttemptOutcome.grpc($0) } : [])
         for outcome in inputs {
             var retriedFor: Set<HTTPMethod> = []
             for method in HTTPMethod.standard {
@@ -39,6 +45,7 @@ struct PolicyBehaviour {
             switch outcome {
             case .response(let status, _): retriedStatuses.insert(status)
             case .transport(let failure): retriedTransports.insert(failure)
+            case .grpc(let status, _): retriedGRPC.insert(status)
             case .condition: break
             }
             methodsNotRetried.formUnion(Set(HTTPMethod.standard).subtracting(retriedFor))
@@ -46,7 +53,7 @@ struct PolicyBehaviour {
     }
 
     /// Whether some input is retryable (when attempts allow).
-    var retriesSomething: Bool { !(retriedStatuses.isEmpty && retriedTransports.isEmpty) }
+    var retriesSomething: Bool { !(retriedStatuses.isEmpty && retriedTransports.isEmpty && retriedGRPC.isEmpty) }
 
     /// Whether the policy retries anything at all.
     var retriesAnything: Bool { policy.attempts > 1 && retriesSomething }

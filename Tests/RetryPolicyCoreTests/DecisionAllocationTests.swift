@@ -26,6 +26,8 @@ struct DecisionAllocationTests {
             Rule(transports: [.connectionLost, .offline, .dns, .connectionRefused], error: .networkError, action: .retry),
             Rule(statuses: [.code(401)], error: .unauthorized, action: .retry, refreshCredentials: true),
             Rule(statuses: [.code(404)], error: .notFound, action: .stop),
+            Rule(grpc: [.unavailable, .resourceExhausted], error: .status5xx, action: .retry),
+            Rule(grpc: [.notFound], error: .notFound, action: .stop),
         ],
         defaultRule: DefaultRule(error: .networkError, action: .stop)
     )
@@ -69,6 +71,10 @@ struct DecisionAllocationTests {
             .status(500), .status(502), .status(401), .status(404), .status(400), .status(0), .status(99999),
             .transport(.timeout), .transport(.connectionLost), .transport(.dns), .transport(.cancelled),
             .transport(.decoding),
+            .grpc(.ok), .grpc(.unavailable), .grpc(.notFound), .grpc(.internal),
+            .grpc(status: .unavailable, metadata: [GRPCStatusCode.pushbackKey: "250"]),
+            .grpc(status: .resourceExhausted, metadata: [GRPCStatusCode.pushbackKey: "-1"]),
+            .grpc(status: .unavailable, metadata: [GRPCStatusCode.pushbackKey: "99999999999999"]),
         ]
         var inputs: [DecisionInput] = []
         for outcome in outcomes {

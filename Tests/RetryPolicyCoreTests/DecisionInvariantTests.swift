@@ -145,6 +145,7 @@ import Testing
                     case .response(let status, _): rule.matches(status: status, method: method)
                     case .transport(let failure): rule.matches(transport: failure, method: method)
                     case .condition(let condition): rule.matches(condition: condition, method: method)
+                    case .grpc(let status, _): rule.matches(grpc: status, method: method)
                     }
                 }
             }

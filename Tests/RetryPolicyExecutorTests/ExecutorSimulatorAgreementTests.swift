@@ -244,7 +244,7 @@ struct ExecutorSimulatorAgreementTests {
             switch step.response.outcome {
             case .response(let status, let headers): return ScriptedHTTPResponse(statusCode: status, headers: headers)
             case .transport(let failure): throw TransportError(failure)
-            case .condition: throw Classified(attemptOutcome: step.response.outcome)
+            case .condition, .grpc: throw Classified(attemptOutcome: step.response.outcome)
             }
         }
     }

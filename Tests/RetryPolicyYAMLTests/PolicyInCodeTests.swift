@@ -56,7 +56,7 @@ import Testing
             "backoff.min: expected at most backoff.max (2s), found 3s [RP019] (the floor is applied after the cap; lower 'min' or raise 'max')",
             "backoff.multiplier: expected a number from 0 to 100, found nan [RP019]",
             "rules[0].error: expected a standard error kind or one declared under 'errors', found 'quota' [RP016] (declare it under 'errors' or use one of no_fill, network_error, status_429, status_5xx, timeout, internal_error, invalid_placement, unauthorized, not_found, cancelled, decoding_failed)",
-            "rules[1]: expected 'status', 'transport' or 'condition', found none [RP023] (a rule without conditions matches nothing; use 'default' for unmatched inputs)",
+            "rules[1]: expected 'status', 'transport', 'condition' or 'grpc', found none [RP023] (a rule without conditions matches nothing; use 'default' for unmatched inputs)",
             "rules[1]: missing required key 'error' (a stop rule reports an error kind) [RP012]",
             "rules[2].condition: expected a condition declared under 'conditions', found 'malformed_body' [RP027] (declare it: conditions: [malformed_body])",
         ])

@@ -15,12 +15,14 @@ package enum DecisionText {
         Duration.milliseconds(Int64(duration.milliseconds.rounded())).formattedForHumans
     }
 
-    /// `HTTP 503`, `transport failure timeout`, `condition quota_exceeded`.
+    /// `HTTP 503`, `transport failure timeout`, `condition quota_exceeded`,
+    /// `gRPC UNAVAILABLE`.
     package static func outcome(_ outcome: AttemptOutcome) -> String {
         switch outcome {
         case .response(let status, _): "HTTP \(status)"
         case .transport(let failure): "transport failure \(failure.rawValue)"
         case .condition(let condition): "condition \(condition.rawValue)"
+        case .grpc(let status, _): "gRPC \(status.name)"
         }
     }
 
@@ -134,13 +136,15 @@ package enum DecisionText {
             case .retryAfterTooLong:
                 let cap = policy.retryAfter.cap.map(\.formattedForHumans) ?? "?"
                 var asked = "a delay"
-                if case .response(_, let headers) = input.outcome, let delay = policy.retryAfter.serverDelay(in: headers, now: input.now) {
+                if let delay = policy.retryAfter.serverDelay(in: input.outcome, now: input.now) {
                     asked = delay >= RetryAfterValue.maximumDelay
                         ? "a delay too large to represent (292 years or more)" : delay.formattedForHumans
                 }
                 because = "which retries it, but the server asked for \(asked), above the cap \(cap)"
             case .cancelled: because = "and cancelled requests are never retried"
             case .circuitOpen: because = "which retries it, but the circuit breaker is open"
+            case .serverPushback:
+                because = "which retries it, but the server's \(GRPCStatusCode.pushbackKey) asked for no retry (a negative or malformed value, gRFC A6)"
             }
             // "the default ... decides, which ..." reads oddly; the default is not a rule.
             let which = "which "

@@ -109,6 +109,7 @@ extension RequestStateMachine {
             decider.refundUnstartedHedge(decision.budgetCost)
             var error = SDKError(kind: decision.errorKind ?? .internalError)
             if case .response(let status, _) = outcome { error.statusCode = status }
+            if case .grpc(let status, _) = outcome { error.grpcStatus = status }
             error.detail = "a hedged request does not refresh credentials"
             decision = Decision(
                 action: .stop(error, .notRetryable), ruleIndex: decision.ruleIndex, ruleLocation: decision.ruleLocation)
@@ -126,8 +127,10 @@ extension RequestStateMachine {
         case .stop(var error, let reason):
             if error.detail == nil, let thrown { error.detail = String(describing: thrown) }
             switch reason {
-            case .notRetryable, .cancelled, .retryAfterTooLong:
-                // Fatal: it ends the request, whatever is in flight.
+            case .notRetryable, .cancelled, .retryAfterTooLong, .serverPushback:
+                // Fatal: it ends the request, whatever is in flight (gRFC
+                // A6: after a pushback that says not to retry, no further
+                // hedged requests are sent).
                 settle(hedge, record: record, at: time)
                 return .fail(RetryFailure(error: error, reason: reason, attempts: history, underlyingError: thrown))
             case .attemptsExhausted, .deadlineExceeded, .budgetExhausted, .notIdempotent, .circuitOpen:

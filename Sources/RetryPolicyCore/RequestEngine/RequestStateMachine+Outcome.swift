@@ -170,6 +170,7 @@ extension RequestStateMachine {
         var error = SDKError(kind: .internalError)
         if case .transport(let transport) = outcome { error.transport = transport }
         if case .condition(let condition) = outcome { error.condition = condition }
+        if case .grpc(let status, _) = outcome { error.grpcStatus = status }
         error.detail = "the policy treats \(outcome) as a success, but the operation produced no value"
         decision.action = .stop(error, .notRetryable)
         decision.errorKind = .internalError

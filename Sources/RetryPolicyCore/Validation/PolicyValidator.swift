@@ -213,8 +213,8 @@ package enum PolicyValidator {
         }
 
         mutating func rule(_ rule: Rule, at keyPath: String, known: Set<SDKError.Kind>, conditions: Set<AttemptCondition>) {
-            if rule.statuses.isEmpty && rule.transports.isEmpty && rule.conditions.isEmpty {
-                add("RP023", keyPath, "expected 'status', 'transport' or 'condition', found none",
+            if rule.statuses.isEmpty && rule.transports.isEmpty && rule.conditions.isEmpty && rule.grpc.isEmpty {
+                add("RP023", keyPath, "expected 'status', 'transport', 'condition' or 'grpc', found none",
                     suggestion: "a rule without conditions matches nothing; use 'default' for unmatched inputs")
             }
             for pattern in rule.statuses {

@@ -237,6 +237,7 @@ public struct RetryTelemetry: Sendable {
         case .response(let status, _): String(status)
         case .transport(let transport): transport.rawValue
         case .condition(let condition): condition.rawValue
+        case .grpc(let status, _): status.name
         }
     }
 }

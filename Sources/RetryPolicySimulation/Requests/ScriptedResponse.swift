@@ -1,10 +1,13 @@
 import RetryPolicyCore
+import RetryPolicyYAML
 
 /// One scripted attempt outcome, written `503`, `429; Retry-After: 2`,
 /// `503; Retry-After-Ms: 500; Retry-After: 1` (headers as curl writes
-/// them), a transport class such as `timeout`, or `condition NAME` for a
+/// them), a transport class such as `timeout`, `condition NAME` for a
 /// result the caller's code classifies into a condition the policy
-/// declares.
+/// declares, or `grpc:UNAVAILABLE` for a gRPC call that ended with that
+/// status, optionally with metadata written as headers are
+/// (`grpc:UNAVAILABLE; grpc-retry-pushback-ms: 200`).
 public struct ScriptedResponse: Hashable, Sendable, CustomStringConvertible {
     public var outcome: AttemptOutcome
 
@@ -56,6 +59,27 @@ public struct ScriptedResponse: Hashable, Sendable, CustomStringConvertible {
             }
             return .success(ScriptedResponse(outcome: .response(status: status, headers: headers)))
         }
+        if head.hasPrefix(Self.grpcPrefix) {
+            let name = String(head.dropFirst(Self.grpcPrefix.count).trimmingSpaces)
+            guard let status = GRPCStatusCode.allCases.first(where: { $0.name == name }) else {
+                let hint =
+                    GRPCStatusCode(parsing: name).map { "; write grpc:\($0.name)" }
+                    ?? Suggestion.closest(to: name, among: GRPCStatusCode.allCases.map(\.name)).map { "; did you mean grpc:\($0)?" }
+                    ?? ""
+                return .failure(
+                    ParseError(
+                        text: whole,
+                        reason: "expected a gRPC status name after 'grpc:' (UNAVAILABLE, RESOURCE_EXHAUSTED, ...)\(hint)"))
+            }
+            var metadata = ResponseHeaders()
+            for field in parts.dropFirst() {
+                switch ResponseHeaders.Field.parse(field) {
+                case .success(let entry): metadata.append(name: entry.name, value: entry.value)
+                case .failure(let error): return .failure(ParseError(text: whole, reason: "after ';', \(error)"))
+                }
+            }
+            return .success(ScriptedResponse(outcome: .grpc(status: status, metadata: metadata)))
+        }
         if head.hasPrefix(Self.conditionPrefix) {
             let name = head.dropFirst(Self.conditionPrefix.count).trimmingSpaces
             guard PolicyBounds.isIdentifier(String(name)) else {
@@ -69,7 +93,8 @@ public struct ScriptedResponse: Hashable, Sendable, CustomStringConvertible {
         guard let failure = TransportFailure(rawValue: head) else {
             let classes = TransportFailure.allCases.map(\.rawValue).joined(separator: ", ")
             return .failure(
-                ParseError(text: whole, reason: "expected a status (100-599), 'condition NAME' or one of \(classes)"))
+                ParseError(
+                    text: whole, reason: "expected a status (100-599), 'condition NAME', 'grpc:STATUS' or one of \(classes)"))
         }
         guard parts.count == 1 else {
             return .failure(ParseError(text: whole, reason: "a transport failure has no headers"))
@@ -131,10 +156,14 @@ public struct ScriptedResponse: Hashable, Sendable, CustomStringConvertible {
         let head = trimmed.prefix { $0 != ";" && $0 != ":" }.trimmingSpaces
         if head.count == 3, head.allSatisfy({ $0.isASCII && $0.isNumber }) { return true }
         return TransportFailure(rawValue: String(trimmed)) != nil || trimmed.hasPrefix(conditionPrefix)
+            || trimmed.hasPrefix(grpcPrefix)
     }
 
     /// How a condition is written: `condition malformed_body`.
     static let conditionPrefix = "condition "
+
+    /// How a gRPC status is written: `grpc:UNAVAILABLE`.
+    static let grpcPrefix = "grpc:"
 
     public var description: String {
         switch outcome {
@@ -142,6 +171,8 @@ public struct ScriptedResponse: Hashable, Sendable, CustomStringConvertible {
             ([String(status)] + headers.fields.map { "\($0.name): \($0.value)" }).joined(separator: "; ")
         case .transport(let failure): failure.rawValue
         case .condition(let condition): "condition \(condition.rawValue)"
+        case .grpc(let status, let metadata):
+            ([Self.grpcPrefix + status.name] + metadata.fields.map { "\($0.name): \($0.value)" }).joined(separator: "; ")
         }
     }
 }

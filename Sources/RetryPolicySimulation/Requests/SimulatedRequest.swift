@@ -193,6 +193,14 @@ struct SimulatedRequest: Sendable {
 }
 
 extension AttemptOutcome {
-    /// Whether a response arrived (as opposed to a transport failure).
-    var isResponse: Bool { if case .response = self { true } else { false } }
+    /// Whether the attempt produced a value: a response arrived (as
+    /// opposed to a transport failure), or a gRPC call ended with OK (any
+    /// other gRPC status is an error, with no value, in gRPC clients).
+    var isResponse: Bool {
+        switch self {
+        case .response: true
+        case .grpc(let status, _): status == .ok
+        case .transport, .condition: false
+        }
+    }
 }
