@@ -11,6 +11,7 @@ extension ErrorClassifier {
     /// or lost as `UNAVAILABLE`, which gRFC A6 retries the same way. A
     /// `RuntimeError` of the transport is an unknown transport failure.
     public static let grpc = ErrorClassifier { error in
+        if let error = error as? UnsentRequest { return error.attemptOutcome }
         if let error = error as? RPCError {
             if error.code == .cancelled { return .transport(.cancelled) }
             return .grpc(status: GRPCStatusCode(error.code), metadata: ResponseHeaders(error.metadata, named: []))
@@ -28,7 +29,9 @@ extension RPCError {
     /// breaker, an exhausted budget) as `UNAVAILABLE`, cancellation as
     /// `CANCELLED`, a spent deadline as `DEADLINE_EXCEEDED`.
     init(_ failure: RetryFailure) {
-        if let error = failure.underlyingError as? RPCError {
+        var underlying = failure.underlyingError
+        if let unsent = underlying as? UnsentRequest { underlying = unsent.error }
+        if let error = underlying as? RPCError {
             self = error
             return
         }

@@ -135,6 +135,10 @@ where C.Duration == Duration {
                 let result = try await closure(stream, context)
                 group.cancelAll()
                 return result
+            } catch is CancellationError {
+                // As grpc-swift's own transports report a cancelled call.
+                group.cancelAll()
+                throw RPCError(code: .cancelled, message: "the call was cancelled")
             } catch {
                 group.cancelAll()
                 throw error
@@ -210,7 +214,12 @@ struct RetriedCall<Transport: ClientTransport, C: Clock>: Sendable where C.Durat
     private func send(_ attempt: AttemptContext, tracer: (any Tracer)?) async throws -> GRPCAttemptResponse<Bytes> {
         try await transport.withStream(descriptor: descriptor, options: options) { stream, context in
             contexts.yield(context)
-            var parts = try await recorder.request()
+            var parts: [RPCRequestPart<Bytes>]
+            do {
+                parts = try await recorder.request()
+            } catch {
+                throw UnsentRequest(error: error)
+            }
             if let first = parts.indices.first, case .metadata(var metadata) = parts[first] {
                 if attempt.attempt > 1 {
                     metadata.replaceOrAddString(String(attempt.attempt - 1), forKey: Self.previousAttemptsKey)
@@ -225,6 +234,14 @@ struct RetriedCall<Transport: ClientTransport, C: Clock>: Sendable where C.Durat
             return try await GRPCAttemptResponse.read(stream.inbound, limit: maxResponseBytes)
         }
     }
+}
+
+/// The caller's request ended in an error, or could not be kept to
+/// replay, before an attempt could send it: the call ends with that
+/// error, never retried.
+struct UnsentRequest: AttemptOutcomeConvertible {
+    let error: any Error
+    var attemptOutcome: AttemptOutcome { .transport(.cancelled) }
 }
 
 /// Writes a trace context into a call's metadata.

@@ -2,6 +2,7 @@
 import Foundation
 import GRPCCore
 import GRPCNIOTransportHTTP2Posix
+import RetryPolicyCore
 import RetryPolicyStore
 import Testing
 
@@ -13,22 +14,15 @@ struct GRPCDocumentTests {
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     /// The store's policy: UNAVAILABLE retried at once (no backoff, so the
-    /// continuous clock never waits), up to three attempts.
-    static let catalogPolicy = """
-        version: 1
-        name: catalog
-        attempts: 3
-        rules:
-          - grpc: [UNAVAILABLE]
-            error: network_error
-            action: retry
-          - grpc: [INVALID_ARGUMENT, NOT_FOUND]
-            error: client_error
-            action: stop
-        default:
-          error: internal_error
-          action: stop
-        """
+    /// continuous clock never waits), up to three attempts. The store
+    /// reads it from `catalog.yaml` through a loader that builds it in code.
+    static let catalog = Policy(
+        name: "catalog", attempts: 3,
+        rules: [
+            Rule(grpc: [.unavailable], error: .networkError, action: .retry),
+            Rule(grpc: [.invalidArgument, .notFound], error: .networkError, action: .stop),
+        ],
+        defaultRule: DefaultRule(error: .internalError, action: .stop))
 
     @Test("the document shows exactly the compiled example")
     func documentShowsTheCompiledCode() throws {
@@ -52,8 +46,8 @@ struct GRPCDocumentTests {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("grpc-doc-\(UInt64.random(in: 0...UInt64.max))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        try Self.catalogPolicy.write(to: directory.appendingPathComponent("catalog.yaml"), atomically: true, encoding: .utf8)
-        let store = PolicyStore(directory: directory.path, loader: .yaml())
+        try "name: catalog\n".write(to: directory.appendingPathComponent("catalog.yaml"), atomically: true, encoding: .utf8)
+        let store = PolicyStore(directory: directory.path, loader: PolicyFileLoader { _ in .success(Self.catalog) })
         store.reload()
         #expect(store.decider(named: "catalog") != nil)
 

@@ -210,12 +210,12 @@ struct RetryingClientTransportTests {
     @Test("a method without a policy is sent once, as it is")
     func methodWithoutPolicy() async throws {
         let server = try await ScriptedGRPCServer.start([.fail(.unavailable), .fail(.unavailable), .ok("done")])
-        let transport = try transport(server, .byName(["test.Scripted/Collect": executor(GRPCTestPolicy.standard())]))
-        let (result, _) = await send(transport, to: server, Scripted.unary)
+        let policies = GRPCMethodPolicies.byName(["test.Scripted/Collect": executor(GRPCTestPolicy.standard())])
+        let (result, _) = await send(try transport(server, policies), to: server, Scripted.unary)
         #expect(result.failure?.code == .unavailable)
         #expect(server.callCount == 1)
         // The method named gets the policy.
-        let (named, _) = await send(transport, to: server, Scripted.collect, advancingAfter: [2])
+        let (named, _) = await send(try transport(server, policies), to: server, Scripted.collect, advancingAfter: [2])
         await server.shutdown()
         #expect(try named.get() == "done")
         #expect(server.callCount == 3)
@@ -231,7 +231,7 @@ struct RetryingClientTransportTests {
         task.cancel()
         let result = await task.value
         await server.shutdown()
-        #expect(result.failure?.code == .cancelled)
+        #expect(result.failure?.code == .cancelled, "\(String(describing: result.failure))")
         #expect(server.callCount == 1)
         #expect(clock.now.offset == .zero)
     }
@@ -272,9 +272,19 @@ struct RetryingClientTransportTests {
             RetryPolicy(
                 maxAttempts: 3, initialBackoff: .seconds(1), maxBackoff: .seconds(1), backoffMultiplier: 1,
                 retryableStatusCodes: [.unavailable]))
-        _ = await send(transport, to: server, options: options)
-        _ = await send(transport, to: server, options: options)
+        let replies = try await withGRPCClient(transport: transport) { client in
+            var replies: [String] = []
+            for _ in 1...2 {
+                replies.append(
+                    try await client.unary(
+                        request: ClientRequest(message: Array("hello".utf8)), descriptor: Scripted.unary,
+                        serializer: BytesCoder(), deserializer: BytesCoder(), options: options
+                    ) { String(decoding: try $0.message, as: UTF8.self) })
+            }
+            return replies
+        }
         await server.shutdown()
+        #expect(replies == ["one", "two"])
         let diagnostics = reported.withLock { $0 }
         #expect(diagnostics == [.twoRetryLayers(method: "test.Scripted/Unary", grpcAttempts: 3, policyAttempts: 4)])
         #expect(diagnostics.first?.amplification == 12)

@@ -59,6 +59,9 @@ final class ScriptedGRPCServer: Sendable {
         var received: [ReceivedCall] = []
         var waiters: [(id: Int, count: Int, continuation: CheckedContinuation<Void, Never>)] = []
         var nextWaiterID = 0
+        /// Calls that hang until the server shuts down (or the call ends).
+        var hanging: [CheckedContinuation<Void, Never>] = []
+        var shuttingDown = false
     }
 
     private let state: LockedValue<State>
@@ -111,7 +114,15 @@ final class ScriptedGRPCServer: Sendable {
         }
     }
 
+    /// Ends the hanging calls, then stops the server once its calls have
+    /// ended.
     func shutdown() async {
+        let hanging = state.withLock { state in
+            state.shuttingDown = true
+            defer { state.hanging = [] }
+            return state.hanging
+        }
+        for call in hanging { call.resume() }
         server.beginGracefulShutdown()
         _ = await serving.result
     }
@@ -132,10 +143,15 @@ final class ScriptedGRPCServer: Sendable {
                     case .fail(let code, let metadata):
                         return StreamingServerResponse(error: RPCError(code: code, message: "scripted", metadata: metadata))
                     case .hang:
-                        let (never, continuation) = AsyncStream.makeStream(of: Void.self)
-                        for await _ in never {}  // ends when the call is cancelled
-                        continuation.finish()
-                        return StreamingServerResponse(error: RPCError(code: .cancelled, message: "cancelled"))
+                        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                            let ended = state.withLock { state in
+                                if state.shuttingDown { return true }
+                                state.hanging.append(continuation)
+                                return false
+                            }
+                            if ended { continuation.resume() }
+                        }
+                        return StreamingServerResponse(error: RPCError(code: .unavailable, message: "shutting down"))
                     }
                 }
             }
