@@ -129,7 +129,7 @@ where C.Duration == Duration {
                 break
             }
             let stream = RPCStream(
-                descriptor: descriptor, inbound: RPCAsyncSequence(wrapping: inbound),
+                descriptor: descriptor, inbound: RPCAsyncSequence(wrapping: CallResponses(parts: inbound)),
                 outbound: RPCWriter.Closable(wrapping: recorder))
             do {
                 let result = try await closure(stream, context)
