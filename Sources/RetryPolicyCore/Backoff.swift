@@ -312,6 +312,11 @@ public struct Backoff: Hashable, Sendable {
         // Floored after the draw: a seeded draw above the floor is the
         // same delay as without one, so adding a floor changes only the
         // delays it raises.
+        if case .none = jitter {
+            // Nothing to draw.
+            let base = Swift.max(base(forRetry: k), min)
+            return (base, base...base)
+        }
         let range = jitteredBounds(forRetry: k, previousDelay: previousDelay)
         let low = range.lowerBound.nanosecondsSaturated
         let high = range.upperBound.nanosecondsSaturated

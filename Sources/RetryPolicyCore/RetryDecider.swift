@@ -192,13 +192,17 @@ public struct RetryDecider: Sendable {
     /// `defersWaitingPayment: true` leaves the payment of a retry to a
     /// driver that awaits it when the budget's store may wait: the
     /// decision is then a retry with a `pendingPayment`, which
-    /// ``settled(_:granted:input:)`` completes.
+    /// ``settled(_:granted:input:)`` completes. `chosenDelay` is a retry's
+    /// delay already drawn (by the executor's plain driver, whose retries
+    /// a machine replays): the decision is made with it instead of a new
+    /// draw, and with the bounds it was drawn from.
     ///
     /// Most outcomes are successes, which need only their resolution and
     /// the refund; everything else continues out of line.
     @inline(__always)
     func decide<G: RandomNumberGenerator>(
-        _ input: DecisionInput, using generator: inout G, backoff: Bool, defersWaitingPayment: Bool
+        _ input: DecisionInput, using generator: inout G, backoff: Bool, defersWaitingPayment: Bool,
+        chosenDelay: Duration? = nil
     ) -> Decision {
         let compiled = self.compiled
         let index = compiled.resolutionIndex(for: input.outcome, method: input.method)
@@ -212,7 +216,8 @@ public struct RetryDecider: Sendable {
                 successBy: compiled.ruleIndex(resolutionIndex: index), at: compiled.resolutions[index].location)
         }
         return decideFailure(
-            input, resolutionIndex: index, using: &generator, backoff: backoff, defersWaitingPayment: defersWaitingPayment)
+            input, resolutionIndex: index, using: &generator, backoff: backoff, defersWaitingPayment: defersWaitingPayment,
+            chosenDelay: chosenDelay)
     }
 
     /// The decision for an outcome whose resolution (at `index` in the
@@ -220,7 +225,7 @@ public struct RetryDecider: Sendable {
     @inline(never)
     private func decideFailure<G: RandomNumberGenerator>(
         _ input: DecisionInput, resolutionIndex index: Int, using generator: inout G, backoff: Bool,
-        defersWaitingPayment: Bool
+        defersWaitingPayment: Bool, chosenDelay: Duration?
     ) -> Decision {
         let compiled = self.compiled
         let action = compiled.resolutions[index].action
@@ -271,7 +276,10 @@ public struct RetryDecider: Sendable {
 
         var delay = Duration.zero
         var backoffBounds = Duration.zero...Duration.zero
-        if backoff {
+        if backoff, let chosenDelay {
+            delay = chosenDelay
+            backoffBounds = compiled.policy.backoff.bounds(forRetry: input.attempt, previousDelay: input.previousDelay)
+        } else if backoff {
             (delay, backoffBounds) = compiled.policy.backoff.delayAndBounds(
                 forRetry: input.attempt, previousDelay: input.previousDelay, using: &generator)
         }

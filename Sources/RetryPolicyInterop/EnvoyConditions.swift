@@ -12,6 +12,13 @@ enum EnvoyConditions {
     static let gatewayErrors: Set<Int> = [502, 503, 504]
     static let serverErrors = Set(500...599)
 
+    /// The gRPC status a gRPC `retry_on` condition retries
+    /// (`x-envoy-retry-grpc-on`: `cancelled`, `deadline-exceeded`,
+    /// `internal`, `resource-exhausted`, `unavailable`).
+    static func grpcStatus(_ condition: String) -> GRPCStatusCode? {
+        GRPCStatusCode.allCases.first { $0.envoyCondition == condition }
+    }
+
     /// What a set of conditions and listed status codes retries.
     static func retried(conditions: [String], codes: [Int]) -> (statuses: Set<Int>, transports: Set<TransportFailure>) {
         var statuses: Set<Int> = []
@@ -64,9 +71,17 @@ enum EnvoyConditions {
         }
         let codes = statuses.sorted()
         if !codes.isEmpty { conditions.append("retriable-status-codes") }
+        let grpc = GRPCStatusCode.allCases.filter(behaviour.retriedGRPC.contains)
+        conditions += grpc.compactMap(\.envoyCondition)
 
         var warnings: [InteropWarning] = []
         let at = behaviour.location("rules")
+        let unconditioned = grpc.filter { $0.envoyCondition == nil }
+        if !unconditioned.isEmpty {
+            warnings.append(InteropWarning(
+                feature: "rules", location: at,
+                message: "\(target) has a gRPC retry condition for CANCELLED, DEADLINE_EXCEEDED, INTERNAL, RESOURCE_EXHAUSTED and UNAVAILABLE only; gRPC \(unconditioned.map(\.name).joined(separator: ", ")) not retried"))
+        }
         let extra = transports.subtracting(behaviour.retriedTransports)
         if !extra.isEmpty {
             warnings.append(InteropWarning(

@@ -25,38 +25,11 @@ public enum GRPCExporter {
                     message: "gRPC treats maxAttempts above \(maxAttemptsLimit) as \(maxAttemptsLimit); the policy makes \(attempts) attempts"))
                 attempts = maxAttemptsLimit
             }
-            var codes: [GRPCStatus] = []
-            for code in GRPCStatus.allCases {
-                let statuses = code.httpStatuses
-                let transports = code.transports
-                let retriedStatuses = statuses.intersection(behaviour.retriedStatuses)
-                let retriedTransports = transports.intersection(behaviour.retriedTransports)
-                guard !retriedStatuses.isEmpty || !retriedTransports.isEmpty else { continue }
-                if code == .cancelled { continue }  // never retried: a cancelled call stops
-                codes.append(code)
-                let missingStatuses = statuses.subtracting(behaviour.retriedStatuses)
-                let missingTransports = transports.subtracting(behaviour.retriedTransports)
-                if !missingStatuses.isEmpty || !missingTransports.isEmpty {
-                    var parts: [String] = []
-                    if !missingStatuses.isEmpty { parts.append("status " + ImportedPolicy.patterns(Array(missingStatuses)).map(\.description).joined(separator: ", ")) }
-                    if !missingTransports.isEmpty { parts.append("transport " + missingTransports.sorted().map(\.rawValue).joined(separator: ", ")) }
-                    warnings.append(InteropWarning(
-                        feature: "rules", location: behaviour.location("rules"),
-                        message: "gRPC status \(code.name) also stands for \(parts.joined(separator: " and ")), which the policy does not retry; retrying \(code.name) retries them too"))
-                }
-            }
-            let unmapped = behaviour.retriedTransports.filter { GRPCStatus.forTransport($0) == nil }
-            if !unmapped.isEmpty {
-                warnings.append(InteropWarning(
-                    feature: "rules", location: behaviour.location("rules"),
-                    message: "gRPC has no status for transport \(unmapped.sorted().map(\.rawValue).joined(separator: ", ")); not retried"))
-            }
-            let covered = codes.reduce(into: Set<Int>()) { $0.formUnion($1.httpStatuses) }
-            let uncovered = behaviour.retriedStatuses.subtracting(covered)
-            if !uncovered.isEmpty {
-                warnings.append(InteropWarning(
-                    feature: "rules", location: behaviour.location("rules"),
-                    message: "gRPC has no status for HTTP \(ImportedPolicy.patterns(Array(uncovered)).map(\.description).joined(separator: ", ")); not retried"))
+            let codes: [GRPCStatusCode]
+            if behaviour.policy.hasGRPCRules {
+                codes = exactCodes(behaviour, warnings: &warnings)
+            } else {
+                codes = approximatedCodes(behaviour, warnings: &warnings)
             }
             if !codes.isEmpty {
                 var initial = policy.backoff.initial
@@ -114,6 +87,73 @@ public enum GRPCExporter {
         return ExportResult(format: .grpc, document: .object(document), warnings: warnings)
     }
 
+    /// `retryableStatusCodes` of a policy with `grpc` rules: the gRPC
+    /// statuses it retries, exactly. Its HTTP status and transport rules
+    /// have no place in a gRPC service config.
+    static func exactCodes(_ behaviour: PolicyBehaviour, warnings: inout [InteropWarning]) -> [GRPCStatusCode] {
+        let codes = GRPCStatusCode.allCases.filter { $0 != .ok && behaviour.retriedGRPC.contains($0) }
+        if !behaviour.retriedStatuses.isEmpty || !behaviour.retriedTransports.isEmpty {
+            var parts: [String] = []
+            if !behaviour.retriedStatuses.isEmpty {
+                parts.append("HTTP status " + ImportedPolicy.patterns(Array(behaviour.retriedStatuses)).map(\.description).joined(separator: ", "))
+            }
+            if !behaviour.retriedTransports.isEmpty {
+                parts.append("transport " + behaviour.retriedTransports.sorted().map(\.rawValue).joined(separator: ", "))
+            }
+            warnings.append(InteropWarning(
+                feature: "rules", location: behaviour.location("rules"),
+                message: "a gRPC service config retries gRPC statuses only; the policy's retries of \(parts.joined(separator: " and ")) are not exported (its grpc rules are)"))
+        }
+        return codes
+    }
+
+    /// `retryableStatusCodes` of a policy with HTTP rules only, by the
+    /// standard HTTP-to-gRPC mapping (grpc doc/http-grpc-status-mapping.md):
+    /// a code is retried when one of its statuses or transport failures
+    /// is. Which gRPC statuses the policy means is a guess, so a warning
+    /// says so.
+    static func approximatedCodes(_ behaviour: PolicyBehaviour, warnings: inout [InteropWarning]) -> [GRPCStatusCode] {
+        var codes: [GRPCStatusCode] = []
+        for code in GRPCStatusCode.allCases {
+            let statuses = code.httpStatuses
+            let transports = code.transports
+            let retriedStatuses = statuses.intersection(behaviour.retriedStatuses)
+            let retriedTransports = transports.intersection(behaviour.retriedTransports)
+            guard !retriedStatuses.isEmpty || !retriedTransports.isEmpty else { continue }
+            if code == .cancelled { continue }  // never retried: a cancelled call stops
+            codes.append(code)
+            let missingStatuses = statuses.subtracting(behaviour.retriedStatuses)
+            let missingTransports = transports.subtracting(behaviour.retriedTransports)
+            if !missingStatuses.isEmpty || !missingTransports.isEmpty {
+                var parts: [String] = []
+                if !missingStatuses.isEmpty { parts.append("status " + ImportedPolicy.patterns(Array(missingStatuses)).map(\.description).joined(separator: ", ")) }
+                if !missingTransports.isEmpty { parts.append("transport " + missingTransports.sorted().map(\.rawValue).joined(separator: ", ")) }
+                warnings.append(InteropWarning(
+                    feature: "rules", location: behaviour.location("rules"),
+                    message: "gRPC status \(code.name) also stands for \(parts.joined(separator: " and ")), which the policy does not retry; retrying \(code.name) retries them too"))
+            }
+        }
+        let unmapped = behaviour.retriedTransports.filter { GRPCStatusCode.forTransport($0) == nil }
+        if !unmapped.isEmpty {
+            warnings.append(InteropWarning(
+                feature: "rules", location: behaviour.location("rules"),
+                message: "gRPC has no status for transport \(unmapped.sorted().map(\.rawValue).joined(separator: ", ")); not retried"))
+        }
+        let covered = codes.reduce(into: Set<Int>()) { $0.formUnion($1.httpStatuses) }
+        let uncovered = behaviour.retriedStatuses.subtracting(covered)
+        if !uncovered.isEmpty {
+            warnings.append(InteropWarning(
+                feature: "rules", location: behaviour.location("rules"),
+                message: "gRPC has no status for HTTP \(ImportedPolicy.patterns(Array(uncovered)).map(\.description).joined(separator: ", ")); not retried"))
+        }
+        if !codes.isEmpty {
+            warnings.append(InteropWarning(
+                feature: "rules", location: behaviour.location("rules"),
+                message: "the policy has no grpc rules: retryableStatusCodes \(codes.map(\.name).joined(separator: ", ")) is guessed from its HTTP statuses and transport failures by the standard HTTP-to-gRPC mapping, which is many-to-one, so which gRPC statuses it means is lost; write grpc rules to export them exactly"))
+        }
+        return codes
+    }
+
     /// gRPC honours `grpc-retry-pushback-ms` exactly, with no cap, always.
     static func serverDelayWarnings(_ behaviour: PolicyBehaviour) -> [InteropWarning] {
         let retryAfter = behaviour.policy.retryAfter
@@ -125,7 +165,10 @@ public enum GRPCExporter {
                 message: "gRPC always honours the server's grpc-retry-pushback-ms; the policy ignores server delays"))
             return warnings
         }
-        for header in retryAfter.headers where !(header.name.lowercased() == pushbackHeader && header.format == .milliseconds) {
+        // A policy with grpc rules reads the pushback from gRPC metadata
+        // whatever headers it lists for HTTP responses.
+        let headers = behaviour.policy.hasGRPCRules ? [] : retryAfter.headers
+        for header in headers where !(header.name.lowercased() == pushbackHeader && header.format == .milliseconds) {
             warnings.append(InteropWarning(
                 feature: "retry_after.headers", location: at,
                 message: "gRPC reads only the grpc-retry-pushback-ms trailer (milliseconds), not \(header.name) (\(header.format))"))
@@ -148,7 +191,7 @@ public enum GRPCExporter {
         return warnings
     }
 
-    static let pushbackHeader = "grpc-retry-pushback-ms"
+    static let pushbackHeader = GRPCStatusCode.pushbackKey
 
     /// A budget as gRPC retry throttling: tokens start at maxTokens, each
     /// failure costs one, each success adds tokenRatio, and retries are

@@ -8,10 +8,12 @@ enum GRPCImporter {
         _ methodConfig: GRPCServiceConfig.MethodConfig, of config: GRPCServiceConfig, name: String, path: String
     ) -> ImportedPolicy {
         var imported = ImportedPolicy(name: name, source: path, format: .grpc, attempts: 1, backoff: .immediate)
+        imported.grpcOnly = true
         imported.retryAfter = RetryAfterPolicy(
             honor: true, cap: nil, aboveCap: .stop, combine: .server,
             headers: [RetryAfterPolicy.Header(name: GRPCExporter.pushbackHeader, format: .milliseconds)])
-        imported.comment("retry_after", "gRPC honours the server's grpc-retry-pushback-ms exactly, with no cap (gRFC A6).")
+        imported.comment("retry_after", "gRPC honours the server's grpc-retry-pushback-ms exactly, with no cap (gRFC A6);")
+        imported.comment("retry_after", "grpc rules read it from the call's metadata, and a negative one stops.")
         imported.comment("idempotency", "gRPC retries every method.")
         let names = methodConfig.names.map(\.text)
         imported.comment("", "methodConfig[\(methodConfig.index)], for \(names.isEmpty ? "no method" : names.joined(separator: ", ")).")
@@ -89,27 +91,15 @@ enum GRPCImporter {
         }
     }
 
-    /// The statuses and transport failures gRPC status `codes` stand for,
-    /// by the standard HTTP-to-gRPC mapping.
+    /// gRPC status `codes` as `grpc` rules: the same codes, no mapping.
     static func retried(_ codes: [GRPCStatus], at location: SourceLocation, field: String, into imported: inout ImportedPolicy) {
-        var lines: [String] = []
-        for code in codes {
-            imported.retriedStatuses.formUnion(code.httpStatuses)
-            imported.retriedTransports.formUnion(code.transports)
-            let statuses = ImportedPolicy.patterns(Array(code.httpStatuses)).map(\.description)
-            let transports = code.transports.sorted().map(\.rawValue)
-            if statuses.isEmpty && transports.isEmpty {
-                lines.append("\(code.name): no HTTP status or transport failure maps to it; not represented.")
-                imported.warn(field, at: location, "gRPC status \(code.name) has no HTTP or transport equivalent; not imported")
-            } else {
-                let parts = (statuses.isEmpty ? [] : ["status " + statuses.joined(separator: ", ")])
-                    + (transports.isEmpty ? [] : ["transport " + transports.joined(separator: ", ")])
-                lines.append("\(code.name) = \(parts.joined(separator: "; ")).")
-            }
+        imported.retriedGRPC.formUnion(codes)
+        let names = GRPCStatusCode.allCases.filter(codes.contains).map(\.name)
+        imported.comment("rules", "\(field) \(names.joined(separator: ", ")): retried by grpc rules; other statuses stop.")
+        if codes.contains(.ok) {
+            imported.warn(field, at: location, "\(field) lists OK, which ends a call successfully and is never retried; not imported")
+            imported.retriedGRPC.remove(.ok)
         }
-        imported.comment("rules", "\(field) by the standard HTTP-to-gRPC mapping (grpc doc/http-grpc-status-mapping.md):")
-        for line in lines { imported.comment("rules", "  " + line) }
-        if codes.contains(.cancelled) { imported.comment("rules", "A cancelled call is never retried, whatever the rule says.") }
     }
 
     static func readThrottling(_ throttling: GRPCServiceConfig.Throttling, into imported: inout ImportedPolicy) {

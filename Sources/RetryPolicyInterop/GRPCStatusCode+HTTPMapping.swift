@@ -1,38 +1,16 @@
 import RetryPolicyCore
 
-/// gRPC status codes and the standard mapping between them and HTTP
-/// statuses ("HTTP to gRPC Status Code Mapping",
-/// grpc/grpc doc/http-grpc-status-mapping.md), extended to transport
-/// failures as gRPC clients report them.
-public enum GRPCStatus: Int, CaseIterable, Sendable, CustomStringConvertible {
-    case ok = 0, cancelled, unknown, invalidArgument, deadlineExceeded, notFound, alreadyExists,
-        permissionDenied, resourceExhausted, failedPrecondition, aborted, outOfRange, unimplemented,
-        `internal`, unavailable, dataLoss, unauthenticated
+/// The interop name of the core's gRPC status codes.
+public typealias GRPCStatus = GRPCStatusCode
 
-    public var name: String {
-        switch self {
-        case .ok: "OK"
-        case .cancelled: "CANCELLED"
-        case .unknown: "UNKNOWN"
-        case .invalidArgument: "INVALID_ARGUMENT"
-        case .deadlineExceeded: "DEADLINE_EXCEEDED"
-        case .notFound: "NOT_FOUND"
-        case .alreadyExists: "ALREADY_EXISTS"
-        case .permissionDenied: "PERMISSION_DENIED"
-        case .resourceExhausted: "RESOURCE_EXHAUSTED"
-        case .failedPrecondition: "FAILED_PRECONDITION"
-        case .aborted: "ABORTED"
-        case .outOfRange: "OUT_OF_RANGE"
-        case .unimplemented: "UNIMPLEMENTED"
-        case .internal: "INTERNAL"
-        case .unavailable: "UNAVAILABLE"
-        case .dataLoss: "DATA_LOSS"
-        case .unauthenticated: "UNAUTHENTICATED"
-        }
-    }
-
-    public var description: String { name }
-
+/// The standard mapping between gRPC status codes and HTTP statuses ("HTTP
+/// to gRPC Status Code Mapping", grpc/grpc doc/http-grpc-status-mapping.md),
+/// extended to transport failures as gRPC clients report them: what a
+/// policy written with HTTP rules only approximates gRPC with.
+extension GRPCStatusCode {
+    /// The code spelt exactly `name`, as gRPC's service config requires
+    /// (`GRPCStatusCode.init(parsing:)` also takes other letter cases and
+    /// numbers).
     public init?(name: String) {
         guard let match = Self.allCases.first(where: { $0.name == name }) else { return nil }
         self = match
@@ -78,7 +56,7 @@ public enum GRPCStatus: Int, CaseIterable, Sendable, CustomStringConvertible {
     }
 
     /// The code the standard mapping gives an HTTP status.
-    package static func forHTTP(_ status: Int) -> GRPCStatus {
+    package static func forHTTP(_ status: Int) -> GRPCStatusCode {
         switch status {
         case 400: .internal
         case 401: .unauthenticated
@@ -90,7 +68,7 @@ public enum GRPCStatus: Int, CaseIterable, Sendable, CustomStringConvertible {
     }
 
     /// The code a transport failure is reported with, if gRPC has one.
-    package static func forTransport(_ failure: TransportFailure) -> GRPCStatus? {
+    package static func forTransport(_ failure: TransportFailure) -> GRPCStatusCode? {
         allCases.first { $0.transports.contains(failure) }
     }
 }

@@ -18,6 +18,11 @@ public struct ImportedPolicy: Sendable {
     public var attempts: Int
     package var retriedStatuses: Set<Int> = []
     package var retriedTransports: Set<TransportFailure> = []
+    /// gRPC statuses retried, as `grpc` rules.
+    package var retriedGRPC: Set<GRPCStatusCode> = []
+    /// The source speaks gRPC only (a gRPC service config): the policy has
+    /// `grpc` rules and no HTTP status or transport rules.
+    package var grpcOnly = false
     public var backoff: Backoff
     public var retryAfter = RetryAfterPolicy(honor: false)
     public var timeouts = TimeoutBudget()
@@ -91,7 +96,23 @@ public struct ImportedPolicy: Sendable {
         }
     }
 
+    /// The kind an imported policy reports for a gRPC status: the kind of
+    /// the HTTP status or transport failure the standard mapping pairs it
+    /// with, where that is one kind.
+    package static func canonicalKind(grpc status: GRPCStatusCode) -> SDKError.Kind {
+        switch status {
+        case .unavailable, .internal, .unknown, .dataLoss: .status5xx
+        case .resourceExhausted: .status429
+        case .unauthenticated: .unauthorized
+        case .notFound: .notFound
+        case .deadlineExceeded: .timeout
+        case .cancelled: .cancelled
+        default: .internalError
+        }
+    }
+
     static let statusKinds: [SDKError.Kind] = [.status5xx, .status429, .unauthorized, .notFound, .internalError]
+    static let grpcKinds: [SDKError.Kind] = [.status5xx, .status429, .unauthorized, .notFound, .timeout, .cancelled, .internalError]
     static let transportKinds: [SDKError.Kind] = [.timeout, .networkError, .cancelled]
 
     // MARK: Building
@@ -100,6 +121,20 @@ public struct ImportedPolicy: Sendable {
     var rules: [Rule] {
         var retry: [Rule] = []
         var stop: [Rule] = []
+        // gRPC statuses: the retried ones, and for a gRPC source the others
+        // whose kind is not the default's (OK is a success without one).
+        if grpcOnly || !retriedGRPC.isEmpty {
+            for kind in Self.grpcKinds {
+                let codes = GRPCStatusCode.allCases.filter { $0 != .ok && Self.canonicalKind(grpc: $0) == kind }
+                let retried = codes.filter(retriedGRPC.contains)
+                let stopped = codes.filter { !retriedGRPC.contains($0) }
+                if !retried.isEmpty { retry.append(Rule(grpc: Set(retried), error: kind, action: .retry)) }
+                if grpcOnly && kind != .internalError && !stopped.isEmpty {
+                    stop.append(Rule(grpc: Set(stopped), error: kind, action: .stop))
+                }
+            }
+        }
+        if grpcOnly { return retry + stop }
         let statuses = Array(StatusPattern.validCodes)
         for kind in Self.statusKinds {
             let codes = statuses.filter { Self.canonicalKind(status: $0) == kind }

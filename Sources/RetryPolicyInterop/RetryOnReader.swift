@@ -14,6 +14,7 @@ enum RetryOnReader {
         let (statuses, transports) = EnvoyConditions.retried(conditions: conditions, codes: codes)
         imported.retriedStatuses = statuses
         imported.retriedTransports = transports
+        imported.retriedGRPC = Set(conditions.compactMap(EnvoyConditions.grpcStatus))
         var lines: [String] = []
         for condition in conditions {
             switch condition {
@@ -29,7 +30,8 @@ enum RetryOnReader {
             case "reset-before-request", "http3-post-connect-failure":
                 lines.append("\(condition): a connection-level condition with no policy equivalent.")
             case _ where grpcConditions.contains(condition):
-                lines.append("\(condition): applies to gRPC responses (grpc-status), which a policy of HTTP statuses cannot name.")
+                let status = EnvoyConditions.grpcStatus(condition)?.name ?? condition
+                lines.append("\(condition): a gRPC response whose grpc-status is \(status), as a grpc rule.")
             case "retriable-headers", "envoy-ratelimited":
                 lines.append("\(condition): depends on response headers; not imported.")
                 imported.warn("retry_on", at: at, "\(target)'s \(condition) retries on response headers, which a policy cannot match; not imported")

@@ -99,6 +99,28 @@ enum PolicySchemaText {
       ],
       "description": "A transport failure class: a failure before a complete response arrived."
     },
+    "grpcStatus": {
+      "enum": [
+        "OK",
+        "CANCELLED",
+        "UNKNOWN",
+        "INVALID_ARGUMENT",
+        "DEADLINE_EXCEEDED",
+        "NOT_FOUND",
+        "ALREADY_EXISTS",
+        "PERMISSION_DENIED",
+        "RESOURCE_EXHAUSTED",
+        "FAILED_PRECONDITION",
+        "ABORTED",
+        "OUT_OF_RANGE",
+        "UNIMPLEMENTED",
+        "INTERNAL",
+        "UNAVAILABLE",
+        "DATA_LOSS",
+        "UNAUTHENTICATED"
+      ],
+      "description": "A gRPC status code by its canonical upper-case name (grpc/grpc doc/statuscodes.md)."
+    },
     "errorKind": {
       "description": "An error kind: a standard one, or one declared under `errors`.",
       "anyOf": [
@@ -194,7 +216,7 @@ enum PolicySchemaText {
     },
     "rule": {
       "type": "object",
-      "description": "One line of the decision table: conditions (status, transport and/or a declared condition, optionally methods) and what they mean. Rules are evaluated in order; the first match wins.",
+      "description": "One line of the decision table: conditions (status, transport, a declared condition and/or gRPC statuses, optionally methods) and what they mean. Rules are evaluated in order; the first match wins.",
       "additionalProperties": false,
       "required": [
         "action"
@@ -213,6 +235,11 @@ enum PolicySchemaText {
         {
           "required": [
             "condition"
+          ]
+        },
+        {
+          "required": [
+            "grpc"
           ]
         }
       ],
@@ -296,6 +323,28 @@ enum PolicySchemaText {
             [
               "malformed_body",
               "maintenance_page"
+            ]
+          ]
+        },
+        "grpc": {
+          "description": "gRPC statuses the rule matches, by name: one or a list. A gRPC outcome is matched only by these, an HTTP response never.",
+          "oneOf": [
+            {
+              "$ref": "#/$defs/grpcStatus"
+            },
+            {
+              "type": "array",
+              "minItems": 1,
+              "items": {
+                "$ref": "#/$defs/grpcStatus"
+              }
+            }
+          ],
+          "examples": [
+            "UNAVAILABLE",
+            [
+              "UNAVAILABLE",
+              "RESOURCE_EXHAUSTED"
             ]
           ]
         },

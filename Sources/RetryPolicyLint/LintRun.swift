@@ -214,10 +214,13 @@ public struct LintRun: Sendable {
                 // Point the amplification finding at the `stack:` list rather than the top of the file.
                 if let stackLocation = keyLocation("stack", in: source, file: file) { stack.location = stackLocation }
                 var layers: [(layer: PolicyStack.Layer, policy: Policy)] = []
+                var formats: [InteropFormat?] = []
                 for layer in stack.layers {
                     let at = layer.location ?? stack.location ?? SourceLocation(file: file, line: 1, column: 1)
                     switch loadReferenced(layer.policyPath, from: file, at: at, loader: loader, foreign: true, selection: layer.selection) {
-                    case .success(let loaded): layers.append((layer, loaded.policy))
+                    case .success(let loaded):
+                        layers.append((layer, loaded.policy))
+                        formats.append(loaded.format)
                     case .failure(let problem):
                         findings.append(LintFinding(
                             id: problem.id, severity: .error, location: at,
@@ -225,6 +228,7 @@ public struct LintRun: Sendable {
                     }
                 }
                 findings += linter.check(stack: stack, layers: layers, file: file)
+                findings += linter.check(stack: stack, layers: layers, importedFrom: formats, file: file)
             }
         } catch {
             findings += error.diagnostics.map { LintFinding($0) }
@@ -264,7 +268,7 @@ public struct LintRun: Sendable {
     func loadReferenced(
         _ reference: String, from file: String, at: SourceLocation, loader: PolicyLoader, foreign: Bool = false,
         selection: String? = nil
-    ) -> Result<(policy: Policy, canonicalPath: String), ReferenceProblem> {
+    ) -> Result<(policy: Policy, canonicalPath: String, format: InteropFormat?), ReferenceProblem> {
         let path = Self.resolve(reference, relativeTo: file)
         let read: PolicyRoot.ReadFile
         switch root.readLocatedReferencedFile(path, reportedAt: at, limits: loader.limits) {
@@ -276,11 +280,11 @@ public struct LintRun: Sendable {
         let bytes = read.bytes
         // A file this run loaded as a policy states `version` and `name`,
         // which no other format does: it is not parsed again to tell.
-        if foreign, selection == nil, let loaded = loader.loadedPolicy(read, path: path) { return .success((loaded, read.canonicalPath)) }
+        if foreign, selection == nil, let loaded = loader.loadedPolicy(read, path: path) { return .success((loaded, read.canonicalPath, nil)) }
         let foreignFile = foreign ? ForeignFile(bytes: bytes, path: path) : nil
         if let foreignFile, let format = Importer.detectFormat(foreignFile) {
             do {
-                return .success((try Importer.importPolicy(foreignFile, from: format, selection: selection).policy, read.canonicalPath))
+                return .success((try Importer.importPolicy(foreignFile, from: format, selection: selection).policy, read.canonicalPath, format))
             } catch {
                 guard let first = error.diagnostics.first else {
                     return .failure(ReferenceProblem(id: LoaderRule.referenceProblem.id, reason: "it is not a valid \(format.title)"))
@@ -303,7 +307,7 @@ public struct LintRun: Sendable {
                 reason: "select: names one retry configuration of another tool's file, and this is a policy"))
         }
         do {
-            return .success((try loader.loadPolicy(read, path: path), read.canonicalPath))
+            return .success((try loader.loadPolicy(read, path: path), read.canonicalPath, nil))
         } catch {
             let count = error.diagnostics.count
             let first = error.diagnostics.first.map { " (\($0.citation))" } ?? ""

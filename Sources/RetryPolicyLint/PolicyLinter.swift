@@ -1,4 +1,5 @@
 import RetryPolicyCore
+import RetryPolicyInterop
 
 /// Runs the semantic rules over loaded policies and stacks, and turns raw
 /// findings into the reported ones (suppressions, then configuration).
@@ -19,6 +20,15 @@ public struct PolicyLinter: Sendable {
     /// is computed).
     public func check(stack: PolicyStack, layers: [(layer: PolicyStack.Layer, policy: Policy)], file: String) -> [LintFinding] {
         RetryAmplification.check(stack: stack, layers: layers, file: file)
+    }
+
+    /// Findings that need to know which layers were imported from another
+    /// layer's configuration: `importedFrom[i]` is the format layer `i`
+    /// was imported from, `nil` for a policy this engine applies.
+    package func check(
+        stack: PolicyStack, layers: [(layer: PolicyStack.Layer, policy: Policy)], importedFrom: [InteropFormat?], file: String
+    ) -> [LintFinding] {
+        TwoRetryLayers.check(stack: stack, layers: layers, importedFrom: importedFrom, file: file)
     }
 
     /// Applies the file's suppression comments, then the configuration, and

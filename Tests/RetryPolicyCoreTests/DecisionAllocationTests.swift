@@ -187,6 +187,69 @@ struct DecisionAllocationTests {
         Self.expectNoAllocation(Self.allocationsPerDecision(with: decider, rounds: 20), "method-specific rules")
     }
 
+    /// gRPC outcomes read their pushback from metadata: deciding one costs
+    /// no more allocations than deciding the same failure as an HTTP
+    /// response with a Retry-After (none, optimized), also in a debug build,
+    /// where the rest of the retry path allocates.
+    @Test("gRPC outcomes with pushback decide with no more allocations than HTTP responses with Retry-After")
+    func grpcPushback() {
+        let now = Timestamp(secondsSince1970: 1_700_000_000)
+        func inputs(_ outcomes: [AttemptOutcome]) -> [DecisionInput] {
+            outcomes.flatMap { outcome in
+                (1...3).map { DecisionInput(outcome: outcome, attempt: $0, method: .get, now: now) }
+            }
+        }
+        let grpc = inputs([
+            .grpc(status: .unavailable, metadata: [GRPCStatusCode.pushbackKey: "3000"]),
+            .grpc(status: .resourceExhausted, metadata: [GRPCStatusCode.pushbackKey: "-1"]),
+            .grpc(status: .unavailable, metadata: ["other": "x", GRPCStatusCode.pushbackKey: "250"]),
+        ])
+        let http = inputs([
+            .response(status: 503, headers: ["Retry-After": "3"]),
+            .response(status: 503, headers: ["Retry-After": "-1"]),
+            .response(status: 503, headers: ["other": "x", "Retry-After": "1"]),
+        ])
+        var policy = Self.retrying
+        policy.budget = nil
+        policy.retryAfter.cooldown = .off
+        let decider = RetryDecider(policy: policy)
+        let grpcAllocations = Self.allocationsPerDecision(with: decider, inputs: grpc, rounds: 20)
+        let httpAllocations = Self.allocationsPerDecision(with: decider, inputs: http, rounds: 20)
+        #expect(grpcAllocations <= httpAllocations, "gRPC \(grpcAllocations), HTTP \(httpAllocations) per decision")
+        Self.expectNoAllocation(grpcAllocations, "gRPC pushback")
+    }
+
+    /// Reading the pushback is the part of a gRPC decision the HTTP path
+    /// does not exercise: held to zero on its own when optimized, and to
+    /// the header lookup's cost when not.
+    @Test("Reading grpc-retry-pushback-ms from metadata allocates nothing beyond the header lookup")
+    func pushbackReading() {
+        let metadata: [ResponseHeaders] = [
+            [GRPCStatusCode.pushbackKey: "3000"], [GRPCStatusCode.pushbackKey: "-1"], ["Grpc-Retry-Pushback-Ms": " 250 "],
+            [GRPCStatusCode.pushbackKey: "99999999999999999999"], ["other": "x"], [GRPCStatusCode.pushbackKey: "1.5"],
+        ]
+        var stops = 0
+        for entry in metadata { if case .stop? = GRPCPushback(in: entry) { stops += 1 } }
+        let allocations = metadata.withUnsafeBufferPointer { buffer in
+            AllocationCounter.allocations {
+                for _ in 0..<50 {
+                    for index in 0..<buffer.count {
+                        if case .stop? = GRPCPushback(in: buffer[index]) { stops += 1 }
+                    }
+                }
+            }
+        }
+        #expect(stops == 3 * 51)
+        // Unoptimized, the header lookup's generic iteration costs one
+        // allocation per read (as it does for a Retry-After); a regression
+        // that copies the value or the metadata adds more and fails here.
+        #if DEBUG
+        #expect(allocations <= 50 * metadata.count, "\(allocations) allocations for \(50 * metadata.count) reads")
+        #else
+        #expect(allocations == 0)
+        #endif
+    }
+
     @Test("A drained budget and an active cooldown still decide without allocating")
     func drainedBudgetAndCooldown() {
         var policy = Self.retrying

@@ -39,7 +39,10 @@ struct ExecutorRetryTests {
     @Test("backoff doubles per retry up to the attempts limit, then the policy's error is thrown with the history")
     func attemptsExhausted() async throws {
         let operation = ScriptedOperation(statuses: [500, 502, 503, 504])
-        let executor = self.executor(TestPolicies.tmdb(jitter: .none))
+        // Observed, so that the request is timed and its records carry
+        // when each attempt started (an unobserved request's retries
+        // decided by the backoff alone read no clock).
+        let executor = self.executor(TestPolicies.tmdb(jitter: .none), log: EventLog())
         let (result, steps) = await drive(clock, sleeps: 3) {
             await capture { () async throws(RetryFailure) in try await executor.runConcurrently(operation: operation.callAsFunction) }
         }

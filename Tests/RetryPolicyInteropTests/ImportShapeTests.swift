@@ -297,7 +297,7 @@ struct ImportShapeTests {
         let hedged = #"{"methodConfig": [{"name": [{"service": "a"}], "hedgingPolicy": {"maxAttempts": 3, "hedgingDelay": "0.5s", "nonFatalStatusCodes": ["UNAVAILABLE"]}}]}"#
         let imported = try Importer.importPolicy(Self.file(hedged, "h.json"), from: .grpc)
         #expect(imported.attempts == 3 && imported.hedging?.delay == .milliseconds(500))
-        #expect(imported.retriedStatuses.contains(503))
+        #expect(imported.retriedGRPC == [.unavailable])
         let reloaded = try loadPolicy(policyFile(imported))
         #expect(reloaded.hedging?.delay == .milliseconds(500))
         let both = #"{"methodConfig": [{"name": [{"service": "a"}], "hedgingPolicy": {"maxAttempts": 3}, "retryPolicy": {"maxAttempts": 2, "initialBackoff": "1s", "maxBackoff": "1s", "backoffMultiplier": 1, "retryableStatusCodes": ["UNAVAILABLE"]}}]}"#

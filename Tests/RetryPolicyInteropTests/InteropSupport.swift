@@ -36,14 +36,13 @@ func expressiblePolicy(seed: Int, format: InteropFormat) throws -> Policy {
     policy.budget = drawn.budget
     switch format {
     case .grpc:
-        let codes: [GRPCStatus] = [.unavailable, .deadlineExceeded, .internal, .unauthenticated, .permissionDenied, .unimplemented, .unknown]
+        // Any gRPC status but OK, as grpc rules: the codes travel as they are.
+        let codes = GRPCStatusCode.allCases.filter { $0 != .ok }
         var chosen = codes.filter { _ in chance() }
         if chosen.isEmpty { chosen = [pick(codes)] }
-        for code in chosen {
-            policy.retriedStatuses.formUnion(code.httpStatuses)
-            policy.retriedTransports.formUnion(code.transports)
-        }
-        policy.retryAfter = RetryAfterPolicy(honor: true, headers: [.init(name: "grpc-retry-pushback-ms", format: .milliseconds)])
+        policy.grpcOnly = true
+        policy.retriedGRPC = Set(chosen)
+        policy.retryAfter = RetryAfterPolicy(honor: true)
     case .envoy, .istio:
         var statuses: Set<Int> = []
         var transports: Set<TransportFailure> = []

@@ -53,7 +53,11 @@ struct RoundTripPropertyTests {
             $0.backoff = .linear(initial: .milliseconds(100), step: .milliseconds(300), max: .seconds(10), jitter: .full)
         }),
         ("HTTP-date Retry-After", [.envoy], "retry_after.headers", { $0.retryAfter = RetryAfterPolicy(honor: true, cap: .seconds(30), aboveCap: .ignore) }),
-        ("Retry-After header", [.grpc], "retry_after.headers", { $0.retryAfter = RetryAfterPolicy(honor: true) }),
+        ("pushback cap", [.grpc], "retry_after.cap", { $0.retryAfter.cap = .seconds(30) }),
+        ("HTTP rules only", [.grpc], "rules", {
+            $0.attempts = max($0.attempts, 2)
+            $0.rules = [Rule(statuses: [.code(503)], error: .status5xx, action: .retry)]
+        }),
         ("server delays", [.istio], "retry_after", { $0.retryAfter = RetryAfterPolicy(honor: true) }),
         ("multiplier 3", [.envoy, .istio], "backoff", { $0.attempts = max($0.attempts, 3); $0.backoff.growth = .exponential(multiplier: 3); $0.backoff.max = $0.backoff.initial * 100 }),
         ("decoding failures retried", [.grpc, .envoy, .istio], "rules", {

@@ -32,6 +32,13 @@ struct FindingLocationTests {
 
         """
 
+    /// A gRPC service config that retries every method (gRFC A6).
+    static let grpcChannel = """
+        {"methodConfig": [{"name": [{}], "retryPolicy": {"maxAttempts": 4, "initialBackoff": "0.1s",
+          "maxBackoff": "1s", "backoffMultiplier": 2, "retryableStatusCodes": ["UNAVAILABLE"]}}]}
+
+        """
+
     static let cases: [Case] = [
         Case(id: "RP101", text: """
             version: 1
@@ -198,6 +205,14 @@ struct FindingLocationTests {
             max_amplification: 2
 
             """, others: ["a.yaml": base]),
+        Case(id: "RP128", text: """
+            version: 1
+            name: s
+            stack:
+              - {name: app, policy: a.yaml}
+              - {name: channel, policy: channel.yaml}  #<
+
+            """, others: ["a.yaml": base, "channel.yaml": grpcChannel]),
         Case(id: "RP115", text: """
             version: 1
             name: p

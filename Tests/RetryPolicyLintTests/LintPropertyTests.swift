@@ -120,6 +120,7 @@ extension Rule {
         switch input {
         case .status(let code): matches(status: code, method: method)
         case .transport(let failure): matches(transport: failure, method: method)
+        case .grpc(let status): matches(grpc: status, method: method)
         }
     }
 }

@@ -307,7 +307,7 @@ struct LintRuleTests {
     func catalog() {
         let rules = LintCatalog.rules
         #expect(Set(rules.map(\.id)).count == rules.count)
-        #expect(rules.map(\.id) == (101...127).map { "RP\($0)" })
+        #expect(rules.map(\.id) == (101...128).map { "RP\($0)" })
         for rule in rules {
             #expect(!rule.summary.isEmpty && rule.explanation.count > 100, "\(rule.id)")
         }

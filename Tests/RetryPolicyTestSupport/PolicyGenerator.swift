@@ -443,6 +443,12 @@ public struct PolicyGenerator: Sendable {
         ]
         if let condition = policy.conditions.first { rules.append(Rule(conditions: [condition], error: pick(kinds), action: .retry)) }
         policy.rules = Array(rules.prefix(choices.int(in: 0...rules.count)))
+        // gRPC rules without a draw of their own, so that the draws after
+        // them (and every earlier seed's policy) stay as they were.
+        if policy.conditions.count == 2 {
+            policy.rules.append(Rule(grpc: [.unavailable, .resourceExhausted], error: .status5xx, action: .retry))
+            policy.rules.append(Rule(grpc: [.notFound], methods: [.get], error: .notFound, action: .stop))
+        }
         policy.defaultRule = pick([nil, DefaultRule(error: .internalError, action: .stop), DefaultRule(error: pick(kinds), action: .retry)])
         switch choices.int(in: 0...3) {
         case 0: policy.budget = .awsStandard

@@ -78,7 +78,7 @@ struct LoaderErrorCase: CustomTestStringConvertible, Sendable {
             "invalid/extends-missing.yaml:3:10: error: extends: expected a readable policy file at 'invalid/no-such-base.yaml', found no such file [RP021]",
         ]),
         LoaderErrorCase("invalid/incomplete-rules.yaml", [
-            "invalid/incomplete-rules.yaml:4:5: error: rules[0]: expected 'status', 'transport' or 'condition', found none [RP023] (a rule without conditions matches nothing; use 'default' for unmatched inputs)",
+            "invalid/incomplete-rules.yaml:4:5: error: rules[0]: expected 'status', 'transport', 'condition' or 'grpc', found none [RP023] (a rule without conditions matches nothing; use 'default' for unmatched inputs)",
             "invalid/incomplete-rules.yaml:6:5: error: missing required key 'error' in 'rules[1]' (a retry rule reports an error kind) [RP012]",
         ]),
         LoaderErrorCase("invalid/malformed-ranges.yaml", [
@@ -168,6 +168,14 @@ struct LoaderErrorCase: CustomTestStringConvertible, Sendable {
             "invalid/undeclared-condition.yaml:5:30: error: conditions: 'malformed_body' is declared twice [RP013] (remove the second 'malformed_body')",
             "invalid/undeclared-condition.yaml:7:17: error: rules[0].condition: expected a condition declared under 'conditions', found 'malformed_bdy' [RP027] (did you mean 'malformed_body'?)",
             "invalid/undeclared-condition.yaml:8:18: error: rules[1].condition: expected a condition declared under 'conditions', found 'maintenance_page' [RP027] (declare it: conditions: [maintenance_page])",
+        ]),
+        LoaderErrorCase("invalid/grpc-statuses.yaml", [
+            "invalid/grpc-statuses.yaml:5:13: error: rules[0].grpc: expected a gRPC status name (UNAVAILABLE, RESOURCE_EXHAUSTED, ...; see grpc/grpc doc/statuscodes.md), found the string 'UNAVAILBLE' [RP028] (did you mean 'UNAVAILABLE'?)",
+            "invalid/grpc-statuses.yaml:6:12: error: rules[1].grpc: expected a gRPC status name (UNAVAILABLE, RESOURCE_EXHAUSTED, ...; see grpc/grpc doc/statuscodes.md), found the string 'unavailable' [RP028] (write UNAVAILABLE)",
+            "invalid/grpc-statuses.yaml:7:12: error: rules[2].grpc: expected a gRPC status name (UNAVAILABLE, RESOURCE_EXHAUSTED, ...; see grpc/grpc doc/statuscodes.md), found the integer 14 [RP028] (write UNAVAILABLE)",
+            "invalid/grpc-statuses.yaml:8:12: error: rules[3].grpc: expected a gRPC status name or a list of at least one, found an empty list [RP019]",
+            "invalid/grpc-statuses.yaml:9:12: error: rules[4].grpc: expected a gRPC status name or a list of them, found a mapping [RP011]",
+            "invalid/grpc-statuses.yaml:10:12: error: rules[5].grpc: expected a gRPC status name (UNAVAILABLE, RESOURCE_EXHAUSTED, ...; see grpc/grpc doc/statuscodes.md), found the string 'NOT_A_STATUS' [RP028] (one of OK, CANCELLED, UNKNOWN, INVALID_ARGUMENT, DEADLINE_EXCEEDED, NOT_FOUND, ALREADY_EXISTS, PERMISSION_DENIED, RESOURCE_EXHAUSTED, FAILED_PRECONDITION, ABORTED, OUT_OF_RANGE, UNIMPLEMENTED, INTERNAL, UNAVAILABLE, DATA_LOSS or UNAUTHENTICATED)",
         ]),
         LoaderErrorCase("invalid/float-for-integer.yaml", [
             "invalid/float-for-integer.yaml:1:10: error: version: expected the format version 1, found the number 1.0 [RP011]",

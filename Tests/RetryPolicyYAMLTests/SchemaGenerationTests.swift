@@ -12,7 +12,7 @@ import SchemaTestSupport
 /// status out of range, a malformed duration) is refused by both.
 @Suite struct SchemaGenerationTests {
     /// Fixed, so a failure reproduces; SCHEMA_GENERATION_SEED explores others.
-    static let seed = ProcessInfo.processInfo.environment["SCHEMA_GENERATION_SEED"].flatMap { Int($0) } ?? 20_260_523
+    static let seed = ProcessInfo.processInfo.environment["SCHEMA_GENERATION_SEED"].flatMap { Int($0) } ?? 20_260_605
 
     @Test(.enabled(if: SchemaGeneration.pythonIsInstalled, SchemaGeneration.pythonMissing))
     func generatedPoliciesLoadAndMutantsAreRefused() throws {

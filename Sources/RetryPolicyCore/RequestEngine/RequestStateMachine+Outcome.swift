@@ -59,6 +59,25 @@ extension RequestStateMachine {
         }
     }
 
+    /// The attempt in progress finished at `time` with `outcome`, and a
+    /// driver already retried it plainly after `delay` (see
+    /// `RetryDecider.plainRetryDelay(after:attempt:previousDelay:request:using:)`):
+    /// the machine makes the decision again with that delay instead of a
+    /// new draw, records it, and answers as ``attemptFinished(_:at:producedValue:thrown:override:using:)``
+    /// would have.
+    @usableFromInline package mutating func replayRetry(
+        _ outcome: AttemptOutcome, at time: RequestTime, producedValue: Bool, thrown: (any Error)?, delay: Duration
+    ) -> Action {
+        guard case .attempting(let startedAt, let ticket) = state else {
+            preconditionFailure("replayRetry follows startAttempt")
+        }
+        // No draw is made: the delay is given.
+        var generator = SplitMix64(seed: 0)
+        return sequentialAttemptFinished(
+            outcome, startedAt: startedAt, ticket: ticket, at: time, producedValue: producedValue, thrown: thrown,
+            override: .asPolicySays, chosenDelay: delay, using: &generator)
+    }
+
     private mutating func sequentialAttemptFinished<G: RandomNumberGenerator>(
         _ outcome: AttemptOutcome,
         startedAt: Duration,
@@ -67,12 +86,14 @@ extension RequestStateMachine {
         producedValue: Bool,
         thrown: (any Error)?,
         override: DecisionOverride,
+        chosenDelay: Duration? = nil,
         using generator: inout G
     ) -> Action {
         input.outcome = outcome
         input.elapsed = time.elapsed
         input.now = time.wall
-        var decision = decider.decide(input, using: &generator, backoff: true, defersWaitingPayment: true)
+        var decision = decider.decide(
+            input, using: &generator, backoff: true, defersWaitingPayment: true, chosenDelay: chosenDelay)
         if override != .asPolicySays {
             decision = decider.applying(override, to: decision, input: input, defersWaitingPayment: true)
         }

@@ -63,6 +63,35 @@ struct RequestHooks<Value> {
     /// returned value already meant, when the first try asked.
     @inlinable
     func judge<Failure: Error>(
+        typed result: Result<Value, Failure>,
+        attempt number: Int?,
+        judged: AttemptOutcome?,
+        decider: RetryDecider,
+        classifier: ErrorClassifier,
+        method: HTTPMethod,
+        classify: (Result<Value, Failure>) -> AttemptOutcome?,
+        override: (FailedAttempt<Failure>) -> DecisionOverride
+    ) -> Judgement {
+        switch result {
+        case .success(let value):
+            let outcome = judged ?? classify(.success(value)) ?? reading(decider, value)
+            guard let number, !decider.isPlainSuccess(outcome, method: method) else {
+                return Judgement(outcome: outcome, override: .asPolicySays)
+            }
+            return Judgement(outcome: outcome, override: override(FailedAttempt(number: number, outcome: outcome)))
+        case .failure(let error):
+            let outcome = classify(.failure(error)) ?? classifier.outcome(for: error)
+            guard let number else { return Judgement(outcome: outcome, override: .asPolicySays) }
+            return Judgement(
+                outcome: outcome, override: override(FailedAttempt(number: number, outcome: outcome, thrown: error)))
+        }
+    }
+
+    /// The same for a result whose error lost its type on the way (an
+    /// attempt run in a child task): cast back once, since `classify` and
+    /// `override` both take the caller's own error type.
+    @inlinable
+    func judge<Failure: Error>(
         _ result: Result<Value, any Error>,
         attempt number: Int?,
         judged: AttemptOutcome?,
@@ -72,28 +101,21 @@ struct RequestHooks<Value> {
         classify: (Result<Value, Failure>) -> AttemptOutcome?,
         override: (FailedAttempt<Failure>) -> DecisionOverride
     ) -> Judgement {
-        let outcome: AttemptOutcome
-        var thrown: (any Error)?
-        // Cast back once: `classify` and `override` both take the caller's
-        // own error type.
-        var typed: Failure?
+        let typed: Result<Value, Failure>
         switch result {
         case .success(let value):
-            outcome = judged ?? classify(.success(value)) ?? reading(decider, value)
+            typed = .success(value)
         case .failure(let error):
-            thrown = error
-            typed = error as? Failure
-            if let typed, let classified = classify(.failure(typed)) {
-                outcome = classified
-            } else {
-                outcome = classifier.outcome(for: error)
+            guard let error = error as? Failure else {
+                let outcome = classifier.outcome(for: error)
+                guard let number else { return Judgement(outcome: outcome, override: .asPolicySays) }
+                return Judgement(outcome: outcome, override: override(FailedAttempt(number: number, outcome: outcome)))
             }
+            typed = .failure(error)
         }
-        guard let number, thrown != nil || !decider.isPlainSuccess(outcome, method: method) else {
-            return Judgement(outcome: outcome, override: .asPolicySays)
-        }
-        let attempt = FailedAttempt(number: number, outcome: outcome, thrown: typed)
-        return Judgement(outcome: outcome, override: override(attempt))
+        return judge(
+            typed: typed, attempt: number, judged: judged, decider: decider, classifier: classifier, method: method,
+            classify: classify, override: override)
     }
 }
 

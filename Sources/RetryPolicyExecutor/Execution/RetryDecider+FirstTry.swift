@@ -31,11 +31,11 @@ extension RetryDecider {
     /// a date. A
     /// request without any of these is decided the same whatever the
     /// clock says, so the executor reads it only to start a wait.
+    /// Such a request's retries are decided plainly (see
+    /// `retriesPlainly(_:)`).
     @usableFromInline
     func needsTime(_ request: RetryRequest) -> Bool {
-        hasTimeLimits(forEndpoint: request.endpoint) || budget != nil || breaker != nil || rateLimiter != nil
-            || policy.hedging != nil
-            || policy.retryAfter.cooldown != .off
+        !retriesPlainly(request)
             || policy.retryAfter.headers.contains { $0.format == .http || $0.format == .unixSeconds }
     }
 }

@@ -7,6 +7,14 @@ extension RetryExecutor {
         case value(Value)
         case failure(any Error)
         case timedOut
+
+        @inlinable
+        init<Failure>(_ result: Result<Value, Failure>) {
+            switch result {
+            case .success(let value): self = .value(value)
+            case .failure(let error): self = .failure(error)
+            }
+        }
     }
 
     /// Runs one attempt with a time limit: races it against a timer on

@@ -144,22 +144,38 @@ extension RetryExecutor {
         // The operation itself, not `attempt`: a first try that may start
         // at once has no time limit to race, and a direct call lets the
         // optimizer keep what the caller's closure captures on the stack.
-        let result: AttemptResult<Value>
+        let result: Result<Value, Failure>
         do throws(Failure) {
-            result = .value(try await operation(AttemptContext(attempt: 1, credentialRefreshes: 0)))
+            result = .success(try await operation(AttemptContext(attempt: 1, credentialRefreshes: 0)))
         } catch {
             result = .failure(error)
         }
         var judged: AttemptOutcome?
-        if case .value(let value) = result {
+        if case .success(let value) = result {
             let outcome = classify(.success(value)) ?? hooks.reading(decider, value)
             if decider.settlePlainSuccess(ofFirstAttempt: outcome, method: request.method) { return value }
             judged = outcome
         }
-        let end = decider.needsTime(request) ? moment() : nil
+        // A request whose retries its policy's backoff alone decides
+        // retries in the plain driver while it can.
+        // The plain loop is inlined into `run`'s caller; `runConcurrently`
+        // calls it out of line.
+        if decider.retriesPlainly(request) {
+            if hooks.concurrentAttempts {
+                return try await plainRunOutOfLine(
+                    request, first: result, judged: judged, using: &generator, isolation: isolation,
+                    classify: classify, override: override, hooks: hooks, operation: operation, attempt: attempt,
+                    hedge: hedge)
+            }
+            return try await plainRun(
+                request, first: result, judged: judged, using: &generator, isolation: isolation, classify: classify,
+                override: override, hooks: hooks, operation: operation, attempt: attempt, hedge: hedge)
+        }
+        let end = moment()
         let start = firstStart ?? end
         return try await loop(
-            request, start: start, first: FirstAttempt(result: result, judged: judged, start: start, end: end),
+            request, start: start,
+            first: FirstAttempt(result: AttemptResult(result), judged: judged, start: start, end: end),
             using: &generator, isolation: isolation, classify: classify, override: override,
             hooks: hooks, attempt: attempt, hedge: hedge)
     }
@@ -202,12 +218,23 @@ extension RetryExecutor {
         }
     }
 
-    /// An attempt already made before the driver took over.
+    /// What already happened before the driver took over: a first try,
+    /// or the plain driver's retries (see `plainRun`) and the attempt after
+    /// them.
     @usableFromInline
     struct FirstAttempt<Value> {
-        @usableFromInline var result: AttemptResult<Value>
+        /// Attempts the plain driver retried, in order, for the machine to
+        /// replay.
+        @usableFromInline var earlier: [PlainRetry] = []
+        /// The attempt after `earlier`; `nil` when the next attempt has not
+        /// run (the request was cancelled before it, or during the wait
+        /// before it when `cancelledInWait`).
+        @usableFromInline var result: AttemptResult<Value>?
+        @usableFromInline var cancelledInWait = false
         /// What the returned value meant, already asked of the hooks.
         @usableFromInline var judged: AttemptOutcome?
+        /// What the caller's code already made of `result`, when asked.
+        @usableFromInline var judgement: RequestHooks<Value>.Judgement?
         /// `nil` for a request that is not timed.
         @usableFromInline var start: Duration?
         @usableFromInline var end: Duration?
@@ -218,6 +245,21 @@ extension RetryExecutor {
             self.judged = judged
             self.start = start
             self.end = end
+        }
+
+        /// The plain driver's hand-over, at `start` when the rest of the
+        /// request is timed.
+        @inlinable
+        init(
+            earlier: [PlainRetry], result: AttemptResult<Value>?, judgement: RequestHooks<Value>.Judgement?,
+            cancelledInWait: Bool, start: Duration?
+        ) {
+            self.earlier = earlier
+            self.result = result
+            self.judgement = judgement
+            self.cancelledInWait = cancelledInWait
+            self.start = start
+            self.end = start
         }
     }
 }

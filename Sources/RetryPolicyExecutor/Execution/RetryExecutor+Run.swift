@@ -37,7 +37,7 @@ extension RetryExecutor {
     /// that hedges runs its copies one after another here (its retry rules
     /// still apply). `runConcurrently(_:classify:override:returningLastResponse:isolation:operation:)`
     /// enforces both, for a `@Sendable` operation.
-    @inlinable
+    @inlinable @inline(__always)
     public func run<Value, Failure: Error>(
         _ request: RetryRequest = RetryRequest(),
         classify: (Result<Value, Failure>) -> AttemptOutcome? = { _ in nil },
@@ -54,7 +54,7 @@ extension RetryExecutor {
 
     /// `run(_:classify:override:returningLastResponse:isolation:operation:)` drawing jitter from
     /// `generator` (a seeded `SplitMix64` makes runs reproducible).
-    @inlinable
+    @inlinable @inline(__always)
     public func run<Value, Failure: Error, G: RandomNumberGenerator>(
         _ request: RetryRequest = RetryRequest(),
         using generator: inout G,
@@ -72,7 +72,7 @@ extension RetryExecutor {
     /// Runs an operation that returns an HTTP response, in the caller's
     /// task and isolation; the policy judges each response by its status
     /// and headers (and `classify`, when it says otherwise).
-    @inlinable
+    @inlinable @inline(__always)
     public func run<Response: RetryableResponse, Failure: Error>(
         _ request: RetryRequest = RetryRequest(),
         classify: (Result<Response, Failure>) -> AttemptOutcome? = { _ in nil },
@@ -89,7 +89,7 @@ extension RetryExecutor {
 
     /// `run(_:classify:override:returningLastResponse:isolation:operation:)` for HTTP responses, drawing
     /// jitter from `generator`.
-    @inlinable
+    @inlinable @inline(__always)
     public func run<Response: RetryableResponse, Failure: Error, G: RandomNumberGenerator>(
         _ request: RetryRequest = RetryRequest(),
         using generator: inout G,

@@ -41,12 +41,26 @@ extension RetryExecutor {
             reportBreaker(of: machine, request: request)
             return action
         }
-        let started = machine.startAdmitted(at: time(start, since: start))
-        guard case .startAttempt = started else { return started }
+        let startedAt = time(start, since: start)
+        var action = machine.startAdmitted(at: startedAt)
+        // The plain driver's retries, made again by the machine with the
+        // delays they had: an untimed request's, so every event is at its
+        // start.
+        for (index, retry) in first.earlier.enumerated() {
+            guard case .startAttempt = action else { return action }
+            action = machine.replayRetry(
+                retry.outcome, at: startedAt, producedValue: retry.thrown == nil, thrown: retry.thrown,
+                delay: retry.delay)
+            if first.cancelledInWait && index == first.earlier.count - 1 {
+                throw cancellation(&machine, request: request, start: start)
+            }
+            if case .wait = action { action = machine.waitFinished(at: startedAt) }
+        }
+        guard case .startAttempt = action, let result = first.result else { return action }
         now = first.end
         return try attemptFinished(
-            first.result, number: nil, machine: &machine, end: first.end, start: start, lastValue: &lastValue,
-            request: request, using: &generator, judge: judge, judged: first.judged)
+            result, number: nil, machine: &machine, end: first.end, start: start, lastValue: &lastValue,
+            request: request, using: &generator, judge: judge, judged: first.judged, judgement: first.judgement)
     }
 
     /// Judges an attempt's result, tells the machine, and reports the
@@ -68,6 +82,7 @@ extension RetryExecutor {
         using generator: inout G,
         judge: (_ result: Result<Value, any Error>, _ attempt: Int?, _ judged: AttemptOutcome?) -> RequestHooks<Value>.Judgement,
         judged: AttemptOutcome? = nil,
+        judgement given: RequestHooks<Value>.Judgement? = nil,
         reportsRecord: Bool = true
     ) throws(RetryFailure) -> RequestStateMachine.Action {
         if case .value = result {} else if Task.isCancelled {
@@ -82,7 +97,7 @@ extension RetryExecutor {
         let action: RequestStateMachine.Action
         switch result {
         case .value(let returned):
-            let judgement = judge(.success(returned), sequential ? number : nil, judged)
+            let judgement = given ?? judge(.success(returned), sequential ? number : nil, judged)
             lastValue = returned
             action =
                 sequential
@@ -91,7 +106,7 @@ extension RetryExecutor {
                 : machine.attemptFinished(number, judgement.outcome, at: time, producedValue: true, using: &generator)
         case .failure(let error):
             lastValue = nil
-            let judgement = judge(.failure(error), sequential ? number : nil, nil)
+            let judgement = given ?? judge(.failure(error), sequential ? number : nil, nil)
             action =
                 sequential
                 ? machine.attemptFinished(

@@ -6,11 +6,12 @@ import RetryPolicyCore
 /// code.
 public struct ErrorTable: Sendable {
     public struct Row: Sendable {
-        /// Status codes (compressed), transport classes, or a declared
-        /// condition; exactly one is given.
+        /// Status codes (compressed), transport classes, a declared
+        /// condition, or gRPC statuses; exactly one is given.
         public var statuses: [ClosedRange<Int>]
         public var transports: [TransportFailure]
         public var condition: AttemptCondition? = nil
+        public var grpc: [GRPCStatusCode] = []
         /// `nil` for a success.
         public var error: SDKError.Kind?
         /// The error's name per platform, in ``ErrorTable/platforms`` order
@@ -25,6 +26,7 @@ public struct ErrorTable: Sendable {
         public var inputText: String {
             if !statuses.isEmpty { return statuses.map { IntegerRanges.text($0) }.joined(separator: ", ") }
             if let condition { return "Condition \(condition.rawValue)" }
+            if !grpc.isEmpty { return "gRPC " + grpc.map(\.name).joined(separator: ", ") }
             return transports.map(ErrorTable.transportLabel).joined(separator: "/")
         }
 
@@ -50,7 +52,9 @@ public struct ErrorTable: Sendable {
         func describe(_ input: PolicyInput) -> (Key, DecisionOutline, Bool) {
             let outline = decider.outline(DecisionInput(outcome: input.outcome, attempt: 1, method: .get))
             let honors = decider.compiledPolicy.decidingAction(for: input, method: .get)?.honorsRetryAfter ?? policy.retryAfter.honor
-            let shownHonors = outline.action != .success && honors && !policy.retryAfter.headers.isEmpty
+            // gRPC's pushback is read whatever headers the policy names.
+            let readsDelay: Bool = if case .grpc = input { true } else { !policy.retryAfter.headers.isEmpty }
+            let shownHonors = outline.action != .success && honors && readsDelay
             return (Key(signature: outline.signature, honors: shownHonors), outline, shownHonors)
         }
         var rows: [Row] = []
@@ -76,6 +80,20 @@ public struct ErrorTable: Sendable {
                 transportRows[key] = rows.count
                 rows.append(Row(statuses: [], transports: [failure], error: outline.error, names: [], rules: outline.rule.map { [$0] } ?? [],
                                 decision: outline, honorsRetryAfter: false, explanation: ""))
+            }
+        }
+        // gRPC statuses, for a policy with gRPC rules, grouped as transports
+        // are: by what decides them.
+        var grpcRows: [Key: Int] = [:]
+        for status in policy.hasGRPCRules ? GRPCStatusCode.allCases : [] {
+            let (key, outline, honors) = describe(.grpc(status))
+            if let index = grpcRows[key] {
+                rows[index].grpc.append(status)
+                if let rule = outline.rule, !rows[index].rules.contains(rule) { rows[index].rules.append(rule) }
+            } else {
+                grpcRows[key] = rows.count
+                rows.append(Row(statuses: [], transports: [], grpc: [status], error: outline.error, names: [],
+                                rules: outline.rule.map { [$0] } ?? [], decision: outline, honorsRetryAfter: honors, explanation: ""))
             }
         }
         // One row per declared condition: code classifies results into
@@ -131,6 +149,8 @@ public struct ErrorTable: Sendable {
             }
         } else if row.condition != nil {
             parts.append("Classified by the caller's code")
+        } else if !row.grpc.isEmpty {
+            parts.append(row.grpc.count == 1 ? "A gRPC call ended with \(row.grpc[0].name)" : "A gRPC call ended with one of these statuses")
         } else {
             parts.append(row.transports.count == 1 ? transportPhrase(row.transports[0]) : "Network connectivity failure")
         }
@@ -145,9 +165,12 @@ public struct ErrorTable: Sendable {
         // Servers send Retry-After with 429 and 503 (RFC 9110 §10.2.3), so
         // the table mentions it where it applies, as the seed table does.
         let carriesRetryAfter = row.statuses.contains { $0.contains(429) || $0.contains(503) }
+        let cap = policy.retryAfter.cap.map { " (cap \($0.formattedForHumans))" } ?? ""
         if row.honorsRetryAfter && carriesRetryAfter {
-            let cap = policy.retryAfter.cap.map { " (cap \($0.formattedForHumans))" } ?? ""
             parts.append("respect Retry-After\(cap)")
+        }
+        if row.honorsRetryAfter && !row.grpc.isEmpty && row.decision.action == .retry {
+            parts.append("respect \(GRPCStatusCode.pushbackKey)\(cap)")
         }
         var text = parts.filter { !$0.isEmpty }.joined(separator: "; ")
         if let first = text.first { text = first.uppercased() + text.dropFirst() }
@@ -232,7 +255,8 @@ public struct ErrorTable: Sendable {
             ("rows", .array(rows.map { row in
                 .object([
                     ("input", .string(row.inputText)),
-                ] + (row.condition.map { [("condition", JSONValue.string($0.rawValue))] } ?? []) + [
+                ] + (row.condition.map { [("condition", JSONValue.string($0.rawValue))] } ?? [])
+                    + (row.grpc.isEmpty ? [] : [("grpc", JSONValue.array(row.grpc.map { .string($0.name) }))]) + [
                     ("statuses", .array(row.statuses.map { .array([.int($0.lowerBound), .int($0.upperBound)]) })),
                     ("transports", .array(row.transports.map { .string($0.rawValue) })),
                     ("error", .optional(row.error?.rawValue)),

@@ -21,13 +21,14 @@ struct FirstMatchTable {
         methodSlots = methods.map(compiled.methodSlot)
     }
 
-    /// The input slots a rule's statuses and transports cover.
+    /// The input slots a rule's statuses, transports and gRPC statuses cover.
     static func inputSlots(of rule: Rule) -> [Int] { CompiledPolicy.inputSlots(of: rule) }
 
     static func slot(of input: PolicyInput) -> Int {
         switch input {
         case .status(let code): CompiledPolicy.inputSlot(status: code)!
         case .transport(let failure): CompiledPolicy.inputSlot(transport: failure)
+        case .grpc(let status): CompiledPolicy.inputSlot(grpc: status)
         }
     }
 

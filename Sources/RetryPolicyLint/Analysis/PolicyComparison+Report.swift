@@ -8,7 +8,8 @@ extension PolicyComparison {
     public func text(first: String, second: String) -> String {
         let first = DisplayText.escaped(first)
         let second = DisplayText.escaped(second)
-        let scope = "statuses 100-599 and \(TransportFailure.allCases.count) transport classes x attempts \(IntegerRanges.text(attempts)) x \(plural(methods.count, "method"))"
+        let grpcScope = comparedGRPC ? ", \(GRPCStatusCode.allCases.count) gRPC statuses" : ""
+        let scope = "statuses 100-599\(grpcScope) and \(TransportFailure.allCases.count) transport classes x attempts \(IntegerRanges.text(attempts)) x \(plural(methods.count, "method"))"
         if isIdentical {
             return "\(first) and \(second) decide identically on all \(comparedInputs) inputs (\(scope))\n"
         }
@@ -32,6 +33,7 @@ extension PolicyComparison {
                 .object([
                     ("statuses", .array(difference.statuses.map { .array([.int($0.lowerBound), .int($0.upperBound)]) })),
                     ("transports", .array(difference.transports.map { .string($0.rawValue) })),
+                ] + (comparedGRPC ? [("grpc", .array(difference.grpc.map { .string($0.name) }))] : []) + [
                     ("attempts", .array(difference.attempts.map { .array([.int($0.lowerBound), .int($0.upperBound)]) })),
                     ("methods", difference.methods.map { .array($0.map { .string($0.rawValue) }) } ?? .null),
                     ("first", DecisionJSON.value(difference.left)),

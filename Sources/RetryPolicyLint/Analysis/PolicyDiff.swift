@@ -3,19 +3,25 @@ import RetryPolicyCore
 /// A group of inputs on which two policies decide differently, in the same
 /// way: `status 500-599, attempts 1-2: retry after 0ms-1s | stop`.
 public struct PolicyDifference: Hashable, Sendable, CustomStringConvertible {
-    /// Status codes, compressed into ranges; empty for transport groups.
+    /// Status codes, compressed into ranges; empty for transport and gRPC
+    /// groups.
     public var statuses: [ClosedRange<Int>]
     public var transports: [TransportFailure]
+    /// gRPC statuses; empty for status and transport groups.
+    public var grpc: [GRPCStatusCode] = []
     public var attempts: [ClosedRange<Int>]
     /// The methods the difference applies to; `nil` means every method.
     public var methods: [HTTPMethod]?
     public var left: DecisionOutline.Signature
     public var right: DecisionOutline.Signature
 
-    /// `status 500-599, attempts 1-2` or `transport timeout, dns, attempt 1 (POST)`.
+    /// `status 500-599, attempts 1-2`, `transport timeout, dns, attempt 1
+    /// (POST)` or `gRPC UNAVAILABLE, attempts 1-3`.
     package var inputText: String {
         var text: String
-        if statuses.isEmpty {
+        if !grpc.isEmpty {
+            text = "gRPC " + grpc.map(\.name).joined(separator: ", ")
+        } else if statuses.isEmpty {
             text = "transport " + transports.map(\.rawValue).joined(separator: ", ")
         } else {
             text = "status " + statuses.map { IntegerRanges.text($0) }.joined(separator: ", ")
@@ -35,6 +41,9 @@ public struct PolicyComparison: Hashable, Sendable {
     public var differences: [PolicyDifference]
     /// How many (input, attempt, method) triples were compared.
     package var comparedInputs: Int
+    /// Whether the gRPC statuses were compared (one of the policies has a
+    /// `grpc` rule).
+    package var comparedGRPC = false
     /// How many of them decided differently.
     public var differingInputs: Int
     /// The attempt numbers compared.
@@ -59,7 +68,8 @@ public struct PolicyComparison: Hashable, Sendable {
 }
 
 /// Compares what two policies decide for every status 100-599 and every
-/// transport class, at every attempt number either can reach, for every
+/// transport class (and every gRPC status, when either policy has a
+/// `grpc` rule), at every attempt number either can reach, for every
 /// method either distinguishes. This is how parity between platforms (iOS
 /// and Android SDKs) is proven instead of asserted in a document.
 public enum PolicyDiff {
@@ -130,7 +140,8 @@ public enum PolicyDiff {
         var groups: [GroupKey: [PolicyInput: [Int: Set<HTTPMethod>]]] = [:]
         var groupOrder: [GroupKey] = []
         var differing = 0
-        for input in PolicyInput.all {
+        let inputs = PolicyInput.space(of: [left, right])
+        for input in inputs {
             let slot = Self.inputSlot(input)
             let cancelled = input == .transport(.cancelled)
             for (kindIndex, kind) in kinds.enumerated() {
@@ -181,16 +192,16 @@ public enum PolicyDiff {
                     guard verdicts[cell] == 2, let pair = differingSignatures[cell] else { continue }
                     differing += 1
                     let method = methods[index]
-                    let key = GroupKey(left: pair.left, right: pair.right, isTransport: { if case .transport = input { true } else { false } }())
+                    let key = GroupKey(left: pair.left, right: pair.right, domain: GroupKey.domain(of: input))
                     if groups[key] == nil { groupOrder.append(key) }
                     groups[key, default: [:]][input, default: [:]][attempt, default: []].insert(method)
                 }
             }
         }
-        let compared = PolicyInput.all.count * lastAttempt * methods.count
+        let compared = inputs.count * lastAttempt * methods.count
         return summarise(
             groups: groups, order: groupOrder, compared: compared, differing: differing,
-            lastAttempt: lastAttempt, methods: methods)
+            lastAttempt: lastAttempt, methods: methods, comparedGRPC: inputs.count > PolicyInput.all.count)
     }
 
     /// What decides an input for a method, as far as a signature can tell.
@@ -205,13 +216,23 @@ public enum PolicyDiff {
     struct GroupKey: Hashable {
         var left: DecisionOutline.Signature
         var right: DecisionOutline.Signature
-        var isTransport: Bool
+        /// Statuses, transports and gRPC statuses are grouped apart.
+        var domain: Int
+
+        static func domain(of input: PolicyInput) -> Int {
+            switch input {
+            case .status: 0
+            case .transport: 1
+            case .grpc: 2
+            }
+        }
     }
 
     static func inputSlot(_ input: PolicyInput) -> Int {
         switch input {
         case .status(let code): CompiledPolicy.inputSlot(status: code)!
         case .transport(let failure): CompiledPolicy.inputSlot(transport: failure)
+        case .grpc(let status): CompiledPolicy.inputSlot(grpc: status)
         }
     }
 
@@ -226,7 +247,8 @@ public enum PolicyDiff {
         var groupOrder: [GroupKey] = []
         var compared = 0
         var differing = 0
-        for input in PolicyInput.all {
+        let inputs = PolicyInput.space(of: [left, right])
+        for input in inputs {
             for attempt in 1...lastAttempt {
                 for method in methods {
                     compared += 1
@@ -235,7 +257,7 @@ public enum PolicyDiff {
                     let b = rightDecider.outline(decisionInput).signature
                     guard a != b else { continue }
                     differing += 1
-                    let key = GroupKey(left: a, right: b, isTransport: { if case .transport = input { true } else { false } }())
+                    let key = GroupKey(left: a, right: b, domain: GroupKey.domain(of: input))
                     if groups[key] == nil { groupOrder.append(key) }
                     groups[key, default: [:]][input, default: [:]][attempt, default: []].insert(method)
                 }
@@ -243,13 +265,13 @@ public enum PolicyDiff {
         }
         return summarise(
             groups: groups, order: groupOrder, compared: compared, differing: differing,
-            lastAttempt: lastAttempt, methods: methods)
+            lastAttempt: lastAttempt, methods: methods, comparedGRPC: inputs.count > PolicyInput.all.count)
     }
 
     /// The differing inputs grouped into ranges for people to read.
     static func summarise(
         groups: [GroupKey: [PolicyInput: [Int: Set<HTTPMethod>]]], order groupOrder: [GroupKey],
-        compared: Int, differing: Int, lastAttempt: Int, methods: [HTTPMethod]
+        compared: Int, differing: Int, lastAttempt: Int, methods: [HTTPMethod], comparedGRPC: Bool
     ) -> PolicyComparison {
         var differences: [PolicyDifference] = []
         let allMethods = Set(methods)
@@ -279,15 +301,18 @@ public enum PolicyDiff {
                 for (methodSet, attempts) in orderedProfile {
                     var statuses: [Int] = []
                     var transports: [TransportFailure] = []
+                    var grpc: [GRPCStatusCode] = []
                     for input in run.inputs {
                         switch input {
                         case .status(let code): statuses.append(code)
                         case .transport(let failure): transports.append(failure)
+                        case .grpc(let status): grpc.append(status)
                         }
                     }
                     differences.append(PolicyDifference(
                         statuses: IntegerRanges.ranges(statuses),
                         transports: transports,
+                        grpc: grpc,
                         attempts: IntegerRanges.ranges(attempts),
                         methods: methodSet == allMethods ? nil : methods.filter(methodSet.contains),
                         left: key.left,
@@ -295,14 +320,20 @@ public enum PolicyDiff {
                 }
             }
         }
+        // Statuses, then transports, then gRPC statuses.
+        func order(_ difference: PolicyDifference) -> Int {
+            if let status = difference.statuses.first?.lowerBound { return status }
+            if let failure = difference.transports.first { return 1000 + TransportFailure.allCases.firstIndex(of: failure)! }
+            return 2000 + (difference.grpc.first?.rawValue ?? 0)
+        }
         differences.sort { lhs, rhs in
-            let l = lhs.statuses.first?.lowerBound ?? (1000 + TransportFailure.allCases.firstIndex(of: lhs.transports.first ?? .unknown)!)
-            let r = rhs.statuses.first?.lowerBound ?? (1000 + TransportFailure.allCases.firstIndex(of: rhs.transports.first ?? .unknown)!)
+            let l = order(lhs)
+            let r = order(rhs)
             if l != r { return l < r }
             return lhs.attempts.first!.lowerBound < rhs.attempts.first!.lowerBound
         }
         return PolicyComparison(
-            differences: differences, comparedInputs: compared, differingInputs: differing,
+            differences: differences, comparedInputs: compared, comparedGRPC: comparedGRPC, differingInputs: differing,
             attempts: 1...lastAttempt, methods: methods)
     }
 }

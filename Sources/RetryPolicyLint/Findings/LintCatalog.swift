@@ -14,7 +14,8 @@ public enum LintCatalog {
     ]
 
     public static let rules: [LintRule] =
-        (policyChecks.map { $0.rule } + [RetryAmplification.rule, UnusedSuppression.rule]).sorted { $0.id < $1.id }
+        (policyChecks.map { $0.rule } + [RetryAmplification.rule, UnusedSuppression.rule, TwoRetryLayers.rule])
+        .sorted { $0.id < $1.id }
 
     public static func rule(id: String) -> LintRule? {
         rules.first { $0.id == id.uppercased() }

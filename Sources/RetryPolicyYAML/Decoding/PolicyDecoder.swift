@@ -522,7 +522,7 @@ struct PolicyDecoder {
         _ node: YAMLNode, at keyPath: String, known: Set<SDKError.Kind>, conditions declared: Set<AttemptCondition>
     ) -> Rule? {
         guard let fields = reader.fields(node, at: keyPath, allowed: PolicyKeys.rule, required: ["action"],
-                                         what: "a rule mapping with 'action' and 'status', 'transport' or 'condition'") else { return nil }
+                                         what: "a rule mapping with 'action' and 'status', 'transport', 'condition' or 'grpc'") else { return nil }
         let before = reader.diagnostics.count + reader.suppressed
         let action = fields["action"].flatMap { reader.choice($0, at: fields.path("action"), of: Rule.Action.self) }
         var rule = Rule(action: action ?? .stop, location: fields.location)
@@ -531,14 +531,15 @@ struct PolicyDecoder {
         if let node = fields["condition"] {
             rule.conditions = reader.conditions(node, at: fields.path("condition"), declared: declared) ?? []
         }
+        if let node = fields["grpc"] { rule.grpc = reader.grpcStatuses(node, at: fields.path("grpc")) ?? [] }
         if let node = fields["methods"] { rule.methods = reader.methods(node, at: fields.path("methods"), nonEmpty: true) }
         if let node = fields["error"] { rule.error = reader.errorKind(node, at: fields.path("error"), known: known) }
         if let node = fields["honor_retry_after"] { rule.honorRetryAfter = reader.bool(node, at: fields.path("honor_retry_after")) }
         if let node = fields["refresh_credentials"], let value = reader.bool(node, at: fields.path("refresh_credentials")) {
             rule.refreshCredentials = value
         }
-        if fields["status"] == nil && fields["transport"] == nil && fields["condition"] == nil {
-            reader.report(.incompleteRule, at: fields.location, "\(keyPath): expected 'status', 'transport' or 'condition', found none",
+        if fields["status"] == nil && fields["transport"] == nil && fields["condition"] == nil && fields["grpc"] == nil {
+            reader.report(.incompleteRule, at: fields.location, "\(keyPath): expected 'status', 'transport', 'condition' or 'grpc', found none",
                           suggestion: "a rule without conditions matches nothing; use 'default' for unmatched inputs")
         }
         if let action, action != .success, fields["error"] == nil {

@@ -31,7 +31,7 @@ enum PolicyKeys {
     static let grpcBudget = ["max_tokens", "token_ratio"]
     /// The budget keys of the ratio style (Finagle, Envoy, Gateway API).
     static let ratioBudget = ["retry_percent", "min_retries_per_second", "window"]
-    static let rule = ["status", "transport", "condition", "methods", "error", "action", "honor_retry_after", "refresh_credentials"]
+    static let rule = ["status", "transport", "condition", "grpc", "methods", "error", "action", "honor_retry_after", "refresh_credentials"]
     static let defaultRule = ["error", "action"]
     static let layer = ["name", "policy", "select"]
     static let layerRequired = ["name", "policy"]

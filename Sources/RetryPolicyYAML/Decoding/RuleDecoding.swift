@@ -82,6 +82,37 @@ extension FieldReader {
         return ok ? result : nil
     }
 
+    /// A gRPC status name or a list of them, written as gRPC spells them
+    /// (`UNAVAILABLE`, `RESOURCE_EXHAUSTED`): one spelling per code keeps
+    /// files greppable and diffs quiet. Another case or a code's number is
+    /// refused with the name to write.
+    mutating func grpcStatuses(_ node: YAMLNode, at keyPath: @autoclosure () -> String) -> Set<GRPCStatusCode>? {
+        guard let items = oneOrMany(node, at: keyPath(), what: "a gRPC status name") else { return nil }
+        var result: Set<GRPCStatusCode> = []
+        var ok = true
+        for item in items {
+            if case .scalar(let scalar) = item, case .string(let text) = scalar.resolved,
+                let code = GRPCStatusCode.allCases.first(where: { $0.name == text })
+            {
+                result.insert(code)
+                continue
+            }
+            var suggestion: String?
+            if case .scalar(let scalar) = item {
+                if let code = GRPCStatusCode(parsing: scalar.value) {
+                    suggestion = "write \(code.name)"
+                } else {
+                    suggestion = Suggestion.didYouMean(scalar.value, among: GRPCStatusCode.allCases.map(\.name))
+                }
+            }
+            expected("a gRPC status name (UNAVAILABLE, RESOURCE_EXHAUSTED, ...; see grpc/grpc doc/statuscodes.md)",
+                     for: keyPath(), found: item, rule: .unknownGRPCStatus,
+                     suggestion: suggestion ?? "one of \(Self.alternatives(GRPCStatusCode.allCases.map(\.name)))")
+            ok = false
+        }
+        return ok ? result : nil
+    }
+
     /// A list of standard HTTP methods, written in upper case.
     /// - Parameter nonEmpty: a rule's `methods` must name at least one (an
     ///   empty list would make a rule that matches nothing); the idempotency

@@ -31,6 +31,7 @@ public enum LoaderRule: String, CaseIterable, Sendable {
     case referenceProblem = "RP025"
     case keyConflict = "RP026"
     case unknownCondition = "RP027"
+    case unknownGRPCStatus = "RP028"
 
     public var id: String { rawValue }
 
@@ -64,6 +65,7 @@ public enum LoaderRule: String, CaseIterable, Sendable {
         case .referenceProblem: "policy named by parity or a stack layer cannot be loaded"
         case .keyConflict: "key does not apply to the chosen backoff shape or budget preset"
         case .unknownCondition: "undeclared condition"
+        case .unknownGRPCStatus: "unknown gRPC status name"
         }
     }
 
@@ -124,6 +126,8 @@ public enum LoaderRule: String, CaseIterable, Sendable {
             "Some keys belong to one choice only: `backoff.step` to `shape: linear`, `backoff.multiplier` to the exponential shape, `budget.max_tokens` and `budget.token_ratio` to `preset: grpc`, the token-bucket costs to every other budget. A key that would be ignored is refused, so the policy means what it says; remove it or change the choice."
         case .unknownCondition:
             "A rule's `condition` names an outcome class the policy declares under `conditions`. The caller's code classifies results into conditions (a 200 whose body is an error page, say); the policy decides what each means. Declare the name, or correct its spelling."
+        case .unknownGRPCStatus:
+            "A rule's `grpc` names gRPC status codes by their canonical upper-case names (grpc/grpc doc/statuscodes.md): OK, CANCELLED, UNKNOWN, INVALID_ARGUMENT, DEADLINE_EXCEEDED, NOT_FOUND, ALREADY_EXISTS, PERMISSION_DENIED, RESOURCE_EXHAUSTED, FAILED_PRECONDITION, ABORTED, OUT_OF_RANGE, UNIMPLEMENTED, INTERNAL, UNAVAILABLE, DATA_LOSS, UNAUTHENTICATED. Another letter case or a code's number is refused with the name to write."
         }
     }
 }

@@ -235,6 +235,7 @@ public enum PolicyWriter {
         if !rule.statuses.isEmpty { fields.append("status: \(list(rule.statuses.map(status)))") }
         if !rule.transports.isEmpty { fields.append("transport: \(list(rule.transports.sorted().map(\.rawValue)))") }
         if !rule.conditions.isEmpty { fields.append("condition: \(list(rule.conditions.sorted().map(\.rawValue)))") }
+        if !rule.grpc.isEmpty { fields.append("grpc: \(list(rule.grpc.sorted().map(\.name)))") }
         if let methods = rule.methods { fields.append("methods: \(list(methods.sorted().map(\.rawValue)))") }
         if let error = rule.error { fields.append("error: \(error.rawValue)") }
         fields.append("action: \(rule.action.rawValue)")
