@@ -13,16 +13,24 @@ struct GRPCDocumentTests {
     static let repository = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    /// The store's policy: UNAVAILABLE retried at once (no backoff, so the
-    /// continuous clock never waits), up to three attempts. The store
-    /// reads it from `catalog.yaml` through a loader that builds it in code.
-    static let catalog = Policy(
-        name: "catalog", attempts: 3,
-        rules: [
-            Rule(grpc: [.unavailable], error: .networkError, action: .retry),
-            Rule(grpc: [.invalidArgument, .notFound], error: .networkError, action: .stop),
-        ],
-        defaultRule: DefaultRule(error: .internalError, action: .stop))
+    /// The store's policy file: UNAVAILABLE retried at once (no backoff,
+    /// so the continuous clock never waits), up to three attempts.
+    static let catalogPolicy = """
+        version: 1
+        name: catalog
+        attempts: 3
+        rules:
+          - grpc: [UNAVAILABLE]
+            error: network_error
+            action: retry
+          - grpc: [INVALID_ARGUMENT, NOT_FOUND]
+            error: network_error
+            action: stop
+        default:
+          error: internal_error
+          action: stop
+
+        """
 
     @Test("the document shows exactly the compiled example")
     func documentShowsTheCompiledCode() throws {
@@ -46,10 +54,10 @@ struct GRPCDocumentTests {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("grpc-doc-\(UInt64.random(in: 0...UInt64.max))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        try "name: catalog\n".write(to: directory.appendingPathComponent("catalog.yaml"), atomically: true, encoding: .utf8)
-        let store = PolicyStore(directory: directory.path, loader: PolicyFileLoader { _ in .success(Self.catalog) })
-        store.reload()
-        #expect(store.decider(named: "catalog") != nil)
+        try Self.catalogPolicy.write(to: directory.appendingPathComponent("catalog.yaml"), atomically: true, encoding: .utf8)
+        let store = PolicyStore(directory: directory.path, loader: .yaml())
+        let report = store.reload()
+        #expect(store.decider(named: "catalog") != nil, "\(report)")
 
         let server = try await ScriptedGRPCServer.start([.fail(.unavailable), .ok("17 in stock"), .fail(.unavailable)])
         let target = ResolvableTargets.IPv4.ipv4(address: "127.0.0.1", port: server.port)
