@@ -21,6 +21,7 @@ let package = Package(
         .library(name: "RetryPolicyURLSession", targets: ["RetryPolicyURLSession"]),
         .library(name: "RetryPolicyOpenAPI", targets: ["RetryPolicyOpenAPI"]),
         .library(name: "RetryPolicyPostgres", targets: ["RetryPolicyPostgres"]),
+        .library(name: "RetryPolicyGRPC", targets: ["RetryPolicyGRPC"]),
         .executable(name: "retry-policy", targets: ["RetryPolicyCLI"]),
         // `retry-policy request`, which `retry-policy` runs: HTTP and the PostgreSQL store
         // live here, so that the lint commands build without NIO, AsyncHTTPClient,
@@ -53,7 +54,11 @@ let package = Package(
             name: "OpenAPI",
             description: "RetryPolicyOpenAPI: a swift-openapi-runtime client middleware (swift-openapi-runtime, swift-http-types)."
         ),
-        .default(enabledTraits: ["AsyncHTTPClient", "Postgres", "ServiceLifecycle", "OpenTelemetry", "OpenAPI"]),
+        .trait(
+            name: "GRPC",
+            description: "RetryPolicyGRPC: a grpc-swift 2 client transport that runs calls under a policy (grpc-swift-2)."
+        ),
+        .default(enabledTraits: ["AsyncHTTPClient", "Postgres", "ServiceLifecycle", "OpenTelemetry", "OpenAPI", "GRPC"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
@@ -78,6 +83,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-openapi-urlsession.git", from: "1.4.0"),
         .package(url: "https://github.com/swift-server/swift-openapi-async-http-client.git", from: "1.5.0"),
+        // The gRPC interceptor, behind the GRPC trait; the NIO transport serves its tests only.
+        .package(url: "https://github.com/grpc/grpc-swift-2.git", from: "2.4.0"),
+        .package(url: "https://github.com/grpc/grpc-swift-nio-transport.git", from: "2.9.0"),
         // `swift package generate-documentation`; adds no code to any target.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),
     ],
@@ -212,6 +220,18 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["Postgres"])),
                 .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["Postgres"])),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["Postgres"])),
+            ]
+        ),
+
+        // gRPC calls under a policy: a grpc-swift 2 `ClientInterceptor` over the executor.
+        .target(
+            name: "RetryPolicyGRPC",
+            dependencies: [
+                "RetryPolicyCore",
+                "RetryPolicyExecutor",
+                .product(name: "GRPCCore", package: "grpc-swift-2", condition: .when(traits: ["GRPC"])),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ]
         ),
 
@@ -430,6 +450,24 @@ let package = Package(
                 .product(
                     name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client",
                     condition: .when(traits: ["AsyncHTTPClient"])),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
+            ]
+        ),
+        // The gRPC interceptor against a grpc-swift 2 server over HTTP/2 on loopback.
+        .testTarget(
+            name: "RetryPolicyGRPCTests",
+            dependencies: [
+                "HTTPTestSupport",
+                "RetryPolicyCore",
+                "RetryPolicyExecutor",
+                "RetryPolicyGRPC",
+                "RetryPolicyStore",
+                "RetryPolicyTesting",
+                "RetryPolicyYAML",
+                .product(name: "GRPCCore", package: "grpc-swift-2", condition: .when(traits: ["GRPC"])),
+                .product(name: "GRPCNIOTransportHTTP2Posix", package: "grpc-swift-nio-transport", condition: .when(traits: ["GRPC"])),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
             ]

@@ -38,12 +38,26 @@ public func drive<T: Sendable>(
     requestsBeforeEachAdvance: [Int],
     _ body: @escaping @Sendable () async -> T
 ) async -> (result: T, steps: [Duration]) {
+    await drive(
+        clock, requestsBeforeEachAdvance: requestsBeforeEachAdvance,
+        requestsSeen: { count in if let server { await server.requests(atLeast: count) } }, body)
+}
+
+/// `drive(_:server:requestsBeforeEachAdvance:_:)` for any server:
+/// `requestsSeen(count)` returns once the server has received `count`
+/// requests, or as soon as the calling task is cancelled.
+public func drive<T: Sendable>(
+    _ clock: ManualClock,
+    requestsBeforeEachAdvance: [Int],
+    requestsSeen: @escaping @Sendable (Int) async -> Void,
+    _ body: @escaping @Sendable () async -> T
+) async -> (result: T, steps: [Duration]) {
     let task = Task { await body() }
     let steps = await withTaskGroup(of: [Duration]?.self) { group in
         group.addTask {
             var steps: [Duration] = []
             for expected in requestsBeforeEachAdvance {
-                if let server { await server.requests(atLeast: expected) }
+                await requestsSeen(expected)
                 await clock.sleepers(atLeast: 1)
                 if Task.isCancelled { break }
                 if let step = clock.advanceToNextDeadline() { steps.append(step) }
