@@ -104,7 +104,7 @@ async def diagnostics_of(client, name):
     the files that depend on it are checked again)."""
     client.diagnostics.pop(uri(name), None)
     while uri(name) not in client.diagnostics:
-        await asyncio.wait_for(client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS), 30)
+        await asyncio.wait_for(client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS), 120)
     return list(client.diagnostics[uri(name)])
 
 
@@ -114,7 +114,7 @@ async def open_document(client, name, text=None):
     client.text_document_did_open(types.DidOpenTextDocumentParams(
         text_document=types.TextDocumentItem(uri=uri(name), language_id="yaml", version=1, text=text)))
     while uri(name) not in client.diagnostics:
-        await asyncio.wait_for(client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS), 30)
+        await asyncio.wait_for(client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS), 120)
     return list(client.diagnostics[uri(name)])
 
 
@@ -124,7 +124,7 @@ async def change_document(client, name, version, text):
         text_document=types.VersionedTextDocumentIdentifier(uri=uri(name), version=version),
         content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)]))
     while uri(name) not in client.diagnostics:
-        await asyncio.wait_for(client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS), 30)
+        await asyncio.wait_for(client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS), 120)
     return list(client.diagnostics[uri(name)])
 
 
