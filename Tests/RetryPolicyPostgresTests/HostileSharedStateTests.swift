@@ -112,7 +112,8 @@ struct HostileSharedStateTests {
             "'::error::forged' || chr(10) || '##[warning]forged'", "repeat('9', 7990)",
         ]
         for payload in garbage { try Self.notify(database, payload) }
-        let valid = wallNow().nanosecondsSince1970 + 5_000_000_000
+        // Long enough to still be in force when a loaded machine delivers it.
+        let valid = wallNow().nanosecondsSince1970 + 50_000_000_000
         try Self.notify(database, "'\(valid) 429 status_429 target'")
         #expect(await waitFor { decider.cooldown.active(at: wallNow()) != nil } != nil, "the valid notification never arrived")
         let (until, error) = try #require(decider.cooldown.active(at: wallNow()))
