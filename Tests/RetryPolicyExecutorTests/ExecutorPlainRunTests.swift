@@ -12,15 +12,18 @@ import Testing
 /// history.
 @Suite("Executor: the plain driver agrees with the machine's")
 struct ExecutorPlainRunTests {
-    /// A transport failure thrown by the operation, in its own type.
+    /// A transport failure or a gRPC status thrown by the operation, in
+    /// its own type.
     struct TransportError: Error, Hashable {
-        var failure: TransportFailure
+        var outcome: AttemptOutcome
     }
 
     /// One attempt's answer.
     enum Answer: Hashable {
         case status(Int, retryAfterSeconds: Int?)
         case thrown(TransportFailure)
+        /// A gRPC status, with a `grpc-retry-pushback-ms` value or none.
+        case grpc(GRPCStatusCode, pushback: String?)
     }
 
     /// What a request came to, without the times (the machine's driver
@@ -63,6 +66,11 @@ struct ExecutorPlainRunTests {
         Gen.int(in: 0...3).map { seconds -> Answer in .status(503, retryAfterSeconds: seconds == 0 ? nil : seconds * 7) },
         Gen.int(in: 0...2).map { index -> Answer in
             .thrown([TransportFailure.connectionLost, .timeout, .offline][index])
+        },
+        Gen.int(in: 0...11).map { index -> Answer in
+            let codes: [GRPCStatusCode] = [.unavailable, .resourceExhausted, .invalidArgument, .ok]
+            let pushbacks: [String?] = [nil, "1500", "-1"]
+            return .grpc(codes[index % 4], pushback: pushbacks[index / 4])
         }
     )
 
@@ -88,7 +96,7 @@ struct ExecutorPlainRunTests {
             let response = try await executor.run(
                 RetryRequest(method: method), using: &generator,
                 classify: { (result: Result<FakeResponse, TransportError>) in
-                    if case .failure(let error) = result { return .transport(error.failure) }
+                    if case .failure(let error) = result { return error.outcome }
                     return nil
                 },
                 override: { attempt in
@@ -105,7 +113,10 @@ struct ExecutorPlainRunTests {
                     if let seconds { response.headers["Retry-After"] = String(seconds) }
                     return response
                 case .thrown(let failure):
-                    throw TransportError(failure: failure)
+                    throw TransportError(outcome: .transport(failure))
+                case .grpc(let code, let pushback):
+                    let metadata: ResponseHeaders = pushback.map { ["grpc-retry-pushback-ms": $0] } ?? .none
+                    throw TransportError(outcome: .grpc(status: code, metadata: metadata))
                 }
             }
             ending = Ending(status: response.statusCode, sleeps: clock.sleeps, calls: calls, attemptNumbers: numbers)
@@ -122,7 +133,7 @@ struct ExecutorPlainRunTests {
         return ending
     }
 
-    @Test("any plain policy and any script of answers: the same attempts, waits and ending")
+    @Test("any plain policy and any script of answers, HTTP and gRPC: the same attempts, waits and ending")
     func agreesWithTheMachine() async {
         await propertyCheck(
             count: 300, input: Gen.uint64(), Self.answers.array(of: 0...8), Gen.uint64(), Gen.int(in: 0...5)
