@@ -85,7 +85,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-openapi-async-http-client.git", from: "1.5.0"),
         // The build plugin that generates the OpenAPI tests' client; a test-only
         // dependency, so a dependent never resolves it.
-        .package(url: "https://github.com/apple/swift-openapi-generator", from: "1.14.0"),
+        .package(url: "https://github.com/apple/swift-openapi-generator.git", from: "1.14.0"),
         // The gRPC interceptor, behind the GRPC trait; the NIO transport serves its tests only.
         .package(url: "https://github.com/grpc/grpc-swift-2.git", from: "2.4.0"),
         .package(url: "https://github.com/grpc/grpc-swift-nio-transport.git", from: "2.9.0"),
