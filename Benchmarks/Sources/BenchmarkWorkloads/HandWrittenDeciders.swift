@@ -42,6 +42,10 @@ public enum HandWritten {
         case .condition(let condition):
             // The policy declares no conditions: its default decides.
             return Decision(action: .stop(SDKError(kind: .networkError, condition: condition), .notRetryable))
+        case .grpc:
+            // The policy has no gRPC rules (nor does the mix any gRPC
+            // status): its default decides.
+            return Decision(action: .stop(SDKError(kind: .networkError), .notRetryable))
         }
     }
 
@@ -79,6 +83,10 @@ public enum HandWritten {
         case .condition(let condition):
             // The policy declares no conditions: its default decides.
             error = SDKError(kind: .networkError, condition: condition)
+            retryable = false
+        case .grpc:
+            // No gRPC rules, and none in the mix: the default decides.
+            error = SDKError(kind: .networkError)
             retryable = false
         }
         guard retryable else { return Decision(action: .stop(error, .notRetryable)) }

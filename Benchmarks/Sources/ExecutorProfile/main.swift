@@ -13,19 +13,32 @@ import RetryPolicyCore
 // throwing operation), `engine-returning` (`run`, the answer returned),
 // `engine-concurrently` (`runConcurrently`, the answer returned), `seed003`
 // (the benchmarks' `.baseline`) or `seed002`.
-// PATH: `retry` (503, 503, 200) or `success` (200 at once).
+// PATH: `retry` (503, 503, 200) or `success` (200 at once). With
+// `own-task`, each request runs in a task of its own, as the benchmark
+// harness runs each iteration of the plain (not `-in-one-task`) names.
 let sides = ["engine", "engine-returning", "engine-concurrently", "seed003", "seed002"]
 let arguments = CommandLine.arguments
-guard arguments.count == 4, let count = Int(arguments[3]), count >= 0, sides.contains(arguments[1]),
+guard arguments.count == 4 || (arguments.count == 5 && arguments[4] == "own-task"), let count = Int(arguments[3]), count >= 0, sides.contains(arguments[1]),
     ["retry", "success"].contains(arguments[2])
 else {
-    fatalError("usage: executor-profile \(sides.joined(separator: "|")) retry|success N")
+    fatalError("usage: executor-profile \(sides.joined(separator: "|")) retry|success N [own-task]")
 }
 
 @inline(never)
 func send<Side: RequestSide>(_ side: Side, retrying: Bool, count: Int) async {
     var generator = SplitMix64(seed: 3)
-    if retrying {
+    if ownTask {
+        // Each request in a task of its own, as the benchmark harness
+        // runs an iteration: what a request costs the task allocator.
+        for _ in 0..<count {
+            let response = await Task {
+                var generator = SplitMix64(seed: 3)
+                return try! await retrying
+                    ? side.send(to: FlakyServer(), using: &generator) : side.send(to: HealthyServer(), using: &generator)
+            }.value
+            precondition(response.statusCode == 200)
+        }
+    } else if retrying {
         try! await side.send(count, to: FlakyServer.self, using: &generator)
     } else {
         try! await side.send(count, to: HealthyServer.self, using: &generator)
@@ -37,6 +50,7 @@ func send<Side: RequestSide>(_ side: Side, retrying: Bool, count: Int) async {
 let done = DispatchSemaphore(value: 0)
 let side = arguments[1]
 let retrying = arguments[2] == "retry"
+let ownTask = arguments.count == 5
 Task.detached {
     switch side {
     case "engine": await send(EngineSide(), retrying: retrying, count: count)

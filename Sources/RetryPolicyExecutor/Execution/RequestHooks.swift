@@ -16,6 +16,8 @@ struct RequestHooks<Value> {
     /// nothing: a response is read by status and headers, any other value
     /// is a success.
     @usableFromInline let reading: (RetryDecider, Value) -> AttemptOutcome
+    /// The status `reading` would give, without the headers.
+    @usableFromInline let status: (Value) -> Int
     /// The form of a returned value a `RetryFailure` carries.
     @usableFromInline let keep: (Value) -> (any Sendable)?
     /// When the policy stops on a returned value, return it rather than
@@ -28,10 +30,12 @@ struct RequestHooks<Value> {
     @inlinable
     init(
         reading: @escaping (RetryDecider, Value) -> AttemptOutcome,
+        status: @escaping (Value) -> Int,
         keep: @escaping (Value) -> (any Sendable)?,
         returnsLastResponse: Bool
     ) {
         self.reading = reading
+        self.status = status
         self.keep = keep
         self.returnsLastResponse = returnsLastResponse
     }
@@ -39,7 +43,7 @@ struct RequestHooks<Value> {
     /// Any returned value is a success; a failure cannot carry it.
     @inlinable
     static func plain(returnsLastResponse: Bool) -> Self {
-        Self(reading: { _, _ in .status(200) }, keep: { _ in nil }, returnsLastResponse: returnsLastResponse)
+        Self(reading: { _, _ in .status(200) }, status: { _ in 200 }, keep: { _ in nil }, returnsLastResponse: returnsLastResponse)
     }
 
     /// What the caller's code and the policy make of one attempt.
@@ -123,7 +127,7 @@ extension RequestHooks where Value: Sendable {
     /// Any returned value is a success; a failure carries the last one.
     @inlinable
     static func sendable(returnsLastResponse: Bool) -> Self {
-        Self(reading: { _, _ in .status(200) }, keep: { $0 }, returnsLastResponse: returnsLastResponse)
+        Self(reading: { _, _ in .status(200) }, status: { _ in 200 }, keep: { $0 }, returnsLastResponse: returnsLastResponse)
     }
 }
 
@@ -131,6 +135,6 @@ extension RequestHooks where Value: RetryableResponse {
     /// A response is read by its status and the headers the policy reads.
     @inlinable
     static func response(returnsLastResponse: Bool) -> Self {
-        Self(reading: { $0.outcome(for: $1) }, keep: { $0 }, returnsLastResponse: returnsLastResponse)
+        Self(reading: { $0.outcome(for: $1) }, status: { $0.statusCode }, keep: { $0 }, returnsLastResponse: returnsLastResponse)
     }
 }

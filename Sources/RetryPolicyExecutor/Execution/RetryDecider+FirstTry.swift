@@ -25,6 +25,15 @@ extension RetryDecider {
 }
 
 extension RetryDecider {
+    /// Whether ``mayStartAtOnce(_:now:)`` holds for every request without
+    /// an endpoint, whatever the time: it depends on nothing that changes
+    /// (no cooldowns are kept), so an executor asks it once.
+    var mayAlwaysStartAtOnce: Bool {
+        policy.retryAfter.cooldown == .off && mayStartAtOnce(RetryRequest(), now: { .systemNow() })
+    }
+}
+
+extension RetryDecider {
     /// Whether a request's decisions can depend on when its steps happen:
     /// a per-attempt timeout or total deadline, a budget, a cooldown, a
     /// circuit breaker, a rate limiter, hedging, or a server delay given as

@@ -90,18 +90,21 @@ extension RetryExecutor {
 // MARK: - The one request path
 
 extension RetryExecutor {
-    /// What every form of `run` does: the first try, and everything after
-    /// it in a driver (`retryLoop`, which hands a hedged request to
-    /// `hedgedRun`).
+    /// What every form of `run` does: the first try here, everything after
+    /// it out of line (`afterFirstTry`: the plain driver, or the sequential
+    /// one, which hands a hedged request to `hedgedRun`).
     ///
-    /// A first-try success costs a cancellation check, a rule lookup and
-    /// no heap allocation of its own, not even in a task of its own (when
-    /// neither a per-attempt timeout nor a total deadline is set, since
-    /// enforcing one needs a timer task, and no hook is attached). It reads
-    /// the clock only when the policy runs cooldowns: nothing else about a
-    /// first try needs the time. The history is built only once something
-    /// fails. A request is timed (its steps read the clock) only when a hook
-    /// is attached or its policy's decisions depend on time; otherwise the
+    /// This part is inlined into the caller, so its async frame becomes
+    /// part of the caller's: it holds the first try and nothing else, and a
+    /// request in a task of its own still fits the task allocator's first
+    /// slab. Under an unobserved executor whose policy lets every request
+    /// start at once (`Setup.startsAtOnce`), a first-try success costs a
+    /// flag, a cancellation check, the operation and a bit test
+    /// (`PlainSuccessStatuses`): no rule look-up, clock reading, reference
+    /// count or heap allocation. Retries pay an out-of-line call and a
+    /// frame of their own: each waits for a backoff, which dwarfs both.
+    /// A request is timed (its steps read the clock) only when a hook is
+    /// attached or its policy's decisions depend on time; otherwise the
     /// clock is read only to wait.
     @inlinable @inline(__always)
     func execute<Value, Failure: Error, G: RandomNumberGenerator>(
@@ -117,67 +120,95 @@ extension RetryExecutor {
             inout RequestStateMachine, RequestStateMachine.Action, _ start: Duration?, _ now: Duration?, inout G
         ) async throws(RetryFailure) -> Value
     ) async throws(RetryFailure) -> Value {
-        // The common case, a first try that succeeds with no timer, hook or
-        // cooldown involved, runs here; everything else continues in
-        // `loop`, whose larger frame is only allocated when it is needed.
-        // The checks before and after the attempt are synchronous calls, so
-        // the policy and the timeout budget live on the thread's stack and
-        // not in this function's async frame: on a new task the whole first
-        // try fits the task's first allocation slab.
+        // The checks before and after the attempt are synchronous calls or
+        // flags, so what they read stays on the thread's stack and out of
+        // this frame.
         let setup = self.setup
-        let decider = setup.fields.decider
         var firstStart: Duration?
-        guard setup.isUnobserved, !Task.isCancelled,
-            decider.mayStartAtOnce(
-                request,
-                now: {
-                    let now = moment()
-                    firstStart = now
-                    return wallTime(at: now)
-                })
-        else {
-            let timed = !setup.isUnobserved || decider.needsTime(request)
-            return try await loop(
-                request, start: timed ? moment() : nil, first: nil, using: &generator, isolation: isolation, classify: classify, override: override, hooks: hooks,
-                attempt: attempt, hedge: hedge)
-        }
-        // The operation itself, not `attempt`: a first try that may start
-        // at once has no time limit to race, and a direct call lets the
-        // optimizer keep what the caller's closure captures on the stack.
-        let result: Result<Value, Failure>
-        do throws(Failure) {
-            result = .success(try await operation(AttemptContext(attempt: 1, credentialRefreshes: 0)))
-        } catch {
-            result = .failure(error)
-        }
+        var first: Result<Value, Failure>?
         var judged: AttemptOutcome?
-        if case .success(let value) = result {
-            let outcome = classify(.success(value)) ?? hooks.reading(decider, value)
-            if decider.settlePlainSuccess(ofFirstAttempt: outcome, method: request.method) { return value }
-            judged = outcome
-        }
-        // A request whose retries its policy's backoff alone decides
-        // retries in the plain driver while it can.
-        // The plain loop is inlined into `run`'s caller; `runConcurrently`
-        // calls it out of line.
-        if decider.retriesPlainly(request) {
-            if hooks.concurrentAttempts {
-                return try await plainRunOutOfLine(
-                    request, first: result, judged: judged, using: &generator, isolation: isolation,
-                    classify: classify, override: override, hooks: hooks, operation: operation, attempt: attempt,
-                    hedge: hedge)
+        if (setup.startsAtOnce && request.endpoint == nil)
+            || (setup.isUnobserved
+                && setup.fields.decider.mayStartAtOnce(
+                    request,
+                    now: {
+                        let now = moment()
+                        firstStart = now
+                        return wallTime(at: now)
+                    })),
+            !Task.isCancelled
+        {
+            // The operation itself, not `attempt`: a first try that may start
+            // at once has no time limit to race, and a direct call lets the
+            // optimizer keep what the caller's closure captures on the stack.
+            let result: Result<Value, Failure>
+            do throws(Failure) {
+                result = .success(try await operation(AttemptContext(attempt: 1, credentialRefreshes: 0)))
+            } catch {
+                result = .failure(error)
             }
+            if case .success(let value) = result {
+                let classified = classify(.success(value))
+                if classified == nil, let successes = setup.plainSuccesses, successes.contains(hooks.status(value)) {
+                    return value
+                }
+                let decider = setup.fields.decider
+                let outcome = classified ?? hooks.reading(decider, value)
+                if decider.settlePlainSuccess(ofFirstAttempt: outcome, method: request.method) { return value }
+                judged = outcome
+            }
+            first = result
+        }
+        return try await afterFirstTry(
+            request, result: first, judged: judged, firstStart: firstStart, using: &generator, isolation: isolation,
+            classify: classify, override: override, hooks: hooks, operation: operation, attempt: attempt, hedge: hedge)
+    }
+
+    /// The rest of a request whose first try did not end it: `result` is
+    /// that try, or `nil` when it could not run at once. Out of line, so
+    /// that a caller's frame holds none of it.
+    @inlinable @inline(never)
+    func afterFirstTry<Value, Failure: Error, G: RandomNumberGenerator>(
+        _ request: RetryRequest,
+        result: Result<Value, Failure>?,
+        judged: AttemptOutcome?,
+        firstStart: Duration?,
+        using generator: inout G,
+        isolation: isolated (any Actor)?,
+        classify: (Result<Value, Failure>) -> AttemptOutcome?,
+        override: (FailedAttempt<Failure>) -> DecisionOverride,
+        hooks: RequestHooks<Value>,
+        operation: (AttemptContext) async throws(Failure) -> Value,
+        attempt: nonisolated(nonsending) (AttemptContext, _ startedAt: Duration?) async -> AttemptResult<Value>,
+        hedge: nonisolated(nonsending) (
+            inout RequestStateMachine, RequestStateMachine.Action, _ start: Duration?, _ now: Duration?, inout G
+        ) async throws(RetryFailure) -> Value
+    ) async throws(RetryFailure) -> Value {
+        if let result, setup.fields.decider.retriesPlainly(request) {
             return try await plainRun(
                 request, first: result, judged: judged, using: &generator, isolation: isolation, classify: classify,
                 override: override, hooks: hooks, operation: operation, attempt: attempt, hedge: hedge)
         }
+        let (start, first) = machineStart(request, after: result, judged: judged, firstStart: firstStart)
+        return try await loop(
+            request, start: start, first: first, using: &generator, isolation: isolation, classify: classify,
+            override: override, hooks: hooks, attempt: attempt, hedge: hedge)
+    }
+
+    /// Where the sequential driver takes a request up: from its start
+    /// (`result` is `nil`: the first try did not run here), or after its
+    /// first try.
+    @inlinable @inline(never)
+    func machineStart<Value, Failure: Error>(
+        _ request: RetryRequest, after result: Result<Value, Failure>?, judged: AttemptOutcome?, firstStart: Duration?
+    ) -> (start: Duration?, first: FirstAttempt<Value>?) {
+        guard let result else {
+            let timed = !setup.isUnobserved || setup.fields.decider.needsTime(request)
+            return (timed ? moment() : nil, nil)
+        }
         let end = moment()
         let start = firstStart ?? end
-        return try await loop(
-            request, start: start,
-            first: FirstAttempt(result: AttemptResult(result), judged: judged, start: start, end: end),
-            using: &generator, isolation: isolation, classify: classify, override: override,
-            hooks: hooks, attempt: attempt, hedge: hedge)
+        return (start, FirstAttempt(result: AttemptResult(result), judged: judged, start: start, end: end))
     }
 
     /// The rest of the request, in its request span when the executor

@@ -37,6 +37,10 @@ extension RetryExecutor {
         var judged = judged
         var number = 1
         var previousDelay: Duration?
+        // Why the loop ended without a success: the attempt the machine
+        // takes over with, if it ran.
+        var last: (result: Result<Value, Failure>, judgement: RequestHooks<Value>.Judgement)?
+        var cancelledInWait = false
         while true {
             let judgement = hooks.judge(
                 typed: result, attempt: number, judged: judged, decider: decider, classifier: classifier,
@@ -57,12 +61,8 @@ extension RetryExecutor {
                     after: judgement.outcome, attempt: number, previousDelay: previousDelay, request: request,
                     using: &generator)
             else {
-                return try await handOver(
-                    request, FirstAttempt(
-                        earlier: retries.handedOver, result: AttemptResult(result), judgement: judgement,
-                        cancelledInWait: false, start: timing(request)),
-                    using: &generator, isolation: isolation, classify: classify, override: override, hooks: hooks,
-                    attempt: attempt, hedge: hedge)
+                last = (result, judgement)
+                break
             }
             retries.append(judgement.outcome, thrown: thrown, delay: delay)
             previousDelay = delay
@@ -74,19 +74,12 @@ extension RetryExecutor {
                 do {
                     try await clock.sleep(for: delay, tolerance: nil)
                 } catch {
-                    return try await handOver(
-                        request, FirstAttempt(
-                            earlier: retries.handedOver, result: nil, judgement: nil, cancelledInWait: true, start: timing(request)),
-                        using: &generator, isolation: isolation, classify: classify, override: override, hooks: hooks,
-                        attempt: attempt, hedge: hedge)
+                    cancelledInWait = true
+                    break
                 }
             } else if Task.isCancelled {
                 // No attempt starts after cancellation.
-                return try await handOver(
-                    request, FirstAttempt(
-                        earlier: retries.handedOver, result: nil, judgement: nil, cancelledInWait: false, start: timing(request)),
-                    using: &generator, isolation: isolation, classify: classify, override: override, hooks: hooks,
-                    attempt: attempt, hedge: hedge)
+                break
             }
             judged = nil
             do throws(Failure) {
@@ -95,29 +88,12 @@ extension RetryExecutor {
                 result = .failure(error)
             }
         }
-    }
-
-    /// `plainRun` out of line, for `runConcurrently`: its first try is
-    /// cheaper when the caller's frame does not hold the plain loop's.
-    @inlinable @inline(never)
-    func plainRunOutOfLine<Value, Failure: Error, G: RandomNumberGenerator>(
-        _ request: RetryRequest,
-        first: Result<Value, Failure>,
-        judged: AttemptOutcome?,
-        using generator: inout G,
-        isolation: isolated (any Actor)?,
-        classify: (Result<Value, Failure>) -> AttemptOutcome?,
-        override: (FailedAttempt<Failure>) -> DecisionOverride,
-        hooks: RequestHooks<Value>,
-        operation: (AttemptContext) async throws(Failure) -> Value,
-        attempt: nonisolated(nonsending) (AttemptContext, _ startedAt: Duration?) async -> AttemptResult<Value>,
-        hedge: nonisolated(nonsending) (
-            inout RequestStateMachine, RequestStateMachine.Action, _ start: Duration?, _ now: Duration?, inout G
-        ) async throws(RetryFailure) -> Value
-    ) async throws(RetryFailure) -> Value {
-        try await plainRun(
-            request, first: first, judged: judged, using: &generator, isolation: isolation, classify: classify,
-            override: override, hooks: hooks, operation: operation, attempt: attempt, hedge: hedge)
+        return try await handOver(
+            request, FirstAttempt(
+                earlier: retries.handedOver, result: last.map { AttemptResult($0.result) }, judgement: last?.judgement,
+                cancelledInWait: cancelledInWait, start: timing(request)),
+            using: &generator, isolation: isolation, classify: classify, override: override, hooks: hooks,
+            attempt: attempt, hedge: hedge)
     }
 
     /// The moment a hand-over times the rest of the request from, when its

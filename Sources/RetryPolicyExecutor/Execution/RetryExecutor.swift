@@ -202,6 +202,12 @@ public struct RetryExecutor<C: Clock>: Sendable where C.Duration == Duration {
         @usableFromInline let isShadowed: Bool
         /// An observer receives events.
         @usableFromInline let isObserved: Bool
+        /// Unobserved, and every request without an endpoint may be sent
+        /// at once (`RetryDecider.mayAlwaysStartAtOnce`): the first try's
+        /// whole check is this flag.
+        @usableFromInline let startsAtOnce: Bool
+        /// What a first try's success needs no decider for.
+        @usableFromInline let plainSuccesses: PlainSuccessStatuses?
 
         init(_ fields: Fields) {
             self.fields = fields
@@ -210,6 +216,8 @@ public struct RetryExecutor<C: Clock>: Sendable where C.Duration == Duration {
             isShadowed = fields.hooks.shadow != nil
             isObserved = fields.hooks.observer != nil
             isUnobserved = fields.hooks.isEmpty
+            startsAtOnce = isUnobserved && fields.decider.mayAlwaysStartAtOnce
+            plainSuccesses = PlainSuccessStatuses(fields.decider)
         }
     }
 }
