@@ -34,7 +34,7 @@ public final class EventLog: Sendable {
 /// so far are returned rather than waiting for a wait that never comes.
 public func drive<T: Sendable>(
     _ clock: ManualClock,
-    server: ScriptedHTTPServer?,
+    server: (any ScriptedServer)?,
     requestsBeforeEachAdvance: [Int],
     _ body: @escaping @Sendable () async -> T
 ) async -> (result: T, steps: [Duration]) {

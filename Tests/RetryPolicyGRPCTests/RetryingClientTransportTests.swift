@@ -1,6 +1,7 @@
 #if GRPC && AsyncHTTPClient  // the traits; grpc-swift, and the test clock driver of HTTPTestSupport
 import GRPCCore
 import GRPCNIOTransportHTTP2Posix
+import GRPCTestSupport
 import HTTPTestSupport
 import RetryPolicyCore
 import RetryPolicyExecutor
