@@ -20,6 +20,10 @@ public protocol ScriptedServer: Sendable {
     var bodies: [[UInt8]] { get }
     /// The headers of each request received, by lowercased name.
     var headers: [[String: String]] { get }
+    /// How many attempts came before each request received, as the
+    /// request announces it (gRFC A6's `grpc-previous-rpc-attempts`);
+    /// `nil` for a request that announces none.
+    var announcedEarlierAttempts: [Int?] { get }
 
     /// Returns once `count` requests have arrived, or as soon as the
     /// calling task is cancelled.
@@ -40,6 +44,9 @@ public protocol ScriptedServer: Sendable {
     func metricStatus(_ status: Int) -> String
     /// The request span's attribute that names the request sent to `path`.
     func requestSpanTarget(path: String) -> (attribute: String, value: String)
+    /// What ``announcedEarlierAttempts`` holds after `attempts` attempts of
+    /// one request.
+    func expectedEarlierAttempts(after attempts: Int) -> [Int?]
 }
 
 extension ScriptedHTTPServer: ScriptedServer {
@@ -48,5 +55,8 @@ extension ScriptedHTTPServer: ScriptedServer {
     public func statusCode(of error: SDKError) -> Int? { error.statusCode }
     public func metricStatus(_ status: Int) -> String { String(status) }
     public func requestSpanTarget(path: String) -> (attribute: String, value: String) { ("url.full", url + path) }
+    /// HTTP has no header for it.
+    public var announcedEarlierAttempts: [Int?] { Array(repeating: nil, count: requestCount) }
+    public func expectedEarlierAttempts(after attempts: Int) -> [Int?] { Array(repeating: nil, count: attempts) }
 }
 #endif

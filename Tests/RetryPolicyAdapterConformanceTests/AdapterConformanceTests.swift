@@ -80,6 +80,7 @@ struct AdapterConformanceTests {
         #expect(try result.get() == ConformanceResponse(status: 200, body: "ok"))
         #expect(server.requestCount == 3)
         #expect(server.received == Array(repeating: "/movie/550", count: 3))
+        #expect(server.announcedEarlierAttempts == server.expectedEarlierAttempts(after: 3))
         #expect(steps == [.seconds(1), .seconds(2)])
         #expect(log.events.last == .succeeded(attempts: 3, elapsed: .seconds(3)))
     }
@@ -97,6 +98,7 @@ struct AdapterConformanceTests {
         #expect(server.statusCode(of: failure.error) == 503)
         #expect(failure.attempts.count == 3)
         #expect(server.requestCount == 3)
+        #expect(server.announcedEarlierAttempts == server.expectedEarlierAttempts(after: 3))
         #expect(steps == [.seconds(1), .seconds(2)])
     }
 

@@ -31,6 +31,13 @@ struct GRPCScriptedServer: ScriptedServer {
         }
     }
 
+    var announcedEarlierAttempts: [Int?] { server.received.map { $0.previousAttempts.flatMap { Int($0) } } }
+
+    /// gRFC A6: every attempt after the first says how many came before.
+    func expectedEarlierAttempts(after attempts: Int) -> [Int?] {
+        (0..<attempts).map { $0 == 0 ? nil : $0 }
+    }
+
     func requests(atLeast count: Int) async { await server.calls(atLeast: count) }
     func abandonedHangs(atLeast count: Int) async { await server.abandonedHangs(atLeast: count) }
     func shutdown() async throws { await server.shutdown() }
