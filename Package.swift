@@ -466,8 +466,6 @@ let package = Package(
                 "RetryPolicyCore",
                 .product(name: "GRPCCore", package: "grpc-swift-2", condition: .when(traits: ["GRPC"])),
                 .product(name: "GRPCNIOTransportHTTP2Posix", package: "grpc-swift-nio-transport", condition: .when(traits: ["GRPC"])),
-                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["GRPC"])),
-                .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["GRPC"])),
             ],
             path: "Tests/GRPCTestSupport"
         ),

@@ -30,9 +30,6 @@ public enum ScriptedReply: Sendable {
     /// No answer until the client cancels the call, or the server shuts
     /// down.
     case hang
-    /// The client's connection is reset after the call arrived, before
-    /// its status: a server started `relayed` only.
-    case dropConnection
 }
 
 /// One call the server received.
@@ -55,9 +52,6 @@ extension Metadata {
 /// A grpc-swift 2 server on 127.0.0.1 (a port the system picks) over the
 /// NIO HTTP/2 transport, answering each call with the next reply of its
 /// script (OK once the script is spent) and recording what it received.
-///
-/// Started `relayed`, clients reach it through a `ConnectionRelay`, which
-/// resets their connection for a `dropConnection` reply.
 public final class ScriptedGRPCServer: Sendable {
     private struct State {
         var script: [ScriptedReply]
@@ -102,37 +96,26 @@ public final class ScriptedGRPCServer: Sendable {
     private let state: LockedValue<State>
     private let server: GRPCServer<HTTP2ServerTransport.Posix>
     private let serving: Task<Void, any Error>
-    private let relay: LockedValue<ConnectionRelay?>
-    /// The port clients connect to: the relay's, when there is one.
     public let port: Int
 
     private init(
         state: LockedValue<State>, server: GRPCServer<HTTP2ServerTransport.Posix>, serving: Task<Void, any Error>,
-        relay: LockedValue<ConnectionRelay?>, port: Int
+        port: Int
     ) {
         self.state = state
         self.server = server
         self.serving = serving
-        self.relay = relay
         self.port = port
     }
 
-    /// - Parameter relayed: clients connect through a relay that can drop
-    ///   their connection (`ScriptedReply.dropConnection`).
-    public static func start(_ script: [ScriptedReply], relayed: Bool = false) async throws -> ScriptedGRPCServer {
+    public static func start(_ script: [ScriptedReply]) async throws -> ScriptedGRPCServer {
         let state = LockedValue(State(script: script))
-        let relay = LockedValue<ConnectionRelay?>(nil)
         let transport = HTTP2ServerTransport.Posix(address: .ipv4(host: "127.0.0.1", port: 0), transportSecurity: .plaintext)
-        let server = GRPCServer(transport: transport, services: [Service(state: state, relay: relay)])
+        let server = GRPCServer(transport: transport, services: [Service(state: state)])
         let serving = Task { try await server.serve() }
         let address = try await transport.listeningAddress
-        guard var port = address.ipv4?.port else { throw RPCError(code: .internalError, message: "not bound to IPv4") }
-        if relayed {
-            let started = try await ConnectionRelay.start(to: port)
-            relay.withLock { $0 = started }
-            port = started.port
-        }
-        return ScriptedGRPCServer(state: state, server: server, serving: serving, relay: relay, port: port)
+        guard let port = address.ipv4?.port else { throw RPCError(code: .internalError, message: "not bound to IPv4") }
+        return ScriptedGRPCServer(state: state, server: server, serving: serving, port: port)
     }
 
     /// Every call received, in order.
@@ -186,14 +169,12 @@ public final class ScriptedGRPCServer: Sendable {
             return Array(state.hanging.values)
         }
         for call in hanging { call.resume() }
-        await relay.withLock { $0 }?.close()
         server.beginGracefulShutdown()
         _ = await serving.result
     }
 
     private struct Service: RegistrableRPCService {
         let state: LockedValue<State>
-        let relay: LockedValue<ConnectionRelay?>
 
         func registerMethods<Transport: ServerTransport>(with router: inout RPCRouter<Transport>) {
             for method in [Scripted.unary, Scripted.collect, Scripted.watch] {
@@ -212,15 +193,6 @@ public final class ScriptedGRPCServer: Sendable {
                     case .hang:
                         await hang(context.cancellation)
                         return StreamingServerResponse(error: RPCError(code: .unavailable, message: "shutting down"))
-                    case .dropConnection:
-                        guard let relay = relay.withLock({ $0 }) else {
-                            return StreamingServerResponse(
-                                error: RPCError(code: .internalError, message: "dropConnection needs a relayed server"))
-                        }
-                        // The status below goes nowhere: the client's
-                        // connection is closed before it is written.
-                        await relay.resetClientConnections()
-                        return StreamingServerResponse(error: RPCError(code: .unavailable, message: "dropped"))
                     }
                 }
             }

@@ -452,7 +452,7 @@ struct AdapterConformanceTests {
             advancingAfter: [1, 2, 3])
         #expect(try result.get().status == 200)
         #expect(steps == [.seconds(1), .seconds(3), .seconds(4)])
-        let expected = await ReferenceRun.events(for: script, under: policy, origin: Self.origin, server: server)
+        let expected = await ReferenceRun.events(for: script, under: policy, origin: Self.origin)
         #expect(ReferenceRun.comparable(log.events) == ReferenceRun.comparable(expected))
     }
 }

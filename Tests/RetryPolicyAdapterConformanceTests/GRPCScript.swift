@@ -20,8 +20,7 @@ import RetryPolicyCore
 /// | `Retry-After: N` (seconds)             | `grpc-retry-pushback-ms: N × 1000` in the trailers      |
 /// | `Retry-After` as an HTTP-date          | none: A6's pushback is a delay (the case does not run)  |
 /// | no answer (`hang`)                     | no status until the client cancels the call             |
-/// | a connection reset mid-response        | the connection reset before the status (by a relay in   |
-/// |                                        | front of the server); the client reports `UNAVAILABLE`  |
+/// | a connection reset mid-response        | none the server can produce (the cases do not run)      |
 /// | a refused port                         | `UNAVAILABLE` from the client (the case does not run)   |
 /// | the request's headers                  | its metadata                                            |
 /// | the request's path and method          | metadata `conformance-path`, `conformance-method`       |
@@ -94,10 +93,8 @@ enum GRPCScript {
             return .fail(code, message: body, metadata: trailers)
         case .hang:
             return .hang
-        case .resetMidResponse:
-            return .dropConnection
-        case .closeMidResponse, .closeWithoutResponse:
-            throw Unmapped(description: "\(action) has no gRPC form in GRPCScript")
+        case .closeMidResponse, .resetMidResponse, .closeWithoutResponse:
+            throw Unmapped(description: "\(action): the scripted gRPC server cannot drop a connection")
         }
     }
 
@@ -125,6 +122,12 @@ enum GRPCScript {
             "grpc-swift's NIO transport reports a connection it could not make as UNAVAILABLE, the status a server "
             + "sends (gRFC A6 retries both alike), so there is no connection_refused to report; "
             + "RetryPolicyGRPCTests and docs/grpc.md say so",
+        "resetConnection":
+            "a grpc-swift server cannot break off its own call or connection; a relay in front of it that resets "
+            + "the connection leaves the next attempt, which the test clock lets go at once, racing grpc-swift "
+            + "learning that the connection is gone (\"subchannel isn't ready\")",
+        "sameEventSequence":
+            "its script loses a connection mid-response, which has no gRPC form here (see resetConnection)",
     ]
 }
 

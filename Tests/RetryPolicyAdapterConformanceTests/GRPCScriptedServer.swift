@@ -11,7 +11,7 @@ struct GRPCScriptedServer: ScriptedServer {
     let server: ScriptedGRPCServer
 
     static func start(_ script: [ServerAction]) async throws -> GRPCScriptedServer {
-        GRPCScriptedServer(server: try await ScriptedGRPCServer.start(try script.map(GRPCScript.reply(for:)), relayed: true))
+        GRPCScriptedServer(server: try await ScriptedGRPCServer.start(try script.map(GRPCScript.reply(for:))))
     }
 
     /// gRPC over HTTP/2 without TLS; the adapter reads the host and port.
@@ -50,7 +50,8 @@ struct GRPCScriptedServer: ScriptedServer {
     }
 
     /// grpc-swift's NIO transport reports a lost connection as
-    /// `UNAVAILABLE`, without trailers.
+    /// `UNAVAILABLE`, without trailers (no case that runs for gRPC drops
+    /// one: see `GRPCScript.inapplicableCases`).
     var connectionLostOutcome: AttemptOutcome { .grpc(.unavailable) }
 
     /// A gRPC failure carries its code, never an HTTP status.

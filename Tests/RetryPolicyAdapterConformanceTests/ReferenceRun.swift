@@ -1,8 +1,4 @@
 #if AsyncHTTPClient  // the trait; these tests need SwiftNIO and AsyncHTTPClient
-#if GRPC
-import GRPCCore
-import RetryPolicyGRPC
-#endif
 import HTTPTestSupport
 import RetryPolicyCore
 import RetryPolicyExecutor
@@ -39,19 +35,6 @@ enum ReferenceRun {
         }
     }
 
-    /// The events for `script` as `server`'s protocol shows it: HTTP
-    /// responses, or for a gRPC server each step's status as `GRPCScript`
-    /// maps it and a lost connection as the `UNAVAILABLE` the transport
-    /// reports.
-    static func events(
-        for script: [Step], under policy: Policy, origin: Timestamp, server: any ScriptedServer
-    ) async -> [RetryEvent] {
-        #if GRPC
-        if server is GRPCScriptedServer { return await grpcEvents(for: script, under: policy, origin: origin) }
-        #endif
-        return await events(for: script, under: policy, origin: origin)
-    }
-
     /// Runs `script` through the executor directly, on a clock of its own.
     static func events(for script: [Step], under policy: Policy, origin: Timestamp) async -> [RetryEvent] {
         let clock = ManualClock()
@@ -73,51 +56,6 @@ enum ReferenceRun {
         }
         return log.events
     }
-
-    #if GRPC
-    /// What the gRPC transport hands the executor for one step.
-    struct GRPCOutcome: Sendable {
-        var outcome: AttemptOutcome
-    }
-
-    /// `events` for a gRPC server: each step's outcome as the transport
-    /// reports it (a status with the pushback in its trailers; a lost
-    /// connection thrown as `UNAVAILABLE`, read by `ErrorClassifier.grpc`).
-    static func grpcEvents(for script: [Step], under policy: Policy, origin: Timestamp) async -> [RetryEvent] {
-        let clock = ManualClock()
-        let log = EventLog()
-        var executor = RetryExecutor(
-            decider: RetryDecider(policy: policy), clock: clock, wallClockNow: origin, observer: log.observer, tracing: nil)
-        executor.classifier = .grpc
-        let reference = executor
-        let remaining = LockedValue(script)
-        let waits = script.count - 1
-        _ = await drive(clock, server: nil, requestsBeforeEachAdvance: Array(repeating: 0, count: waits)) {
-            await capture { () async throws(RetryFailure) in
-                try await reference.runConcurrently(
-                    classify: { (result: Result<GRPCOutcome, any Error>) in
-                        if case .success(let step) = result { step.outcome } else { nil }
-                    }
-                ) { _ in
-                    let step = remaining.withLock { $0.isEmpty ? Step.status(200) : $0.removeFirst() }
-                    switch step {
-                    case .status(let status, let headers):
-                        guard let code = try GRPCScript.code(for: status) else { return GRPCOutcome(outcome: .grpc(.ok)) }
-                        var trailers = ResponseHeaders()
-                        if case .fail(_, _, let metadata) = try GRPCScript.reply(for: .respond(status: status, headers: headers)) {
-                            for (key, value) in metadata { if case .string(let text) = value { trailers.append(name: key, value: text) } }
-                        }
-                        return GRPCOutcome(
-                            outcome: .grpc(status: GRPCStatusCode(rawValue: code.rawValue) ?? .unknown, metadata: trailers))
-                    case .connectionLost:
-                        throw RPCError(code: .unavailable, message: "the connection was lost")
-                    }
-                }
-            }
-        }
-        return log.events
-    }
-    #endif
 
     /// `events` without the text of the errors the client threw, which is
     /// each client's own wording.
