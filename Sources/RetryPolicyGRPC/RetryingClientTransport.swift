@@ -30,7 +30,8 @@ import Tracing
 /// status and the trailers the policy reads (`grpc-retry-pushback-ms`)
 /// are its outcome. The caller sees the response of the attempt that
 /// counts, a final non-OK status included, or an `RPCError` for why the
-/// policy stopped. Server-streaming and bidirectional calls, whose
+/// policy stopped; a call the policy stopped fails with an `RPCError`
+/// whose `cause` is the `RetryFailure`. Server-streaming and bidirectional calls, whose
 /// responses cannot be held back, are sent once, as they are, with a
 /// `GRPCRetryDiagnostic`.
 ///
