@@ -453,14 +453,30 @@ let package = Package(
                 .product(
                     name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client",
                     condition: .when(traits: ["AsyncHTTPClient"])),
+                "GRPCTestSupport",
+                "RetryPolicyGRPC",
+                .product(name: "GRPCCore", package: "grpc-swift-2", condition: .when(traits: ["GRPC"])),
+                .product(name: "GRPCNIOTransportHTTP2Posix", package: "grpc-swift-nio-transport", condition: .when(traits: ["GRPC"])),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
             ]
         ),
-        // The gRPC interceptor against a grpc-swift 2 server over HTTP/2 on loopback.
+        // The scripted grpc-swift 2 server the gRPC tests and the conformance
+        // suite run against.
+        .target(
+            name: "GRPCTestSupport",
+            dependencies: [
+                "RetryPolicyCore",
+                .product(name: "GRPCCore", package: "grpc-swift-2", condition: .when(traits: ["GRPC"])),
+                .product(name: "GRPCNIOTransportHTTP2Posix", package: "grpc-swift-nio-transport", condition: .when(traits: ["GRPC"])),
+            ],
+            path: "Tests/GRPCTestSupport"
+        ),
+        // The gRPC transport against a grpc-swift 2 server over HTTP/2 on loopback.
         .testTarget(
             name: "RetryPolicyGRPCTests",
             dependencies: [
+                "GRPCTestSupport",
                 "HTTPTestSupport",
                 "RetryPolicyCore",
                 "RetryPolicyExecutor",

@@ -24,14 +24,20 @@ extension ErrorClassifier {
 @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
 extension RPCError {
     /// The error a call ends with when the policy stopped without a
-    /// response to hand over: what the last attempt threw when it was a
-    /// gRPC error, or else the policy's own reason (a cooldown, an open
-    /// breaker, an exhausted budget) as `UNAVAILABLE`, cancellation as
-    /// `CANCELLED`, a spent deadline as `DEADLINE_EXCEEDED`.
+    /// response to hand over, its `cause` the `RetryFailure`: what the last
+    /// attempt threw when it was a gRPC error of its own (a connection the
+    /// transport could not make or lost), or else the policy's reason as a
+    /// status: cancellation as `CANCELLED`; a spent deadline, or an attempt
+    /// past the policy's per-attempt limit, as `DEADLINE_EXCEEDED`; a
+    /// cooldown, an open breaker or an exhausted budget as `UNAVAILABLE`.
+    ///
+    /// The attempt's own error stays the failure's `underlyingError`.
     init(_ failure: RetryFailure) {
         var underlying = failure.underlyingError
         if let unsent = underlying as? UnsentRequest { underlying = unsent.error }
-        if let error = underlying as? RPCError {
+        let timedOut = failure.attempts.last?.outcome == .transport(.timeout)
+        if var error = underlying as? RPCError, !timedOut {
+            error.cause = failure
             self = error
             return
         }
@@ -39,7 +45,12 @@ extension RPCError {
         switch failure.reason {
         case .cancelled: code = .cancelled
         case .deadlineExceeded: code = .deadlineExceeded
-        default: code = failure.error.transport == .cancelled ? .cancelled : .unavailable
+        default:
+            if timedOut {
+                code = .deadlineExceeded
+            } else {
+                code = failure.error.transport == .cancelled ? .cancelled : .unavailable
+            }
         }
         self.init(code: code, message: "retry policy: \(failure.description)", cause: failure)
     }

@@ -30,7 +30,8 @@ import Tracing
 /// status and the trailers the policy reads (`grpc-retry-pushback-ms`)
 /// are its outcome. The caller sees the response of the attempt that
 /// counts, a final non-OK status included, or an `RPCError` for why the
-/// policy stopped. Server-streaming and bidirectional calls, whose
+/// policy stopped; a call the policy stopped fails with an `RPCError`
+/// whose `cause` is the `RetryFailure`. Server-streaming and bidirectional calls, whose
 /// responses cannot be held back, are sent once, as they are, with a
 /// `GRPCRetryDiagnostic`.
 ///
@@ -112,6 +113,7 @@ where C.Duration == Duration {
 
         let recorder = RequestRecorder<Bytes>(limit: maxReplayBytes)
         let (inbound, responses) = AsyncThrowingStream.makeStream(of: RPCResponsePart<Bytes>.self)
+        let ending = CallEnding()
         // The caller's closure gets the context of the first stream opened;
         // it writes the request the first attempt waits for.
         let (contexts, contextSink) = AsyncStream.makeStream(of: ClientContext.self, bufferingPolicy: .bufferingOldest(1))
@@ -120,7 +122,7 @@ where C.Duration == Duration {
             contexts: contextSink, maxResponseBytes: maxReplayBytes)
         return try await withThrowingTaskGroup(of: Void.self, returning: T.self) { group in
             group.addTask {
-                await call.run(into: responses)
+                await call.run(into: responses, ending: ending)
                 contextSink.finish()
             }
             var context = ClientContext(descriptor: descriptor, remotePeer: "", localPeer: "")
@@ -129,7 +131,7 @@ where C.Duration == Duration {
                 break
             }
             let stream = RPCStream(
-                descriptor: descriptor, inbound: RPCAsyncSequence(wrapping: CallResponses(parts: inbound)),
+                descriptor: descriptor, inbound: RPCAsyncSequence(wrapping: CallResponses(parts: inbound, ending: ending)),
                 outbound: RPCWriter.Closable(wrapping: recorder))
             do {
                 let result = try await closure(stream, context)
@@ -180,8 +182,17 @@ struct RetriedCall<Transport: ClientTransport, C: Clock>: Sendable where C.Durat
     let maxResponseBytes: Int
 
     /// Runs the attempts and hands the response of the one that counts,
-    /// or the error the call ends with, to `responses`.
-    func run(into responses: AsyncThrowingStream<RPCResponsePart<Bytes>, any Error>.Continuation) async {
+    /// or the error the call ends with, to `responses`, and records the
+    /// end in `ending`.
+    ///
+    /// A call the policy stopped on a non-OK status ends with that status,
+    /// its message and trailers as the server sent them, as an `RPCError`
+    /// whose `cause` is the `RetryFailure`: a caller can tell why the
+    /// policy stopped (attempts spent, the status not retryable, the
+    /// budget) from the same error that says what the server answered.
+    func run(
+        into responses: AsyncThrowingStream<RPCResponsePart<Bytes>, any Error>.Continuation, ending: CallEnding
+    ) async {
         var executor = policy.executor
         executor.classifier = ErrorClassifier.grpc.chained(with: executor.classifier)
         let trailerNames = executor.decider.consultedHeaderNames
@@ -193,20 +204,28 @@ struct RetriedCall<Transport: ClientTransport, C: Clock>: Sendable where C.Durat
                 classify: { result in
                     guard case .success(let response) = result else { return nil }
                     return response.outcome(readingTrailers: trailerNames)
-                },
-                returningLastResponse: true
+                }
             ) { attempt in
                 try await send(attempt, tracer: tracer)
             }
             for part in response.parts { responses.yield(part) }
             responses.finish()
+            ending.end(with: nil)
         } catch {
+            var ended = RPCError(error)
             if let last = error.lastResponse as? GRPCAttemptResponse<Bytes> {
-                for part in last.parts { responses.yield(part) }
-                responses.finish()
-            } else {
-                responses.finish(throwing: RPCError(error))
+                // The parts before the status as they came; the status as
+                // the error it is to the caller, carrying the failure.
+                for part in last.parts {
+                    if case .status = part { continue }
+                    responses.yield(part)
+                }
+                ended = RPCError(
+                    code: RPCError.Code(last.status.code) ?? .unknown, message: last.status.message,
+                    metadata: last.trailers, cause: error)
             }
+            responses.finish(throwing: ended)
+            ending.end(with: ended)
         }
     }
 

@@ -23,6 +23,23 @@ public protocol AdapterUnderTest: Sendable, CustomStringConvertible {
     func send(
         _ request: ConformanceRequest, on executor: RetryExecutor<ManualClock>
     ) async throws(RetryFailure) -> ConformanceResponse
+
+    /// Starts the server the adapter talks to, playing `script`: by
+    /// default a `ScriptedHTTPServer`.
+    func startServer(_ script: [ServerAction]) async throws -> any ScriptedServer
+
+    /// A reason for each contract case (by its test function's name) that
+    /// has no form in the adapter's protocol, so that the case is not run
+    /// for it; by default none.
+    var inapplicableCases: [String: String] { get }
+}
+
+extension AdapterUnderTest {
+    public func startServer(_ script: [ServerAction]) async throws -> any ScriptedServer {
+        try await ScriptedHTTPServer.start(script)
+    }
+
+    public var inapplicableCases: [String: String] { [:] }
 }
 
 /// One request, as every adapter can express it.

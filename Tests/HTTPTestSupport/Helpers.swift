@@ -34,7 +34,7 @@ public final class EventLog: Sendable {
 /// so far are returned rather than waiting for a wait that never comes.
 public func drive<T: Sendable>(
     _ clock: ManualClock,
-    server: ScriptedHTTPServer?,
+    server: (any ScriptedServer)?,
     requestsBeforeEachAdvance: [Int],
     _ body: @escaping @Sendable () async -> T
 ) async -> (result: T, steps: [Duration]) {
@@ -53,7 +53,25 @@ public func drive<T: Sendable>(
     _ body: @escaping @Sendable () async -> T
 ) async -> (result: T, steps: [Duration]) {
     let task = Task { await body() }
-    let steps = await withTaskGroup(of: [Duration]?.self) { group in
+    // The request runs in a task of its own; a cancelled driver (a case
+    // past its time limit) cancels it, so that a request waiting for a
+    // wait nobody will skip ends instead of holding the test run.
+    let steps = await withTaskCancellationHandler {
+        await advance(clock, requestsBeforeEachAdvance: requestsBeforeEachAdvance, requestsSeen: requestsSeen, until: task)
+    } onCancel: {
+        task.cancel()
+    }
+    return (await task.value, steps)
+}
+
+/// The clock steps of `drive`, taken until `task` ends.
+private func advance<T: Sendable>(
+    _ clock: ManualClock,
+    requestsBeforeEachAdvance: [Int],
+    requestsSeen: @escaping @Sendable (Int) async -> Void,
+    until task: Task<T, Never>
+) async -> [Duration] {
+    await withTaskGroup(of: [Duration]?.self) { group in
         group.addTask {
             var steps: [Duration] = []
             for expected in requestsBeforeEachAdvance {
@@ -75,7 +93,6 @@ public func drive<T: Sendable>(
         }
         return steps
     }
-    return (await task.value, steps)
 }
 
 /// RFC 9110 IMF-fixdate for a Unix time, as a server writes `Retry-After`.

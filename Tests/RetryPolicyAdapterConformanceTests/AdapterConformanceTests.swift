@@ -19,8 +19,18 @@ let conformingAdapters: [any AdapterUnderTest] = {
     #if OpenAPI
     adapters += [OpenAPIAdapter(transport: .urlSession), OpenAPIAdapter(transport: .asyncHTTPClient)]
     #endif
+    #if GRPC
+    adapters.append(GRPCAdapter())
+    #endif
     return adapters
 }()
+
+/// The adapters a contract case runs for: every one but those whose
+/// protocol has no form of the case (`AdapterUnderTest.inapplicableCases`,
+/// with the reason).
+func adapters(for contractCase: String) -> [any AdapterUnderTest] {
+    conformingAdapters.filter { $0.inapplicableCases[contractCase] == nil }
+}
 
 /// One contract for every adapter over the executor, each case run against
 /// each adapter and a server on 127.0.0.1 that plays a script.
@@ -46,7 +56,7 @@ struct AdapterConformanceTests {
     /// `advancingAfter`.
     func send(
         _ request: ConformanceRequest, through adapter: any AdapterUnderTest, under policy: Policy,
-        server: ScriptedHTTPServer?, advancingAfter counts: [Int] = []
+        server: (any ScriptedServer)?, advancingAfter counts: [Int] = []
     ) async -> (result: Result<ConformanceResponse, RetryFailure>, steps: [Duration]) {
         let executor = executor(policy)
         return await drive(clock, server: server, requestsBeforeEachAdvance: counts) {
@@ -60,7 +70,7 @@ struct AdapterConformanceTests {
 
     @Test("503, 503, 200 retries to success within the policy's attempts", arguments: conformingAdapters)
     func retriesToSuccess(adapter: any AdapterUnderTest) async throws {
-        let server = try await ScriptedHTTPServer.start([
+        let server = try await adapter.startServer([
             .respond(status: 503), .respond(status: 503), .respond(status: 200, body: "ok"),
         ])
         defer { Task { try await server.shutdown() } }
@@ -70,13 +80,14 @@ struct AdapterConformanceTests {
         #expect(try result.get() == ConformanceResponse(status: 200, body: "ok"))
         #expect(server.requestCount == 3)
         #expect(server.received == Array(repeating: "/movie/550", count: 3))
+        #expect(server.announcedEarlierAttempts == server.expectedEarlierAttempts(after: 3))
         #expect(steps == [.seconds(1), .seconds(2)])
         #expect(log.events.last == .succeeded(attempts: 3, elapsed: .seconds(3)))
     }
 
     @Test("a persistent 503 ends after exactly the policy's attempts", arguments: conformingAdapters)
     func attemptsExhausted(adapter: any AdapterUnderTest) async throws {
-        let server = try await ScriptedHTTPServer.start(Array(repeating: .respond(status: 503), count: 4))
+        let server = try await adapter.startServer(Array(repeating: .respond(status: 503), count: 4))
         defer { Task { try await server.shutdown() } }
         let (result, steps) = await send(
             ConformanceRequest(url: server.url), through: adapter, under: ContractPolicy.standard(attempts: 3),
@@ -84,9 +95,10 @@ struct AdapterConformanceTests {
         let failure = try #require(result.failure)
         #expect(failure.reason == .attemptsExhausted)
         #expect(failure.error.kind == .status5xx)
-        #expect(failure.error.statusCode == 503)
+        #expect(server.statusCode(of: failure.error) == 503)
         #expect(failure.attempts.count == 3)
         #expect(server.requestCount == 3)
+        #expect(server.announcedEarlierAttempts == server.expectedEarlierAttempts(after: 3))
         #expect(steps == [.seconds(1), .seconds(2)])
     }
 
@@ -95,13 +107,13 @@ struct AdapterConformanceTests {
         arguments: conformingAdapters,
         [(code: 404, kind: SDKError.Kind.notFound), (code: 401, kind: .unauthorized), (code: 400, kind: .networkError)])
     func nonRetryableStatus(adapter: any AdapterUnderTest, status: (code: Int, kind: SDKError.Kind)) async throws {
-        let server = try await ScriptedHTTPServer.start([.respond(status: status.code), .respond(status: 200)])
+        let server = try await adapter.startServer([.respond(status: status.code), .respond(status: 200)])
         defer { Task { try await server.shutdown() } }
         let (result, _) = await send(
             ConformanceRequest(url: server.url), through: adapter, under: ContractPolicy.standard(), server: server)
         let failure = try #require(result.failure)
         #expect(failure.error.kind == status.kind)
-        #expect(failure.error.statusCode == status.code)
+        #expect(server.statusCode(of: failure.error) == status.code)
         #expect(failure.reason == .notRetryable)
         #expect(failure.attempts.count == 1)
         #expect(server.requestCount == 1)
@@ -110,7 +122,7 @@ struct AdapterConformanceTests {
 
     @Test("Retry-After in seconds is waited exactly, as the server's delay", arguments: conformingAdapters)
     func retryAfterSeconds(adapter: any AdapterUnderTest) async throws {
-        let server = try await ScriptedHTTPServer.start([
+        let server = try await adapter.startServer([
             .respond(status: 503, headers: [("Retry-After", "7")]), .respond(status: 200, body: "ok"),
         ])
         defer { Task { try await server.shutdown() } }
@@ -123,9 +135,9 @@ struct AdapterConformanceTests {
         #expect(server.requestCount == 2)
     }
 
-    @Test("Retry-After as an HTTP-date is waited until that date", arguments: conformingAdapters)
+    @Test("Retry-After as an HTTP-date is waited until that date", arguments: adapters(for: "retryAfterHTTPDate"))
     func retryAfterHTTPDate(adapter: any AdapterUnderTest) async throws {
-        let server = try await ScriptedHTTPServer.start([
+        let server = try await adapter.startServer([
             .respond(status: 429, headers: [("Retry-After", imfFixdate(Self.origin + .seconds(5)))]),
             .respond(status: 200, body: "ok"),
         ])
@@ -140,7 +152,7 @@ struct AdapterConformanceTests {
 
     @Test("Retry-After above the policy's cap stops without waiting", arguments: conformingAdapters)
     func retryAfterAboveCap(adapter: any AdapterUnderTest) async throws {
-        let server = try await ScriptedHTTPServer.start([
+        let server = try await adapter.startServer([
             .respond(status: 429, headers: [("Retry-After", "120")]), .respond(status: 200),
         ])
         defer { Task { try await server.shutdown() } }
@@ -156,7 +168,7 @@ struct AdapterConformanceTests {
 
     @Test("a POST is not retried when the policy does not allow its method", arguments: conformingAdapters)
     func nonIdempotentNotRetried(adapter: any AdapterUnderTest) async throws {
-        let server = try await ScriptedHTTPServer.start([.respond(status: 503), .respond(status: 200)])
+        let server = try await adapter.startServer([.respond(status: 503), .respond(status: 200)])
         defer { Task { try await server.shutdown() } }
         let (result, _) = await send(
             ConformanceRequest(method: .post, url: server.url + "/payments", body: Array("{}".utf8)),
@@ -172,7 +184,7 @@ struct AdapterConformanceTests {
         "a POST is retried when the policy allows its method, or an Idempotency-Key marks it",
         arguments: conformingAdapters, [false, true])
     func nonIdempotentRetriedWhenAllowed(adapter: any AdapterUnderTest, byKey: Bool) async throws {
-        let server = try await ScriptedHTTPServer.start([.respond(status: 503), .respond(status: 200, body: "paid")])
+        let server = try await adapter.startServer([.respond(status: 503), .respond(status: 200, body: "paid")])
         defer { Task { try await server.shutdown() } }
         let policy = byKey ? ContractPolicy.standard() : ContractPolicy.standard(retryableMethods: [.get, .post])
         let request = ConformanceRequest(
@@ -186,7 +198,7 @@ struct AdapterConformanceTests {
 
     @Test("every attempt re-sends the same body", arguments: conformingAdapters)
     func sameBodyEveryAttempt(adapter: any AdapterUnderTest) async throws {
-        let server = try await ScriptedHTTPServer.start([
+        let server = try await adapter.startServer([
             .respond(status: 503), .respond(status: 502), .respond(status: 200, body: "stored"),
         ])
         defer { Task { try await server.shutdown() } }
@@ -201,7 +213,7 @@ struct AdapterConformanceTests {
 
     @Test("a one-shot body stream is sent once, whole, and not retried", arguments: conformingAdapters)
     func oneShotBodySentOnce(adapter: any AdapterUnderTest) async throws {
-        let server = try await ScriptedHTTPServer.start([.respond(status: 503), .respond(status: 200)])
+        let server = try await adapter.startServer([.respond(status: 503), .respond(status: 200)])
         defer { Task { try await server.shutdown() } }
         // Longer than any adapter buffers to send again.
         let body = (0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 31) }
@@ -221,7 +233,7 @@ struct AdapterConformanceTests {
 
     @Test("returning the last response: the response the policy stopped on is returned, not thrown", arguments: conformingAdapters)
     func lastResponseReturned(adapter: any AdapterUnderTest) async throws {
-        let server = try await ScriptedHTTPServer.start([
+        let server = try await adapter.startServer([
             .respond(status: 503, body: "busy"), .respond(status: 503, body: "still busy"), .respond(status: 200),
         ])
         defer { Task { try await server.shutdown() } }
@@ -239,7 +251,7 @@ struct AdapterConformanceTests {
 
     @Test("every attempt has a client span under the request span, and its context goes with it", arguments: httpAdapters)
     func attemptSpans(adapter: any AdapterUnderTest) async throws {
-        let server = try await ScriptedHTTPServer.start([.respond(status: 503), .respond(status: 200, body: "ok")])
+        let server = try await adapter.startServer([.respond(status: 503), .respond(status: 200, body: "ok")])
         defer { Task { try await server.shutdown() } }
         let tracer = InMemoryTracer()
         var traced = executor(ContractPolicy.standard())
@@ -255,7 +267,8 @@ struct AdapterConformanceTests {
         let clients = spans.filter { $0.kind == .client }
         #expect(clients.count == 2)
         #expect(clients.allSatisfy { $0.parentSpanID == root.spanID })
-        #expect(root.attributes.get("url.full") == .string(server.url + "/movie/550"))
+        let target = server.requestSpanTarget(path: "/movie/550")
+        #expect(root.attributes.get(target.attribute) == .string(target.value))
         // The in-memory tracer injects its own ids: each attempt's span id.
         let injected: [String?] = tracer.performedContextInjections.map { $0.values[InMemoryTracer.spanIDKey] }
         #expect(Set(injected.compactMap { $0 }) == Set(clients.map(\.spanID)))
@@ -268,7 +281,7 @@ struct AdapterConformanceTests {
 
     @Test("metrics: each attempt counted by its decision, the request's attempts and retries recorded", arguments: conformingAdapters)
     func attemptMetrics(adapter: any AdapterUnderTest) async throws {
-        let server = try await ScriptedHTTPServer.start([.respond(status: 503), .respond(status: 200, body: "ok")])
+        let server = try await adapter.startServer([.respond(status: 503), .respond(status: 200, body: "ok")])
         defer { Task { try await server.shutdown() } }
         let metrics = TestMetrics()
         var measured = executor(ContractPolicy.standard())
@@ -285,7 +298,7 @@ struct AdapterConformanceTests {
         let counted = attempts.map { key in
             "\(key.dimensions["retry_policy.decision"] ?? "?") \(key.dimensions["http.response.status_code"] ?? "?") \(metrics.counter(key.label, key.dimensions))"
         }
-        #expect(counted.sorted() == ["retry 503 1", "success 200 1"])
+        #expect(counted.sorted() == ["retry \(server.metricStatus(503)) 1", "success \(server.metricStatus(200)) 1"])
         #expect(attempts.allSatisfy { $0.dimensions["retry_policy.policy"] == "contract" })
         let calls = metrics.recorderKeys.filter { $0.label == "retry_policy.client.call.attempts" }
         #expect(calls.flatMap { metrics.recorded($0.label, $0.dimensions) } == [2])
@@ -293,7 +306,7 @@ struct AdapterConformanceTests {
         #expect(retries.flatMap { metrics.recorded($0.label, $0.dimensions) } == [1])
     }
 
-    @Test("a refused connection is connection_refused", arguments: conformingAdapters)
+    @Test("a refused connection is connection_refused", arguments: adapters(for: "refusedConnection"))
     func refusedConnection(adapter: any AdapterUnderTest) async throws {
         let port = try await ScriptedHTTPServer.refusedPort()
         let (result, _) = await send(
@@ -306,22 +319,24 @@ struct AdapterConformanceTests {
         #expect(failure.attempts.map(\.outcome) == [.transport(.connectionRefused)])
     }
 
-    @Test("a connection reset mid-response is connection_lost, and retried", arguments: conformingAdapters)
+    @Test("a connection reset mid-response is connection_lost, and retried", arguments: adapters(for: "resetConnection"))
     func resetConnection(adapter: any AdapterUnderTest) async throws {
-        let server = try await ScriptedHTTPServer.start([.resetMidResponse, .respond(status: 200, body: "whole")])
+        let server = try await adapter.startServer([.resetMidResponse, .respond(status: 200, body: "whole")])
         defer { Task { try await server.shutdown() } }
         let (result, steps) = await send(
             ConformanceRequest(url: server.url), through: adapter, under: ContractPolicy.standard(), server: server,
             advancingAfter: [1])
         #expect(try result.get().body == "whole")
-        #expect(records.map(\.outcome) == [.transport(.connectionLost), .status(200)], "\(records.map { $0.errorDescription ?? "" })")
+        #expect(
+            records.map(\.outcome) == [server.connectionLostOutcome, server.outcome(status: 200)],
+            "\(records.map { $0.errorDescription ?? "" })")
         #expect(steps == [.seconds(1)])
         #expect(server.requestCount == 2)
     }
 
     @Test("an attempt past the per-attempt limit is a timeout, and the last one fails the request with it", arguments: conformingAdapters)
     func timeoutIsTransportFailure(adapter: any AdapterUnderTest) async throws {
-        let server = try await ScriptedHTTPServer.start([.hang])
+        let server = try await adapter.startServer([.hang])
         defer { Task { try await server.shutdown() } }
         let (result, steps) = await send(
             ConformanceRequest(url: server.url), through: adapter,
@@ -339,21 +354,21 @@ struct AdapterConformanceTests {
 
     @Test("a per-attempt timeout cancels the attempt and retries", arguments: conformingAdapters)
     func perAttemptTimeoutRetries(adapter: any AdapterUnderTest) async throws {
-        let server = try await ScriptedHTTPServer.start([.hang, .respond(status: 200, body: "ok")])
+        let server = try await adapter.startServer([.hang, .respond(status: 200, body: "ok")])
         defer { Task { try await server.shutdown() } }
         let (result, steps) = await send(
             ConformanceRequest(url: server.url), through: adapter,
             under: ContractPolicy.standard(perAttempt: .seconds(2)), server: server, advancingAfter: [1, 1])
         #expect(try result.get() == ConformanceResponse(status: 200, body: "ok"))
         #expect(steps == [.seconds(2), .seconds(1)])
-        #expect(records.map(\.outcome) == [.transport(.timeout), .status(200)])
+        #expect(records.map(\.outcome) == [.transport(.timeout), server.outcome(status: 200)])
         #expect(server.requestCount == 2)
         await server.abandonedHangs(atLeast: 1)
     }
 
     @Test("cancelling the task during an attempt stops with cancelled, not a transport failure", arguments: conformingAdapters)
     func cancelledDuringAttempt(adapter: any AdapterUnderTest) async throws {
-        let server = try await ScriptedHTTPServer.start([.hang, .respond(status: 200)])
+        let server = try await adapter.startServer([.hang, .respond(status: 200)])
         defer { Task { try await server.shutdown() } }
         let executor = executor(ContractPolicy.standard())
         let request = ConformanceRequest(url: server.url)
@@ -375,7 +390,7 @@ struct AdapterConformanceTests {
 
     @Test("cancelling the task during a backoff wait stops with cancelled and sends nothing more", arguments: conformingAdapters)
     func cancelledDuringBackoff(adapter: any AdapterUnderTest) async throws {
-        let server = try await ScriptedHTTPServer.start([.respond(status: 503), .respond(status: 200)])
+        let server = try await adapter.startServer([.respond(status: 503), .respond(status: 200)])
         defer { Task { try await server.shutdown() } }
         let executor = executor(ContractPolicy.standard())
         let request = ConformanceRequest(url: server.url)
@@ -387,7 +402,7 @@ struct AdapterConformanceTests {
         task.cancel()
         let failure = try #require(await task.value.failure)
         expectCancellation(failure)
-        #expect(failure.attempts.map(\.outcome) == [.status(503)])
+        #expect(failure.attempts.map(\.outcome) == [server.outcome(status: 503)])
         #expect(failure.underlyingError == nil)
         #expect(clock.sleeperCount == 0)
         #expect(server.requestCount == 1)
@@ -409,7 +424,7 @@ struct AdapterConformanceTests {
 
     @Test("an exhausted retry budget stops retrying", arguments: conformingAdapters)
     func budgetExhausted(adapter: any AdapterUnderTest) async throws {
-        let server = try await ScriptedHTTPServer.start(Array(repeating: .respond(status: 503), count: 4))
+        let server = try await adapter.startServer(Array(repeating: .respond(status: 503), count: 4))
         defer { Task { try await server.shutdown() } }
         // Tokens for one retry only.
         let budget = RetryBudgetConfiguration(capacity: 5, retryCost: 5)
@@ -424,10 +439,12 @@ struct AdapterConformanceTests {
         #expect(steps == [.seconds(1)])
     }
 
-    @Test("the observer sees the executor's own event sequence for the same script", arguments: conformingAdapters)
+    @Test(
+        "the observer sees the executor's own event sequence for the same script",
+        arguments: adapters(for: "sameEventSequence"))
     func sameEventSequence(adapter: any AdapterUnderTest) async throws {
         let script = ReferenceRun.mixedScript
-        let server = try await ScriptedHTTPServer.start(script.map(\.serverAction))
+        let server = try await adapter.startServer(script.map(\.serverAction))
         defer { Task { try await server.shutdown() } }
         let policy = ContractPolicy.standard(attempts: 4)
         let (result, steps) = await send(

@@ -6,6 +6,14 @@ import RetryPolicyCore
 /// exact); 401, 404 and other 4xx stopped, each with its kind; other
 /// transport failures stopped as network errors; the server's delay
 /// honoured up to 10 s. Each case changes what it is about.
+///
+/// One policy serves HTTP and gRPC: each rule names its HTTP statuses and
+/// the gRPC codes `GRPCScript` maps them to (`RESOURCE_EXHAUSTED` beside
+/// 429, `UNAVAILABLE` beside 5xx, `UNAUTHENTICATED` beside 401,
+/// `NOT_FOUND` beside 404, `INVALID_ARGUMENT` beside the other 4xx). The
+/// decider matches a gRPC outcome by a rule's `grpc` codes only and an
+/// HTTP response by its `statuses` only, so neither protocol sees the
+/// other's half; the gRPC adapter runs this very policy, unmapped.
 enum ContractPolicy {
     static let retryAfterCap = Duration.seconds(10)
 
@@ -24,11 +32,11 @@ enum ContractPolicy {
             idempotency: Idempotency(retryableMethods: retryableMethods),
             budget: budget,
             rules: [
-                Rule(statuses: [.code(429)], error: .status429, action: .retry),
-                Rule(statuses: [.statusClass(5)], error: .status5xx, action: .retry),
-                Rule(statuses: [.code(401)], error: .unauthorized, action: .stop),
-                Rule(statuses: [.code(404)], error: .notFound, action: .stop),
-                Rule(statuses: [.statusClass(4)], error: .networkError, action: .stop),
+                Rule(statuses: [.code(429)], grpc: [.resourceExhausted], error: .status429, action: .retry),
+                Rule(statuses: [.statusClass(5)], grpc: [.unavailable], error: .status5xx, action: .retry),
+                Rule(statuses: [.code(401)], grpc: [.unauthenticated], error: .unauthorized, action: .stop),
+                Rule(statuses: [.code(404)], grpc: [.notFound], error: .notFound, action: .stop),
+                Rule(statuses: [.statusClass(4)], grpc: [.invalidArgument], error: .networkError, action: .stop),
                 Rule(transports: [.timeout], error: .timeout, action: .retry),
                 Rule(transports: [.connectionLost], error: .networkError, action: .retry),
                 Rule(transports: [.connectionRefused, .dns, .tls, .offline, .invalidURL], error: .networkError, action: .stop),

@@ -2,6 +2,7 @@
 import Foundation
 import GRPCCore
 import GRPCNIOTransportHTTP2Posix
+import GRPCTestSupport
 import RetryPolicyCore
 import RetryPolicyStore
 import Testing

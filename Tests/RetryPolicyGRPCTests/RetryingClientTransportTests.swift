@@ -1,6 +1,7 @@
 #if GRPC && AsyncHTTPClient  // the traits; grpc-swift, and the test clock driver of HTTPTestSupport
 import GRPCCore
 import GRPCNIOTransportHTTP2Posix
+import GRPCTestSupport
 import HTTPTestSupport
 import RetryPolicyCore
 import RetryPolicyExecutor
@@ -12,12 +13,13 @@ import Testing
 /// 4 s (no jitter), RESOURCE_EXHAUSTED retried after the server's
 /// pushback (up to 10 s), INVALID_ARGUMENT stopped.
 enum GRPCTestPolicy {
-    static func standard(attempts: Int = 3, hedgingDelay: Duration? = nil) -> Policy {
+    static func standard(attempts: Int = 3, hedgingDelay: Duration? = nil, perAttempt: Duration? = nil) -> Policy {
         var policy = Policy(
             name: "grpc",
             attempts: attempts,
             backoff: Backoff(initial: .seconds(1), max: .seconds(8), multiplier: 2, jitter: .none),
             retryAfter: RetryAfterPolicy(honor: true, cap: .seconds(10), aboveCap: .stop),
+            timeouts: TimeoutBudget(perAttempt: perAttempt),
             rules: [
                 Rule(grpc: [.unavailable], error: .networkError, action: .retry),
                 Rule(grpc: [.resourceExhausted], error: .status429, action: .retry),
@@ -132,6 +134,27 @@ struct RetryingClientTransportTests {
         #expect(result.failure?.message == "scripted")
         #expect(server.callCount == 3)
         #expect(steps == [.seconds(1), .seconds(2)])
+        // Why the policy stopped comes with the server's status.
+        let failure = try #require(result.failure?.cause as? RetryFailure)
+        #expect(failure.reason == .attemptsExhausted)
+        #expect(failure.attempts.count == 3)
+        #expect(failure.error.grpcStatus == .unavailable)
+    }
+
+    @Test("an attempt past the policy's per-attempt limit ends the call with DEADLINE_EXCEEDED")
+    func perAttemptLimit() async throws {
+        let server = try await ScriptedGRPCServer.start([.hang])
+        let transport = try transport(server, .all(executor(GRPCTestPolicy.standard(attempts: 1, perAttempt: .seconds(2)))))
+        let (result, steps) = await send(transport, to: server, advancingAfter: [1])
+        await server.abandonedHangs(atLeast: 1)
+        await server.shutdown()
+        let failure = try #require(result.failure)
+        #expect(failure.code == .deadlineExceeded, "\(failure)")
+        #expect(steps == [.seconds(2)])
+        // The policy has no rule for timeouts: its default stops.
+        let cause = try #require(failure.cause as? RetryFailure)
+        #expect(cause.reason == .notRetryable)
+        #expect(cause.error.transport == .timeout)
     }
 
     @Test("RESOURCE_EXHAUSTED with grpc-retry-pushback-ms waits the server's delay exactly")
@@ -169,6 +192,7 @@ struct RetryingClientTransportTests {
         let (result, _) = await send(transport, to: server)
         await server.shutdown()
         #expect(result.failure?.code == .invalidArgument)
+        #expect((result.failure?.cause as? RetryFailure)?.reason == .notRetryable)
         #expect(server.callCount == 1)
         #expect(clock.totalSleeps == 0)
     }
