@@ -189,26 +189,43 @@ extension RetryExecutor {
                 request, first: result, judged: judged, using: &generator, isolation: isolation, classify: classify,
                 override: override, hooks: hooks, operation: operation, attempt: attempt, hedge: hedge)
         }
-        let (start, first) = machineStart(request, after: result, judged: judged, firstStart: firstStart)
+        return try await machineRun(
+            request, after: result, judged: judged, firstStart: firstStart, using: &generator, isolation: isolation,
+            classify: classify, override: override, hooks: hooks, attempt: attempt, hedge: hedge)
+    }
+
+    /// The sequential driver takes a request up: from its start (`result`
+    /// is `nil`: the first try did not run here), or after its first try.
+    /// Out of line, so that the plain driver's frame holds none of it.
+    @inlinable @inline(never)
+    func machineRun<Value, Failure: Error, G: RandomNumberGenerator>(
+        _ request: RetryRequest,
+        after result: Result<Value, Failure>?,
+        judged: AttemptOutcome?,
+        firstStart: Duration?,
+        using generator: inout G,
+        isolation: isolated (any Actor)?,
+        classify: (Result<Value, Failure>) -> AttemptOutcome?,
+        override: (FailedAttempt<Failure>) -> DecisionOverride,
+        hooks: RequestHooks<Value>,
+        attempt: nonisolated(nonsending) (AttemptContext, _ startedAt: Duration?) async -> AttemptResult<Value>,
+        hedge: nonisolated(nonsending) (
+            inout RequestStateMachine, RequestStateMachine.Action, _ start: Duration?, _ now: Duration?, inout G
+        ) async throws(RetryFailure) -> Value
+    ) async throws(RetryFailure) -> Value {
+        let start: Duration?
+        let first: FirstAttempt<Value>?
+        if let result {
+            let end = moment()
+            start = firstStart ?? end
+            first = FirstAttempt(result: AttemptResult(result), judged: judged, start: start, end: end)
+        } else {
+            start = !setup.isUnobserved || setup.fields.decider.needsTime(request) ? moment() : nil
+            first = nil
+        }
         return try await loop(
             request, start: start, first: first, using: &generator, isolation: isolation, classify: classify,
             override: override, hooks: hooks, attempt: attempt, hedge: hedge)
-    }
-
-    /// Where the sequential driver takes a request up: from its start
-    /// (`result` is `nil`: the first try did not run here), or after its
-    /// first try.
-    @inlinable @inline(never)
-    func machineStart<Value, Failure: Error>(
-        _ request: RetryRequest, after result: Result<Value, Failure>?, judged: AttemptOutcome?, firstStart: Duration?
-    ) -> (start: Duration?, first: FirstAttempt<Value>?) {
-        guard let result else {
-            let timed = !setup.isUnobserved || setup.fields.decider.needsTime(request)
-            return (timed ? moment() : nil, nil)
-        }
-        let end = moment()
-        let start = firstStart ?? end
-        return (start, FirstAttempt(result: AttemptResult(result), judged: judged, start: start, end: end))
     }
 
     /// The rest of the request, in its request span when the executor

@@ -37,9 +37,9 @@ extension RetryExecutor {
         var judged = judged
         var number = 1
         var previousDelay: Duration?
-        // Why the loop ended without a success: the attempt the machine
-        // takes over with, if it ran.
-        var last: (result: Result<Value, Failure>, judgement: RequestHooks<Value>.Judgement)?
+        // What was made of `result` when the loop ends on it; `nil` when
+        // it ends before the next attempt ran (cancellation).
+        var last: RequestHooks<Value>.Judgement?
         var cancelledInWait = false
         while true {
             let judgement = hooks.judge(
@@ -61,7 +61,7 @@ extension RetryExecutor {
                     after: judgement.outcome, attempt: number, previousDelay: previousDelay, request: request,
                     using: &generator)
             else {
-                last = (result, judgement)
+                last = judgement
                 break
             }
             retries.append(judgement.outcome, thrown: thrown, delay: delay)
@@ -89,11 +89,9 @@ extension RetryExecutor {
             }
         }
         return try await handOver(
-            request, FirstAttempt(
-                earlier: retries.handedOver, result: last.map { AttemptResult($0.result) }, judgement: last?.judgement,
-                cancelledInWait: cancelledInWait, start: timing(request)),
-            using: &generator, isolation: isolation, classify: classify, override: override, hooks: hooks,
-            attempt: attempt, hedge: hedge)
+            request, retries: &retries, last: &result, judgement: &last, cancelledInWait: cancelledInWait,
+            using: &generator,
+            isolation: isolation, classify: classify, override: override, hooks: hooks, attempt: attempt, hedge: hedge)
     }
 
     /// The moment a hand-over times the rest of the request from, when its
@@ -104,12 +102,19 @@ extension RetryExecutor {
         setup.fields.decider.needsTime(request) ? moment() : nil
     }
 
-    /// The rest of the request in the sequential driver. Out of line, so
-    /// that the plain loop's frame holds none of it.
+    /// The rest of the request in the sequential driver, from the plain
+    /// retries made so far and the attempt after them (`last`, with what
+    /// was made of it; no `judgement` when cancellation came before it
+    /// ran). Everything by reference, so that the plain loop's frame holds
+    /// no copy of it. Out of line, and building what it
+    /// hands over itself, so that the plain loop's frame holds none of it.
     @inlinable @inline(never)
     func handOver<Value, Failure: Error, G: RandomNumberGenerator>(
         _ request: RetryRequest,
-        _ first: FirstAttempt<Value>,
+        retries: inout PlainRetries<Failure>,
+        last: inout Result<Value, Failure>,
+        judgement: inout RequestHooks<Value>.Judgement?,
+        cancelledInWait: Bool,
         using generator: inout G,
         isolation: isolated (any Actor)?,
         classify: (Result<Value, Failure>) -> AttemptOutcome?,
@@ -120,7 +125,10 @@ extension RetryExecutor {
             inout RequestStateMachine, RequestStateMachine.Action, _ start: Duration?, _ now: Duration?, inout G
         ) async throws(RetryFailure) -> Value
     ) async throws(RetryFailure) -> Value {
-        try await loop(
+        let first = FirstAttempt(
+            earlier: retries.handedOver, result: judgement.map { _ in AttemptResult(last) }, judgement: judgement,
+            cancelledInWait: cancelledInWait, start: timing(request))
+        return try await loop(
             request, start: first.start, first: first, using: &generator, isolation: isolation, classify: classify,
             override: override, hooks: hooks, attempt: attempt, hedge: hedge)
     }
@@ -155,7 +163,9 @@ struct PlainRetries<Failure: Error> {
     @inlinable
     var hasRoom: Bool { count < 4 }
 
-    @inlinable
+    // Not inlined, nor is `handedOver`: each inlined use of the slots
+    // would be a copy of all four in the driver's async frame.
+    @inlinable @inline(never)
     mutating func append(_ outcome: AttemptOutcome, thrown: Failure?, delay: Duration) {
         let retry = Retry(outcome: outcome, thrown: thrown, delay: delay)
         switch count {
@@ -170,8 +180,10 @@ struct PlainRetries<Failure: Error> {
     /// The retries as the sequential driver takes them, in order.
     @inlinable
     var handedOver: [PlainRetry] {
+        @inline(never) get {
         [slots.0, slots.1, slots.2, slots.3].prefix(count).compactMap { retry in
             retry.map { PlainRetry(outcome: $0.outcome, thrown: $0.thrown, delay: $0.delay) }
+        }
         }
     }
 }
