@@ -185,10 +185,25 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["OpenAPI"])),
             ]
         ),
+        // The client swift-openapi-generator's build plugin generates, in every
+        // build, from the target's openapi.yaml with the settings in
+        // openapi-generator-config.yaml: used by the OpenAPI tests and the
+        // adapter conformance suite, and by no product.
+        .target(
+            name: "OpenAPITestClient",
+            dependencies: [
+                // The generated client compiles whatever the traits.
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            path: "Tests/OpenAPITestClient",
+            plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
+        ),
         .testTarget(
             name: "RetryPolicyOpenAPITests",
             dependencies: [
                 "HTTPTestSupport",
+                "OpenAPITestClient",
                 "RetryPolicyCore",
                 "RetryPolicyExecutor",
                 "RetryPolicyOpenAPI",
@@ -205,10 +220,7 @@ let package = Package(
                     name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client",
                     condition: .when(traits: ["AsyncHTTPClient"])),
                 .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(traits: ["AsyncHTTPClient"])),
-            ],
-            // The client, generated in every build from the target's openapi.yaml
-            // with the settings in openapi-generator-config.yaml.
-            plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
+            ]
         ),
 
         // Fleet-wide retry budget and cooldown shared through PostgreSQL.
@@ -447,6 +459,7 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio", condition: .when(traits: ["AsyncHTTPClient"])),
                 "RetryPolicyOpenAPI",
                 "RetryPolicyTestSupport",
+                .target(name: "OpenAPITestClient", condition: .when(traits: ["OpenAPI"])),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime", condition: .when(traits: ["OpenAPI"])),
                 .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["OpenAPI"])),
                 .product(name: "OpenAPIURLSession", package: "swift-openapi-urlsession", condition: .when(traits: ["OpenAPI"])),

@@ -193,6 +193,8 @@ struct AdapterConformanceTests {
         let (result, steps) = await send(request, through: adapter, under: policy, server: server, advancingAfter: [1])
         #expect(try result.get() == ConformanceResponse(status: 200, body: "paid"))
         #expect(server.methods == ["POST", "POST"])
+        // The caller's key goes with every attempt, the retry included.
+        #expect(server.headers.map { $0["idempotency-key"] } == Array(repeating: byKey ? "order-17" : nil, count: 2))
         #expect(steps == [.seconds(1)])
     }
 

@@ -1,9 +1,9 @@
 #if AsyncHTTPClient && OpenAPI  // the traits; these tests need SwiftNIO, AsyncHTTPClient and swift-openapi-runtime
 import Foundation
 import HTTPTestSupport
-import HTTPTypes
 import OpenAPIAsyncHTTPClient
-@_spi(Generated) import OpenAPIRuntime
+import OpenAPIRuntime
+import OpenAPITestClient
 import OpenAPIURLSession
 import RetryPolicyAsyncHTTPClient
 import RetryPolicyCore
@@ -11,10 +11,16 @@ import RetryPolicyExecutor
 import RetryPolicyOpenAPI
 import RetryPolicyTesting
 import RetryPolicyURLSession
+import Testing
 
-/// `RetryingMiddleware` in a client as swift-openapi-generator's code
-/// makes it (`UniversalClient`, which every generated `Client` wraps),
-/// over one of the two transports.
+/// `RetryingMiddleware` in the `Client` that swift-openapi-generator's
+/// build plugin generates from `Tests/OpenAPITestClient/openapi.yaml`,
+/// over one of the two transports, as an app builds one.
+///
+/// Each request goes through the generated operation for its method and
+/// path (`OpenAPIOperation`), and the response is read back from that
+/// operation's `Output`. A request no operation takes is recorded as an
+/// issue and fails; it is never sent another way.
 struct OpenAPIAdapter: AdapterUnderTest {
     enum Transport: Sendable {
         case urlSession, asyncHTTPClient
@@ -24,8 +30,8 @@ struct OpenAPIAdapter: AdapterUnderTest {
 
     var description: String {
         switch transport {
-        case .urlSession: "RetryingMiddleware over URLSessionTransport"
-        case .asyncHTTPClient: "RetryingMiddleware over AsyncHTTPClientTransport"
+        case .urlSession: "RetryingMiddleware in a generated Client over URLSessionTransport"
+        case .asyncHTTPClient: "RetryingMiddleware in a generated Client over AsyncHTTPClientTransport"
         }
     }
 
@@ -54,43 +60,26 @@ struct OpenAPIAdapter: AdapterUnderTest {
     func send(
         _ request: ConformanceRequest, on executor: RetryExecutor<ManualClock>
     ) async throws(RetryFailure) -> ConformanceResponse {
+        let server: URL
+        let operation: OpenAPIOperation
+        do {
+            (server, operation) = try OpenAPIOperation.matching(request)
+        } catch {
+            Issue.record("\(error)")
+            throw RetryFailure(
+                error: SDKError(kind: .internalError, detail: "\(error)"), reason: .notRetryable, underlyingError: error)
+        }
         var executor = executor
         executor.classifier = transportClassifier.chained(with: executor.classifier)
         let decider = executor.decider
         let middleware = RetryingMiddleware(
             policies: OperationPolicies { _ in decider }, executor: executor,
             maxBufferedRequestBytes: Self.replayBufferBytes, returningLastResponse: request.returningLastResponse)
-        let url = URL(string: request.url)!
-        var server = URLComponents(url: url, resolvingAgainstBaseURL: false)!
-        let path = (server.percentEncodedPath.isEmpty ? "/" : server.percentEncodedPath)
-            + (server.percentEncodedQuery.map { "?" + $0 } ?? "")
-        server.percentEncodedPath = ""
-        server.percentEncodedQuery = nil
-        let client = UniversalClient(serverURL: server.url!, transport: clientTransport(), middlewares: [middleware])
-
-        var fields = HTTPFields()
-        for (name, value) in request.headers { fields.append(HTTPField(name: HTTPField.Name(name)!, value: value)) }
-        let head = HTTPRequest(
-            method: HTTPRequest.Method(request.method.rawValue)!, scheme: nil, authority: nil, path: path,
-            headerFields: fields)
-        let body: HTTPBody? = request.body.map { bytes in
-            guard request.bodyIsOneShot else { return HTTPBody(bytes) }
-            let chunks = request.bodyChunks
-            let stream = AsyncThrowingStream<HTTPBody.ByteChunk, any Error> { continuation in
-                for chunk in chunks { continuation.yield(chunk[...]) }
-                continuation.finish()
-            }
-            return HTTPBody(stream, length: .unknown)
-        }
+        let client = Client(
+            serverURL: server, configuration: Configuration(jsonEncodingOptions: OpenAPIOperation.jsonEncodingOptions),
+            transport: clientTransport(), middlewares: [middleware])
         do {
-            let (status, text) = try await client.send(
-                input: (), forOperation: "conformance", serializer: { _ in (head, body) },
-                deserializer: { response, body in
-                    var bytes: ArraySlice<UInt8> = []
-                    if let body { bytes = try await ArraySlice(collecting: body, upTo: 1 << 20) }
-                    return (response.status.code, String(decoding: bytes, as: UTF8.self))
-                })
-            return ConformanceResponse(status: status, body: text)
+            return try await operation.send(through: client)
         } catch let error as ClientError {
             // The generated client wraps what a middleware throws.
             if let failure = error.underlyingError as? RetryFailure { throw failure }

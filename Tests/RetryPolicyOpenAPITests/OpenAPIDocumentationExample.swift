@@ -3,6 +3,7 @@ import Foundation
 import HTTPTestSupport
 import Logging
 import OpenAPIRuntime
+import OpenAPITestClient
 import OpenAPIURLSession
 import RetryPolicyCore
 import RetryPolicyExecutor
