@@ -99,13 +99,28 @@ async def client(lsp_client: LanguageClient):
     await lsp_client.shutdown_session()
 
 
+async def published(client, name):
+    """Waits for diagnostics of `name`: on each publishDiagnostics
+    notification, and at least once a second in case a wake-up was lost
+    between two notifications (the client keeps one waiter per method).
+    Fails after 120 s, naming the file and what was published instead."""
+    deadline = asyncio.get_running_loop().time() + 120
+    while uri(name) not in client.diagnostics:
+        remaining = deadline - asyncio.get_running_loop().time()
+        assert remaining > 0, f"no diagnostics for {name} in 120 s; published for: {sorted(client.diagnostics)}"
+        try:
+            await asyncio.wait_for(
+                client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS), min(remaining, 1.0))
+        except asyncio.TimeoutError:
+            pass
+    return list(client.diagnostics[uri(name)])
+
+
 async def diagnostics_of(client, name):
     """The next diagnostics published for `name` (others may come first:
     the files that depend on it are checked again)."""
     client.diagnostics.pop(uri(name), None)
-    while uri(name) not in client.diagnostics:
-        await asyncio.wait_for(client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS), 120)
-    return list(client.diagnostics[uri(name)])
+    return await published(client, name)
 
 
 async def open_document(client, name, text=None):
@@ -113,9 +128,7 @@ async def open_document(client, name, text=None):
     client.diagnostics.pop(uri(name), None)
     client.text_document_did_open(types.DidOpenTextDocumentParams(
         text_document=types.TextDocumentItem(uri=uri(name), language_id="yaml", version=1, text=text)))
-    while uri(name) not in client.diagnostics:
-        await asyncio.wait_for(client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS), 120)
-    return list(client.diagnostics[uri(name)])
+    return await published(client, name)
 
 
 async def change_document(client, name, version, text):
@@ -123,9 +136,7 @@ async def change_document(client, name, version, text):
     client.text_document_did_change(types.DidChangeTextDocumentParams(
         text_document=types.VersionedTextDocumentIdentifier(uri=uri(name), version=version),
         content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)]))
-    while uri(name) not in client.diagnostics:
-        await asyncio.wait_for(client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS), 120)
-    return list(client.diagnostics[uri(name)])
+    return await published(client, name)
 
 
 async def test_every_shipped_file_opens_with_the_findings_of_lint(client: LanguageClient):
