@@ -100,8 +100,8 @@ extension RetryExecutor {
     /// slab. Under an unobserved executor whose policy lets every request
     /// start at once (`Setup.startsAtOnce`), a first-try success costs a
     /// flag, a cancellation check, the operation and a bit test
-    /// (`PlainSuccessStatuses`): no rule look-up, clock reading, reference
-    /// count or heap allocation. Retries pay an out-of-line call and a
+    /// (`PlainSuccessStatuses`): no rule look-up, clock reading or heap
+    /// allocation. Retries pay an out-of-line call and a
     /// frame of their own: each waits for a backoff, which dwarfs both.
     /// A request is timed (its steps read the clock) only when a hook is
     /// attached or its policy's decisions depend on time; otherwise the
