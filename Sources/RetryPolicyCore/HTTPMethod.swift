@@ -12,18 +12,24 @@ public struct HTTPMethod: RawRepresentable, Hashable, Sendable, Comparable, Cust
     public init(rawValue: String) { self.rawValue = rawValue.uppercased() }
     public init(stringLiteral value: String) { self.init(rawValue: value) }
 
+    /// A method already in upper case: the predeclared ones, built where
+    /// they are used from a literal, so that a copy of one is a constant
+    /// with no reference to count and no lazy global to check.
+    @inlinable
+    init(uppercase rawValue: String) { self.rawValue = rawValue }
+
     public var description: String { rawValue }
     public static func < (lhs: HTTPMethod, rhs: HTTPMethod) -> Bool { lhs.rawValue < rhs.rawValue }
 
-    public static let get = HTTPMethod(rawValue: "GET")
-    public static let head = HTTPMethod(rawValue: "HEAD")
-    public static let post = HTTPMethod(rawValue: "POST")
-    public static let put = HTTPMethod(rawValue: "PUT")
-    public static let patch = HTTPMethod(rawValue: "PATCH")
-    public static let delete = HTTPMethod(rawValue: "DELETE")
-    public static let options = HTTPMethod(rawValue: "OPTIONS")
-    public static let trace = HTTPMethod(rawValue: "TRACE")
-    public static let connect = HTTPMethod(rawValue: "CONNECT")
+    @inlinable public static var get: HTTPMethod { HTTPMethod(uppercase: "GET") }
+    @inlinable public static var head: HTTPMethod { HTTPMethod(uppercase: "HEAD") }
+    @inlinable public static var post: HTTPMethod { HTTPMethod(uppercase: "POST") }
+    @inlinable public static var put: HTTPMethod { HTTPMethod(uppercase: "PUT") }
+    @inlinable public static var patch: HTTPMethod { HTTPMethod(uppercase: "PATCH") }
+    @inlinable public static var delete: HTTPMethod { HTTPMethod(uppercase: "DELETE") }
+    @inlinable public static var options: HTTPMethod { HTTPMethod(uppercase: "OPTIONS") }
+    @inlinable public static var trace: HTTPMethod { HTTPMethod(uppercase: "TRACE") }
+    @inlinable public static var connect: HTTPMethod { HTTPMethod(uppercase: "CONNECT") }
 
     /// The methods RFC 9110 §9.2.2 defines as idempotent and that are retried
     /// by default.

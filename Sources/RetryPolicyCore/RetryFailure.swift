@@ -32,7 +32,8 @@ public struct RetryFailure: Error, Sendable, CustomStringConvertible {
         set { mutableStorage().reason = newValue }
     }
     /// Every attempt, in order. Empty when no attempt was sent (a cooldown
-    /// rejected the request, or it was cancelled before the first try).
+    /// rejected the request, or it was cancelled while waiting for its
+    /// first try).
     public var attempts: [AttemptRecord] {
         get { storage.attempts }
         set { mutableStorage().attempts = newValue }

@@ -27,12 +27,14 @@ public struct RetryRequest: Hashable, Sendable {
         set { retryability = newValue ? .idempotent : .asPolicySays }
     }
 
+    @inlinable
     public init(method: HTTPMethod = .get, markedIdempotent: Bool = false, endpoint: String? = nil) {
         self.method = method
         self.retryability = markedIdempotent ? .idempotent : .asPolicySays
         self.endpoint = endpoint
     }
 
+    @inlinable
     public init(method: HTTPMethod = .get, retryability: Retryability, endpoint: String? = nil) {
         self.method = method
         self.retryability = retryability

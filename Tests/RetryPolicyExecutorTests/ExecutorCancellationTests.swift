@@ -26,7 +26,7 @@ struct ExecutorCancellationTests {
         #expect(clock.now.offset == .zero)
     }
 
-    @Test("a request started in a cancelled task sends nothing")
+    @Test("a request started in a cancelled task runs its first try, as a direct call would, and returns its answer")
     func cancelledBeforeFirstAttempt() async throws {
         let operation = ScriptedOperation(statuses: [200])
         let executor = RetryExecutor(decider: RetryDecider(policy: TestPolicies.tmdb()), clock: clock)
@@ -34,10 +34,23 @@ struct ExecutorCancellationTests {
             withUnsafeCurrentTask { $0?.cancel() }
             return await capture { () async throws(RetryFailure) in try await executor.runConcurrently(operation: operation.callAsFunction) }
         }
+        #expect(try await task.value.get().statusCode == 200)
+        #expect(operation.calls == 1)
+    }
+
+    @Test("a first try that fails in a cancelled task ends the request as cancelled, the attempt recorded, with no retry")
+    func cancelledBeforeFailingFirstAttempt() async throws {
+        let operation = ScriptedOperation(statuses: [503, 200])
+        let executor = RetryExecutor(decider: RetryDecider(policy: TestPolicies.tmdb()), clock: clock)
+        let task = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return await capture { () async throws(RetryFailure) in try await executor.runConcurrently(operation: operation.callAsFunction) }
+        }
         let failure = try #require(await task.value.failure)
         #expect(failure.reason == .cancelled)
-        #expect(failure.attempts.isEmpty)
-        #expect(operation.calls == 0)
+        #expect(failure.kind == .cancelled)
+        #expect(failure.attempts.count == 1)
+        #expect(operation.calls == 1)
     }
 
     @Test("cancelling during an attempt cancels the operation and is never retried")
@@ -64,7 +77,7 @@ struct ExecutorCancellationTests {
         let task = Task {
             withUnsafeCurrentTask { $0?.cancel() }
             return await capture { () async throws(RetryFailure) in
-                try await executor.runConcurrently(operation: ScriptedOperation(statuses: [200]).callAsFunction)
+                try await executor.runConcurrently(operation: ScriptedOperation(statuses: [503]).callAsFunction)
             }
         }
         let failure = try #require(await task.value.failure)
@@ -96,10 +109,16 @@ struct ExecutorLateCancellationTests {
 struct ExecutorCallerTaskCancellationTests {
     struct Flaky: Error {}
 
-    @Test("a request started in a cancelled task runs no attempt and fails as cancelled")
-    func cancelledBeforeFirstAttempt() async throws {
+    @Test(
+        "a request started in a cancelled task runs its first try, as seed 003's retry does; a value is returned",
+        arguments: [false, true])
+    func cancelledBeforeFirstAttempt(observed: Bool) async throws {
+        // An observed executor takes the machine's path from the start.
+        var observer: RetryObserver?
+        if observed { observer = { _ in } }
         let executor = RetryExecutor(
-            decider: RetryDecider(policy: ExecutorClockReadingTests.timeless()), clock: ManualClock(), tracing: nil)
+            decider: RetryDecider(policy: ExecutorClockReadingTests.timeless()), clock: ManualClock(),
+            observer: observer, tracing: nil)
         let calls = LockedValue(0)
         let task = Task {
             withUnsafeCurrentTask { $0?.cancel() }
@@ -107,11 +126,36 @@ struct ExecutorCallerTaskCancellationTests {
                 try await executor.run { _ throws(Flaky) -> Int in calls.withLock { $0 += 1; return $0 } }
             }
         }
+        #expect(try await task.value.get() == 1)
+        #expect(calls.withLock { $0 } == 1)
+    }
+
+    @Test(
+        "a first try that throws in a cancelled task ends as cancelled, the attempt recorded, and is not retried",
+        arguments: [false, true])
+    func cancelledBeforeFailingFirstAttempt(observed: Bool) async throws {
+        // An observed executor takes the machine's path from the start.
+        var observer: RetryObserver?
+        if observed { observer = { _ in } }
+        let executor = RetryExecutor(
+            decider: RetryDecider(policy: ExecutorClockReadingTests.timeless()), clock: ManualClock(),
+            observer: observer, tracing: nil)
+        let calls = LockedValue(0)
+        let task = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return await capture { () async throws(RetryFailure) -> Int in
+                try await executor.run { _ throws(Flaky) -> Int in
+                    calls.withLock { $0 += 1 }
+                    throw Flaky()
+                }
+            }
+        }
         let failure = try #require(await task.value.failure)
         #expect(failure.reason == .cancelled)
         #expect(failure.kind == .cancelled)
-        #expect(failure.attempts.isEmpty)
-        #expect(calls.withLock { $0 } == 0)
+        #expect(failure.attempts.count == 1)
+        #expect(failure.attempts.first?.thrownError is Flaky)
+        #expect(calls.withLock { $0 } == 1)
     }
 
     @Test("a backoff cancelled while waiting ends as cancelled, not as the attempt's failure")

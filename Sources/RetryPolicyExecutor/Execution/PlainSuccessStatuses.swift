@@ -11,10 +11,12 @@ import RetryPolicyCore
 struct PlainSuccessStatuses: Sendable {
     @usableFromInline var bits: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0)
 
-    /// `nil` when the answer depends on more than the status: a rule that
-    /// names methods, or a budget that a success refunds.
-    init?(_ decider: RetryDecider) {
-        guard decider.budget == nil, decider.compiledPolicy.namedMethods.isEmpty else { return nil }
+    /// None when the answer depends on more than the status: a rule that
+    /// names methods, or a budget that a success refunds. A status outside
+    /// the set is asked of the decider, so an empty set costs a look-up,
+    /// never a wrong answer.
+    init(_ decider: RetryDecider) {
+        guard decider.budget == nil, decider.compiledPolicy.namedMethods.isEmpty else { return }
         for status in 100...599 where decider.isPlainSuccess(.status(status), method: .get) {
             let offset = status - 100
             withUnsafeMutableBytes(of: &bits) { raw in
@@ -24,12 +26,23 @@ struct PlainSuccessStatuses: Sendable {
         }
     }
 
+    /// One word read where it is stored: a word picked by a switch, not by
+    /// an offset into the tuple, which would copy all eight first.
     @inlinable
     func contains(_ status: Int) -> Bool {
         let offset = status &- 100
         guard UInt(bitPattern: offset) < 512 else { return false }
-        return withUnsafeBytes(of: bits) { raw in
-            raw.load(fromByteOffset: (offset >> 6) &* 8, as: UInt64.self) >> UInt64(offset & 63) & 1 == 1
+        let word: UInt64
+        switch offset >> 6 {
+        case 0: word = bits.0
+        case 1: word = bits.1
+        case 2: word = bits.2
+        case 3: word = bits.3
+        case 4: word = bits.4
+        case 5: word = bits.5
+        case 6: word = bits.6
+        default: word = bits.7
         }
+        return word >> UInt64(offset & 63) & 1 == 1
     }
 }

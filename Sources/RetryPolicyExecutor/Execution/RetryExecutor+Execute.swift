@@ -99,9 +99,15 @@ extension RetryExecutor {
     /// request in a task of its own still fits the task allocator's first
     /// slab. Under an unobserved executor whose policy lets every request
     /// start at once (`Setup.startsAtOnce`), a first-try success costs a
-    /// flag, a cancellation check, the operation and a bit test
-    /// (`PlainSuccessStatuses`): no rule look-up, clock reading or heap
-    /// allocation. Retries pay an out-of-line call and a
+    /// flag, the operation and a bit test (`PlainSuccessStatuses`): no rule
+    /// look-up, clock reading or heap allocation.
+    ///
+    /// The first try runs whatever the task's cancellation state, as a
+    /// direct call of the operation would, and as seed 003's `retry` does:
+    /// the operation decides what cancellation means to it (URLSession,
+    /// AsyncHTTPClient and grpc-swift fail at once; a value it returns
+    /// anyway is the request's). No retry starts after cancellation, and a
+    /// failure under cancellation is the cancellation. Retries pay an out-of-line call and a
     /// frame of their own: each waits for a backoff, which dwarfs both.
     /// A request is timed (its steps read the clock) only when a hook is
     /// attached or its policy's decisions depend on time; otherwise the
@@ -135,8 +141,7 @@ extension RetryExecutor {
                         let now = moment()
                         firstStart = now
                         return wallTime(at: now)
-                    })),
-            !Task.isCancelled
+                    }))
         {
             // The operation itself, not `attempt`: a first try that may start
             // at once has no time limit to race, and a direct call lets the
@@ -149,7 +154,7 @@ extension RetryExecutor {
             }
             if case .success(let value) = result {
                 let classified = classify(.success(value))
-                if classified == nil, let successes = setup.plainSuccesses, successes.contains(hooks.status(value)) {
+                if classified == nil, setup.plainSuccesses.contains(hooks.status(value)) {
                     return value
                 }
                 let decider = setup.fields.decider

@@ -67,7 +67,9 @@ extension RetryExecutor {
                         switch action {
                         case .hedge(let attempt, let next):
                             if let attempt {
-                                if Task.isCancelled {
+                                // No copy but the first starts after
+                                // cancellation (see `execute`).
+                                if attempt.number > 1, Task.isCancelled {
                                     group.cancelAll()
                                     return .failure(executor.cancellation(&machine, request: request, start: start))
                                 }

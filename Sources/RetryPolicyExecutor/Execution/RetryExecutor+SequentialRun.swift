@@ -54,8 +54,9 @@ extension RetryExecutor {
             switch action {
             case .startAttempt(let number, let limit):
                 lastValue = nil
-                // No attempt starts after cancellation.
-                if Task.isCancelled { throw cancellation(&machine, request: request, start: start) }
+                // No retry starts after cancellation; the first try runs
+                // whatever the task's state (see `execute`).
+                if number > 1, Task.isCancelled { throw cancellation(&machine, request: request, start: start) }
                 if setup.isObserved { reportAttemptStarted(number: number, start: start, now: now) }
                 let context = AttemptContext(
                     attempt: number, credentialRefreshes: machine.credentialRefreshes, timeLimit: limit)

@@ -21,8 +21,7 @@ extension RetryExecutor {
     }
 
     /// Starts the machine: with the first attempt `run` already made, or
-    /// with admission when there is none (and nothing at all when the
-    /// caller already cancelled).
+    /// with admission when there is none.
     @inlinable @inline(never)
     func begin<Value, G: RandomNumberGenerator>(
         _ machine: inout RequestStateMachine,
@@ -35,8 +34,8 @@ extension RetryExecutor {
         judge: (_ result: Result<Value, any Error>, _ attempt: Int?, _ judged: AttemptOutcome?) -> RequestHooks<Value>.Judgement
     ) throws(RetryFailure) -> RequestStateMachine.Action {
         guard let first else {
-            // No attempt starts after cancellation.
-            if Task.isCancelled { throw cancellation(&machine, request: request, start: start) }
+            // The first try is not held back by cancellation: see
+            // `execute`.
             let action = machine.start(at: time(start, since: start))
             reportBreaker(of: machine, request: request)
             return action

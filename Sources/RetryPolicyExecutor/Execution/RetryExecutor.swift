@@ -207,7 +207,7 @@ public struct RetryExecutor<C: Clock>: Sendable where C.Duration == Duration {
         /// whole check is this flag.
         @usableFromInline let startsAtOnce: Bool
         /// What a first try's success needs no decider for.
-        @usableFromInline let plainSuccesses: PlainSuccessStatuses?
+        @usableFromInline let plainSuccesses: PlainSuccessStatuses
 
         init(_ fields: Fields) {
             self.fields = fields

@@ -198,7 +198,7 @@ struct HangingClient: HTTPClient {
         #expect(clock.sleeps == Array(repeating: .seconds(2), count: 4))
     }
 
-    @Test func aCancelledTaskRunsNoAttemptAndThrowsCancellationError() async throws {
+    @Test func aCancelledTaskRunsTheFirstAttemptAsTheSeedDoes() async throws {
         struct Flaky: Error {}
         let calls = LockedValue(0)
         let task = Task {
@@ -208,8 +208,22 @@ struct HangingClient: HTTPClient {
                 return 1
             }
         }
+        #expect(try await task.value == 1)
+        #expect(calls.withLock { $0 } == 1)
+    }
+
+    @Test func aFailureInACancelledTaskThrowsCancellationErrorWithoutARetry() async throws {
+        struct Flaky: Error {}
+        let calls = LockedValue(0)
+        let task = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try await retry(clock: SkippingClock()) { () throws(Flaky) -> Int in
+                calls.withLock { $0 += 1 }
+                throw Flaky()
+            }
+        }
         await #expect(throws: CancellationError.self) { try await task.value }
-        #expect(calls.withLock { $0 } == 0)
+        #expect(calls.withLock { $0 } == 1)
     }
 
     @Test func aCancelledBackoffThrowsCancellationErrorNotTheOperationsError() async throws {
