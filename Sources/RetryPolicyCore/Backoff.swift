@@ -301,7 +301,20 @@ public struct Backoff: Hashable, Sendable {
         previousDelay: Duration?,
         using generator: inout G
     ) -> Duration {
-        delayAndBounds(forRetry: k, previousDelay: previousDelay, using: &generator).delay
+        delay(forRetry: k, previousDelay: previousDelay, base: nil, using: &generator)
+    }
+
+    /// The delay alone, with the base delay when already known: what
+    /// ``delayAndBounds(forRetry:previousDelay:base:using:)`` draws,
+    /// without building the range an unjittered backoff has no use for.
+    func delay<G: RandomNumberGenerator>(
+        forRetry k: Int,
+        previousDelay: Duration?,
+        base known: Duration?,
+        using generator: inout G
+    ) -> Duration {
+        if case .none = jitter { return Swift.max(known ?? base(forRetry: k), min) }
+        return delayAndBounds(forRetry: k, previousDelay: previousDelay, base: known, using: &generator).delay
     }
 
     /// ``delay(forRetry:previousDelay:using:)`` and the
@@ -318,7 +331,7 @@ public struct Backoff: Hashable, Sendable {
         // delays it raises.
         if case .none = jitter {
             // Nothing to draw.
-            let base = Swift.max(known ?? base(forRetry: k), min)
+            let base = delay(forRetry: k, previousDelay: previousDelay, base: known, using: &generator)
             return (base, base...base)
         }
         let range = jitteredBounds(forRetry: k, previousDelay: previousDelay, base: known)

@@ -264,8 +264,21 @@ public final class CompiledPolicy: Sendable {
     func backoffDelayAndBounds<G: RandomNumberGenerator>(
         forRetry k: Int, previousDelay: Duration?, using generator: inout G
     ) -> (delay: Duration, bounds: ClosedRange<Duration>) {
-        let base: Duration? = k >= 1 && k <= baseDelays.count ? baseDelays[k &- 1] : nil
-        return policy.backoff.delayAndBounds(forRetry: k, previousDelay: previousDelay, base: base, using: &generator)
+        policy.backoff.delayAndBounds(forRetry: k, previousDelay: previousDelay, base: baseDelay(forRetry: k), using: &generator)
+    }
+
+    /// The delay alone (see `Backoff.delay(forRetry:previousDelay:base:using:)`).
+    func backoffDelay<G: RandomNumberGenerator>(
+        forRetry k: Int, previousDelay: Duration?, using generator: inout G
+    ) -> Duration {
+        policy.backoff.delay(forRetry: k, previousDelay: previousDelay, base: baseDelay(forRetry: k), using: &generator)
+    }
+
+    /// The base delay of retry `k`, computed once; `nil` past the policy's
+    /// attempts.
+    @inline(__always)
+    private func baseDelay(forRetry k: Int) -> Duration? {
+        k >= 1 && k <= baseDelays.count ? baseDelays[k &- 1] : nil
     }
 
     /// The index in `resolutions` of what decides the input in `slot` for

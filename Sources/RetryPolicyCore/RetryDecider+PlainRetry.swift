@@ -55,6 +55,6 @@ extension RetryDecider {
         guard request.retryability != .unsafe,
             compiled.allowsRetry(method: request.method, markedIdempotent: request.markedIdempotent)
         else { return nil }
-        return compiled.backoffDelayAndBounds(forRetry: attempt, previousDelay: previousDelay, using: &generator).delay
+        return compiled.backoffDelay(forRetry: attempt, previousDelay: previousDelay, using: &generator)
     }
 }
