@@ -9,6 +9,9 @@ import RetryPolicyCore
 // for 0, divided by N, is the instructions of one request, and callgrind
 // attributes them to functions and lines.
 //
+// With `closure`, each request is one call of a stored async closure, as
+// the benchmark harness calls the plain names' iterations.
+//
 // SIDE: `engine` (the benchmarks' `.engine`: `run` with seed 003's
 // throwing operation), `engine-returning` (`run`, the answer returned),
 // `engine-concurrently` (`runConcurrently`, the answer returned), `seed003`
@@ -18,16 +21,29 @@ import RetryPolicyCore
 // harness runs each iteration of the plain (not `-in-one-task`) names.
 let sides = ["engine", "engine-returning", "engine-concurrently", "seed003", "seed002"]
 let arguments = CommandLine.arguments
-guard arguments.count == 4 || (arguments.count == 5 && arguments[4] == "own-task"), let count = Int(arguments[3]), count >= 0, sides.contains(arguments[1]),
+guard arguments.count == 4 || (arguments.count == 5 && ["own-task", "closure"].contains(arguments[4])), let count = Int(arguments[3]), count >= 0, sides.contains(arguments[1]),
     ["retry", "success"].contains(arguments[2])
 else {
-    fatalError("usage: executor-profile \(sides.joined(separator: "|")) retry|success N [own-task]")
+    fatalError("usage: executor-profile \(sides.joined(separator: "|")) retry|success N [own-task|closure]")
 }
 
 @inline(never)
 func send<Side: RequestSide>(_ side: Side, retrying: Bool, count: Int) async {
     var generator = SplitMix64(seed: 3)
-    if ownTask {
+    if closure {
+        // Each request through a stored async closure, as the benchmark
+        // harness calls an iteration: a frame of the closure's size from
+        // the task allocator per request.
+        let body: @Sendable () async throws -> Void = {
+            var generator = SplitMix64(seed: 3)
+            if retrying {
+                try await side.send(1, to: FlakyServer.self, using: &generator)
+            } else {
+                try await side.send(1, to: HealthyServer.self, using: &generator)
+            }
+        }
+        for _ in 0..<count { try! await body() }
+    } else if ownTask {
         // Each request in a task of its own, as the benchmark harness
         // runs an iteration: what a request costs the task allocator.
         for _ in 0..<count {
@@ -50,7 +66,8 @@ func send<Side: RequestSide>(_ side: Side, retrying: Bool, count: Int) async {
 let done = DispatchSemaphore(value: 0)
 let side = arguments[1]
 let retrying = arguments[2] == "retry"
-let ownTask = arguments.count == 5
+let ownTask = arguments.count == 5 && arguments[4] == "own-task"
+let closure = arguments.count == 5 && arguments[4] == "closure"
 Task.detached {
     switch side {
     case "engine": await send(EngineSide(), retrying: retrying, count: count)
