@@ -30,6 +30,20 @@ struct PlainSuccessStatusesTests {
         }
     }
 
+    @Test("any policy: the executor's first-try shortcut holds the set's 2xx bits and says nothing else is a success")
+    func shortcutAgreesWithTheSet() async {
+        await propertyCheck(count: 200, input: Gen.uint64()) { seed in
+            let decider = RetryDecider(policy: PolicyGenerator().policy(seed: seed))
+            let successes = PlainSuccessStatuses(decider)
+            let shortcut = FirstTryShortcut(startsAtOnce: true, successes: successes)
+            for status in Self.statuses {
+                #expect(
+                    shortcut.isSuccess(status) == ((200..<264).contains(status) && successes.contains(status)),
+                    "policy seed \(seed), status \(status)")
+            }
+        }
+    }
+
     @Test("a rule that makes a 2xx a failure takes its bit away; one that makes a 4xx a success adds one; neighbours keep theirs")
     func rulesMoveBits() {
         let policy = Policy(
@@ -46,5 +60,9 @@ struct PlainSuccessStatusesTests {
             #expect(successes.contains(status) == expected.contains(status), "\(status)")
         }
         #expect(!successes.contains(Int.min) && !successes.contains(Int.max))
+        let shortcut = FirstTryShortcut(startsAtOnce: true, successes: successes)
+        #expect(shortcut.isSuccess(200) && shortcut.isSuccess(263) && !shortcut.isSuccess(203))
+        #expect(!shortcut.isSuccess(405) && !shortcut.isSuccess(264) && !shortcut.isSuccess(199))
+        #expect(!shortcut.isSuccess(Int.min) && !shortcut.isSuccess(Int.max))
     }
 }

@@ -98,9 +98,10 @@ extension RetryExecutor {
     /// part of the caller's: it holds the first try and nothing else, and a
     /// request in a task of its own still fits the task allocator's first
     /// slab. Under an unobserved executor whose policy lets every request
-    /// start at once (`Setup.startsAtOnce`), a first-try success costs a
-    /// flag, the operation and a bit test (`PlainSuccessStatuses`): no rule
-    /// look-up, clock reading or heap allocation.
+    /// start at once, a first-try success costs a flag, the operation and
+    /// a bit test (`FirstTryShortcut`, read from the executor value; then
+    /// `PlainSuccessStatuses`): no rule look-up, clock reading, reference
+    /// to follow or heap allocation.
     ///
     /// The first try runs whatever the task's cancellation state, as a
     /// direct call of the operation would, and as seed 003's `retry` does:
@@ -129,11 +130,11 @@ extension RetryExecutor {
         // The checks before and after the attempt are synchronous calls or
         // flags, so what they read stays on the thread's stack and out of
         // this frame.
-        let setup = self.setup
+        let firstTry = self.firstTry
         var firstStart: Duration?
         var first: Result<Value, Failure>?
         var judged: AttemptOutcome?
-        if (setup.startsAtOnce && request.endpoint == nil)
+        if (firstTry.startsAtOnce && request.endpoint == nil)
             || (setup.isUnobserved
                 && setup.fields.decider.mayStartAtOnce(
                     request,
@@ -154,8 +155,9 @@ extension RetryExecutor {
             }
             if case .success(let value) = result {
                 let classified = classify(.success(value))
-                if classified == nil, setup.plainSuccesses.contains(hooks.status(value)) {
-                    return value
+                if classified == nil {
+                    let status = hooks.status(value)
+                    if firstTry.isSuccess(status) || setup.plainSuccesses.contains(status) { return value }
                 }
                 let decider = setup.fields.decider
                 let outcome = classified ?? hooks.reading(decider, value)
