@@ -71,7 +71,17 @@ public enum EnvoyExporter {
             return ExportResult(format: .envoy, document: .object(routeAction), warnings: warnings)
         }
         let document = bootstrap(policy.name, routeAction: [.init("cluster", .string(policy.name))] + routeAction, cluster: cluster)
+        warnings.append(skeletonWarning(policy.name, behaviour))
         return ExportResult(format: .envoy, document: document, warnings: warnings)
+    }
+
+    /// The bootstrap around a ratio budget is a skeleton: Envoy would
+    /// start from it, bind its example address and route to a cluster with
+    /// no host, so it is said as plainly as every other loss.
+    static func skeletonWarning(_ name: String, _ behaviour: PolicyBehaviour) -> InteropWarning {
+        InteropWarning(
+            feature: "budget", location: behaviour.location("budget"),
+            message: "the export is a bootstrap skeleton: its listener binds Envoy's example address 0.0.0.0:10000 and its cluster \"\(name)\" has no endpoints (load_assignment); move the route's retry_policy and timeout and the cluster's circuit_breakers into your own configuration")
     }
 
     /// A token bucket has no Envoy equivalent.
