@@ -15,6 +15,8 @@ let package = Package(
         .library(name: "RetryPolicyInterop", targets: ["RetryPolicyInterop"]),
         .library(name: "RetryPolicyExecutor", targets: ["RetryPolicyExecutor"]),
         .library(name: "RetryPolicyStore", targets: ["RetryPolicyStore"]),
+        // `retry-policy lsp`'s server, for the fuzz package (Fuzz/).
+        .library(name: "RetryPolicyLanguageServer", targets: ["RetryPolicyLanguageServer"]),
         // For test targets only: clocks that tests move by hand.
         .library(name: "RetryPolicyTesting", targets: ["RetryPolicyTesting"]),
         .library(name: "RetryPolicyAsyncHTTPClient", targets: ["RetryPolicyAsyncHTTPClient"]),

@@ -21,6 +21,15 @@ let package = Package(
             dependencies: [.product(name: "RetryPolicyCore", package: "swift-retry-policy")],
             swiftSettings: [.unsafeFlags(["-parse-as-library"])]
         ),
+        // `retry-policy lsp`'s standard input: the framer and the server.
+        .executableTarget(
+            name: "FuzzLanguageServer",
+            dependencies: [
+                .product(name: "RetryPolicyYAML", package: "swift-retry-policy"),
+                .product(name: "RetryPolicyLanguageServer", package: "swift-retry-policy"),
+            ],
+            swiftSettings: [.unsafeFlags(["-parse-as-library"])]
+        ),
         .executableTarget(
             name: "FuzzPolicyLoader",
             dependencies: [

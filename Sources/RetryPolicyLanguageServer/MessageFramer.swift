@@ -24,8 +24,9 @@ public struct MessageFramer: Sendable {
         case tooLarge(length: Int, limit: Int)
         /// The headers name no length, or not a number.
         case missingLength
-        /// The header block itself passed `maximumHeaderBytes` without
-        /// ending: everything so far is dropped.
+        /// The header block is longer than `maximumHeaderBytes`, wherever
+        /// the reads end: one that has not ended is dropped as it passes
+        /// the limit, one that has is dropped with the body it names.
         case headerTooLong
 
         public var description: String {
@@ -86,6 +87,14 @@ public struct MessageFramer: Sendable {
                 break
             }
             let headers = String(decoding: buffer[start..<end.headers], as: UTF8.self)
+            // A block that ended within the read that brought it is held
+            // whole, so the limit is checked again here: otherwise the
+            // reads' sizes, not the limit, would bound what is kept.
+            if end.body - start > Self.maximumHeaderBytes {
+                pending.append(.rejected(.headerTooLong))
+                skipBody(of: Self.contentLength(in: headers) ?? 0, at: end.body)
+                continue
+            }
             guard let length = Self.contentLength(in: headers) else {
                 pending.append(.rejected(.missingLength))
                 start = end.body
@@ -93,10 +102,7 @@ public struct MessageFramer: Sendable {
             }
             if length > maximumMessageBytes {
                 pending.append(.rejected(.tooLarge(length: length, limit: maximumMessageBytes)))
-                let available = buffer.count - end.body
-                let dropped = min(available, length)
-                start = end.body + dropped
-                skipping = length - dropped
+                skipBody(of: length, at: end.body)
                 continue
             }
             guard buffer.count - end.body >= length else { break }
@@ -110,6 +116,14 @@ public struct MessageFramer: Sendable {
             buffer.removeFirst(start)
             start = 0
         }
+    }
+
+    /// Moves past a refused message's `length` body bytes from `body`:
+    /// those already read are let go, the rest are dropped as they come.
+    private mutating func skipBody(of length: Int, at body: Int) {
+        let dropped = min(buffer.count - body, length)
+        start = body + dropped
+        skipping = length - dropped
     }
 
     /// Where the header block ends (`\r\n\r\n`, or `\n\n` from a lenient

@@ -60,6 +60,34 @@ struct MessageFramerTests {
         #expect(framer.heldBytes == 0)
     }
 
+    @Test("a header block over the limit is refused with its body whether it ends in the read that brought it or a later one")
+    func longHeaderInOneRead() {
+        let padding = "X-Padding: " + String(repeating: "a", count: MessageFramer.maximumHeaderBytes + 200) + "\r\n"
+        let body = [UInt8](repeating: UInt8(ascii: "x"), count: 4_000)
+        let bytes = Array(padding.utf8) + MessageFramer.frame(body) + Self.framed("[7]")
+        for read in [bytes.count, 1_000] {
+            var framer = MessageFramer(maximumMessageBytes: 4_096)
+            var frames: [MessageFramer.Frame] = []
+            var offset = 0
+            while offset < bytes.count {
+                let end = min(bytes.count, offset + read)
+                // Leave the body unfinished at first: it must not be held with the headers.
+                let cut = offset == 0 && read == bytes.count ? bytes.count - 100 : end
+                framer.append(bytes[offset..<cut])
+                #expect(framer.heldBytes <= MessageFramer.maximumHeaderBytes + 4_096, "reads of \(read)")
+                while let frame = framer.next() { frames.append(frame) }
+                offset = cut
+            }
+            // Compared, not printed: a frame holds the 4,000-byte body.
+            let refusedFirst = frames.first == .rejected(.headerTooLong)
+            let nextRead = frames.last == .message(Array("[7]".utf8))
+            #expect(refusedFirst, "reads of \(read)")
+            #expect(nextRead, "reads of \(read)")
+            #expect(frames.count == 2, "reads of \(read)")
+            #expect(framer.heldBytes == 0)
+        }
+    }
+
     @Test("Content-Length is read in any case, beside other headers")
     func headerCase() {
         #expect(MessageFramer.contentLength(in: "content-length: 12\r\nContent-Type: application/vscode-jsonrpc") == 12)
