@@ -1,6 +1,7 @@
 /// What a first try's success is decided with when nothing else is
 /// needed, kept in the executor value: whether any request without an
-/// endpoint may start at once (`RetryExecutor.Setup.startsAtOnce`), and
+/// endpoint may start at once (`RetryDecider.mayAlwaysStartAtOnce`, under
+/// an unobserved executor), and
 /// which statuses from 200 to 263 are plain successes for every method
 /// (those of `PlainSuccessStatuses`, where nearly every success falls).
 ///

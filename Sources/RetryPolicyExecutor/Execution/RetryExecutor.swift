@@ -152,7 +152,7 @@ public struct RetryExecutor<C: Clock>: Sendable where C.Duration == Duration {
                 wallClock: wallClockNow != nil || !hooks.isEmpty || decider.mayNeedTime
                     ? WallClockAnchor(instant: clock.now, timestamp: wallClockNow ?? .systemNow()) : nil,
                 classifier: classifier, refreshCredentials: refreshCredentials, hooks: hooks))
-        firstTry = FirstTryShortcut(startsAtOnce: setup.startsAtOnce, successes: setup.plainSuccesses)
+        firstTry = setup.firstTry
     }
 
     public var policy: Policy { decider.policy }
@@ -180,7 +180,7 @@ public struct RetryExecutor<C: Clock>: Sendable where C.Duration == Duration {
             fields.wallClock = WallClockAnchor(instant: fields.clock.now, timestamp: .systemNow())
         }
         setup = Setup(fields)
-        firstTry = FirstTryShortcut(startsAtOnce: setup.startsAtOnce, successes: setup.plainSuccesses)
+        firstTry = setup.firstTry
     }
 
     /// Immutable: a change replaces it whole, so reading it needs neither a
@@ -213,9 +213,9 @@ public struct RetryExecutor<C: Clock>: Sendable where C.Duration == Duration {
         /// An observer receives events.
         @usableFromInline let isObserved: Bool
         /// Unobserved, and every request without an endpoint may be sent
-        /// at once (`RetryDecider.mayAlwaysStartAtOnce`): the first try's
-        /// whole check is this flag (kept in `FirstTryShortcut`).
-        @usableFromInline let startsAtOnce: Bool
+        /// at once (`RetryDecider.mayAlwaysStartAtOnce`), with the plain 2xx
+        /// successes: what the executor value copies into `firstTry`.
+        let firstTry: FirstTryShortcut
         /// What a first try's success needs no decider for.
         @usableFromInline let plainSuccesses: PlainSuccessStatuses
 
@@ -226,8 +226,9 @@ public struct RetryExecutor<C: Clock>: Sendable where C.Duration == Duration {
             isShadowed = fields.hooks.shadow != nil
             isObserved = fields.hooks.observer != nil
             isUnobserved = fields.hooks.isEmpty
-            startsAtOnce = isUnobserved && fields.decider.mayAlwaysStartAtOnce
             plainSuccesses = PlainSuccessStatuses(fields.decider)
+            firstTry = FirstTryShortcut(
+                startsAtOnce: isUnobserved && fields.decider.mayAlwaysStartAtOnce, successes: plainSuccesses)
         }
     }
 }
