@@ -65,6 +65,11 @@ public final class CompiledPolicy: Sendable {
     /// empty for a backoff defined in code, whose delays are the caller's
     /// to compute.
     let baseDelays: [Duration]
+    /// The delay before each retry when the backoff draws nothing (no
+    /// jitter), as `Backoff.delay(forRetry:previousDelay:base:using:)`
+    /// gives it, computed once; empty when it draws, or for a backoff
+    /// defined in code.
+    let unjitteredDelays: [Duration]
 
     /// Input slots: status codes 100-599, then the transport classes,
     /// then the gRPC statuses 0-16.
@@ -105,6 +110,16 @@ public final class CompiledPolicy: Sendable {
             self.baseDelays = (0..<Swift.min(Swift.max(policy.attempts - 1, 0), 1_024)).map {
                 policy.backoff.base(forRetry: $0 + 1)
             }
+        }
+        if case .none = policy.backoff.jitter {
+            // Nothing is drawn without jitter; the generator is never asked.
+            var generator = SystemRandomNumberGenerator()
+            let bases = baseDelays
+            self.unjitteredDelays = bases.indices.map { index in
+                policy.backoff.delay(forRetry: index + 1, previousDelay: nil, base: bases[index], using: &generator)
+            }
+        } else {
+            self.unjitteredDelays = []
         }
         self.resolutions = Self.makeResolutions(of: policy)
         var tables = [Int32](repeating: -1, count: width * (named.count + 1))
@@ -271,7 +286,8 @@ public final class CompiledPolicy: Sendable {
     func backoffDelay<G: RandomNumberGenerator>(
         forRetry k: Int, previousDelay: Duration?, using generator: inout G
     ) -> Duration {
-        policy.backoff.delay(forRetry: k, previousDelay: previousDelay, base: baseDelay(forRetry: k), using: &generator)
+        if k >= 1 && k <= unjitteredDelays.count { return unjitteredDelays[k &- 1] }
+        return policy.backoff.delay(forRetry: k, previousDelay: previousDelay, base: baseDelay(forRetry: k), using: &generator)
     }
 
     /// The base delay of retry `k`, computed once; `nil` past the policy's
@@ -288,6 +304,17 @@ public final class CompiledPolicy: Sendable {
         Int(truncatingIfNeeded: tables[methodSlot &* width &+ slot])
     }
 
+    /// The index in `resolutions` of what decides a response with
+    /// `status` for the method in `methodSlot`; a status outside 100-599
+    /// matches no rule and is no 2xx.
+    @inline(__always)
+    func resolutionIndex(forStatus status: Int, methodSlot: Int) -> Int {
+        // 100-599, as `inputSlot(status:)` without the global range.
+        let statusSlot = status &- 100
+        guard UInt(bitPattern: statusSlot) < 500 else { return unmatchedIndex }
+        return resolutionIndex(inputSlot: statusSlot, methodSlot: methodSlot)
+    }
+
     /// The index in `resolutions` of what decides `outcome` for `method`;
     /// a status outside 100-599 matches no rule and is no 2xx.
     @inline(__always)
@@ -295,10 +322,7 @@ public final class CompiledPolicy: Sendable {
         let slot: Int
         switch outcome {
         case .response(let status, _):
-            // 100-599, as `inputSlot(status:)` without the global range.
-            let statusSlot = status &- 100
-            guard UInt(bitPattern: statusSlot) < 500 else { return unmatchedIndex }
-            slot = statusSlot
+            return resolutionIndex(forStatus: status, methodSlot: methodSlot(method))
         case .transport(let transport):
             slot = Self.inputSlot(transport: transport)
         case .grpc(let status, _):

@@ -38,6 +38,7 @@ public enum AttemptOutcome: Hashable, Sendable {
     /// server's `grpc-retry-pushback-ms` is read (gRFC A6).
     case grpc(status: GRPCStatusCode, metadata: ResponseHeaders)
 
+    @inlinable
     public static func status(_ status: Int) -> AttemptOutcome { .response(status: status, headers: .none) }
 
     /// A gRPC status without metadata.

@@ -16,6 +16,7 @@ public struct ResponseHeaders: Hashable, Sendable, ExpressibleByDictionaryLitera
         }
     }
 
+    @inlinable
     public init(_ fields: [Field] = []) { self.fields = fields }
 
     public init(dictionaryLiteral elements: (String, String)...) {
@@ -23,6 +24,7 @@ public struct ResponseHeaders: Hashable, Sendable, ExpressibleByDictionaryLitera
     }
 
     /// No headers; does not allocate.
+    @inlinable
     public static var none: ResponseHeaders { ResponseHeaders() }
 
     /// The first value of the header `name`, compared case-insensitively as

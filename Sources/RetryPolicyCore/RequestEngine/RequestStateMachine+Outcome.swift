@@ -61,7 +61,7 @@ extension RequestStateMachine {
 
     /// The attempt in progress finished at `time` with `outcome`, and a
     /// driver already retried it plainly after `delay` (see
-    /// `RetryDecider.plainRetryDelay(after:attempt:previousDelay:request:using:)`):
+    /// `RetryDecider.plainRetryDelay(after:attempt:previousDelay:rules:method:using:)`):
     /// the machine makes the decision again with that delay instead of a
     /// new draw, records it, and answers as ``attemptFinished(_:at:producedValue:thrown:override:using:)``
     /// would have.

@@ -11,6 +11,7 @@ public struct FailedAttempt<Failure: Error> {
     /// What the operation threw, when it threw an error of its own type.
     public var thrown: Failure?
 
+    @inlinable
     public init(number: Int, outcome: AttemptOutcome, thrown: Failure? = nil) {
         self.number = number
         self.outcome = outcome

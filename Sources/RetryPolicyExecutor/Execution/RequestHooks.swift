@@ -51,11 +51,16 @@ struct RequestHooks<Value> {
     struct Judgement {
         @usableFromInline var outcome: AttemptOutcome
         @usableFromInline var override: DecisionOverride
+        /// A returned value the policy treats as a plain success (see
+        /// `RetryDecider.isPlainSuccess(_:method:)`), as judged: the caller's
+        /// `override` was not asked.
+        @usableFromInline var isPlainSuccess = false
 
         @inlinable
-        init(outcome: AttemptOutcome, override: DecisionOverride) {
+        init(outcome: AttemptOutcome, override: DecisionOverride, isPlainSuccess: Bool = false) {
             self.outcome = outcome
             self.override = override
+            self.isPlainSuccess = isPlainSuccess
         }
     }
 
@@ -79,15 +84,19 @@ struct RequestHooks<Value> {
         switch result {
         case .success(let value):
             let outcome = judged ?? classify(.success(value)) ?? reading(decider, value)
-            guard let number, !decider.isPlainSuccess(outcome, method: method) else {
-                return Judgement(outcome: outcome, override: .asPolicySays)
+            let isPlainSuccess = decider.isPlainSuccess(outcome, method: method)
+            guard let number, !isPlainSuccess else {
+                return Judgement(outcome: outcome, override: .asPolicySays, isPlainSuccess: isPlainSuccess)
             }
             return Judgement(outcome: outcome, override: override(FailedAttempt(number: number, outcome: outcome)))
         case .failure(let error):
             let outcome = classify(.failure(error)) ?? classifier.outcome(for: error)
             guard let number else { return Judgement(outcome: outcome, override: .asPolicySays) }
-            return Judgement(
-                outcome: outcome, override: override(FailedAttempt(number: number, outcome: outcome, thrown: error)))
+            // The outcome moves into the attempt the caller's `override`
+            // sees and back out of it, uncopied.
+            let failed = FailedAttempt(number: number, outcome: outcome, thrown: error)
+            let decision = override(failed)
+            return Judgement(outcome: failed.outcome, override: decision)
         }
     }
 

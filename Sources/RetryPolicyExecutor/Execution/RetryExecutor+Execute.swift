@@ -90,26 +90,27 @@ extension RetryExecutor {
 // MARK: - The one request path
 
 extension RetryExecutor {
-    /// What every form of `run` does: the first try here, everything after
-    /// it out of line (`afterFirstTry`: the plain driver, or the sequential
-    /// one, which hands a hedged request to `hedgedRun`).
+    /// What every form of `run` does: the first try and the plain
+    /// driver's retries here, everything else out of line (`startLater`
+    /// when the first try cannot be sent at once, `machineRun` for the
+    /// sequential driver, which hands a hedged request to `hedgedRun`).
     ///
     /// This part is inlined into the caller, so its async frame becomes
-    /// part of the caller's: it holds the first try and nothing else, and a
-    /// request in a task of its own still fits the task allocator's first
-    /// slab. Under an unobserved executor whose policy lets every request
-    /// start at once, a first-try success costs a flag, the operation and
-    /// a bit test (`FirstTryShortcut`, read from the executor value; then
-    /// `PlainSuccessStatuses`): no rule look-up, clock reading, reference
-    /// to follow or heap allocation.
+    /// part of the caller's: it holds the first try and the plain loop's
+    /// pointer, and a request in a task of its own still fits the task
+    /// allocator's first slab. Under an unobserved executor whose policy
+    /// lets every request start at once, a first-try success costs a flag,
+    /// the operation and a bit test (`FirstTryShortcut`, read from the
+    /// executor value; then `PlainSuccessStatuses`): no rule look-up, clock
+    /// reading, reference to follow or heap allocation, and nothing stored
+    /// before the attempt for the failure path to read.
     ///
     /// The first try runs whatever the task's cancellation state, as a
     /// direct call of the operation would, and as seed 003's `retry` does:
     /// the operation decides what cancellation means to it (URLSession,
     /// AsyncHTTPClient and grpc-swift fail at once; a value it returns
     /// anyway is the request's). No retry starts after cancellation, and a
-    /// failure under cancellation is the cancellation. Retries pay an out-of-line call and a
-    /// frame of their own: each waits for a backoff, which dwarfs both.
+    /// failure under cancellation is the cancellation.
     /// A request is timed (its steps read the clock) only when a hook is
     /// attached or its policy's decisions depend on time; otherwise the
     /// clock is read only to wait.
@@ -127,58 +128,59 @@ extension RetryExecutor {
             inout RequestStateMachine, RequestStateMachine.Action, _ start: Duration?, _ now: Duration?, inout G
         ) async throws(RetryFailure) -> Value
     ) async throws(RetryFailure) -> Value {
-        // The checks before and after the attempt are synchronous calls or
-        // flags, so what they read stays on the thread's stack and out of
-        // this frame.
-        let firstTry = self.firstTry
-        var firstStart: Duration?
-        var first: Result<Value, Failure>?
-        var judged: AttemptOutcome?
-        if (firstTry.startsAtOnce && request.endpoint == nil)
-            || (setup.isUnobserved
-                && setup.fields.decider.mayStartAtOnce(
-                    request,
-                    now: {
-                        let now = moment()
-                        firstStart = now
-                        return wallTime(at: now)
-                    }))
-        {
-            // The operation itself, not `attempt`: a first try that may start
-            // at once has no time limit to race, and a direct call lets the
-            // optimizer keep what the caller's closure captures on the stack.
-            let result: Result<Value, Failure>
-            do throws(Failure) {
-                result = .success(try await operation(AttemptContext(attempt: 1, credentialRefreshes: 0)))
-            } catch {
-                result = .failure(error)
-            }
-            if case .success(let value) = result {
-                let classified = classify(.success(value))
-                if classified == nil {
-                    let status = hooks.status(value)
-                    if firstTry.isSuccess(status) || setup.plainSuccesses.contains(status) { return value }
-                }
-                let decider = setup.fields.decider
-                let outcome = classified ?? hooks.reading(decider, value)
-                if decider.settlePlainSuccess(ofFirstAttempt: outcome, method: request.method) { return value }
-                judged = outcome
-            }
-            first = result
+        if firstTry.startsAtOnce && request.endpoint == nil {
+            return try await firstTryAndRest(
+                request, firstStart: nil, using: &generator, isolation: isolation, classify: classify,
+                override: override, hooks: hooks, operation: operation, attempt: attempt, hedge: hedge)
         }
-        return try await afterFirstTry(
-            request, result: first, judged: judged, firstStart: firstStart, using: &generator, isolation: isolation,
-            classify: classify, override: override, hooks: hooks, operation: operation, attempt: attempt, hedge: hedge)
+        return try await startLater(
+            request, using: &generator, isolation: isolation, classify: classify, override: override, hooks: hooks,
+            operation: operation, attempt: attempt, hedge: hedge)
     }
 
-    /// The rest of a request whose first try did not end it: `result` is
-    /// that try, or `nil` when it could not run at once. Out of line, so
-    /// that a caller's frame holds none of it.
+    /// A request that may not start at once whatever the time (a hook to
+    /// report to, time limits, a breaker, a cooldown kept): out of line,
+    /// so that the caller's frame holds none of what deciding it takes.
     @inlinable @inline(never)
-    func afterFirstTry<Value, Failure: Error, G: RandomNumberGenerator>(
+    func startLater<Value, Failure: Error, G: RandomNumberGenerator>(
         _ request: RetryRequest,
-        result: Result<Value, Failure>?,
-        judged: AttemptOutcome?,
+        using generator: inout G,
+        isolation: isolated (any Actor)?,
+        classify: (Result<Value, Failure>) -> AttemptOutcome?,
+        override: (FailedAttempt<Failure>) -> DecisionOverride,
+        hooks: RequestHooks<Value>,
+        operation: (AttemptContext) async throws(Failure) -> Value,
+        attempt: nonisolated(nonsending) (AttemptContext, _ startedAt: Duration?) async -> AttemptResult<Value>,
+        hedge: nonisolated(nonsending) (
+            inout RequestStateMachine, RequestStateMachine.Action, _ start: Duration?, _ now: Duration?, inout G
+        ) async throws(RetryFailure) -> Value
+    ) async throws(RetryFailure) -> Value {
+        var firstStart: Duration?
+        guard setup.isUnobserved,
+            setup.fields.decider.mayStartAtOnce(
+                request,
+                now: {
+                    let now = moment()
+                    firstStart = now
+                    return wallTime(at: now)
+                })
+        else {
+            return try await machineRun(
+                request, after: Result<Value, Failure>?.none, judged: nil, firstStart: nil, using: &generator,
+                isolation: isolation, classify: classify, override: override, hooks: hooks, attempt: attempt,
+                hedge: hedge)
+        }
+        return try await firstTryAndRest(
+            request, firstStart: firstStart, using: &generator, isolation: isolation, classify: classify, override: override, hooks: hooks,
+                operation: operation, attempt: attempt, hedge: hedge)
+    }
+
+    /// The first try, sent at once, and what follows it: its value
+    /// returned, the plain driver's retries, or the sequential driver.
+    /// `firstStart` is when it started, for a timed request.
+    @inlinable @inline(__always)
+    func firstTryAndRest<Value, Failure: Error, G: RandomNumberGenerator>(
+        _ request: RetryRequest,
         firstStart: Duration?,
         using generator: inout G,
         isolation: isolated (any Actor)?,
@@ -191,10 +193,33 @@ extension RetryExecutor {
             inout RequestStateMachine, RequestStateMachine.Action, _ start: Duration?, _ now: Duration?, inout G
         ) async throws(RetryFailure) -> Value
     ) async throws(RetryFailure) -> Value {
-        if let result, setup.fields.decider.retriesPlainly(request) {
+        // The operation itself, not `attempt`: a first try that may start
+        // at once has no time limit to race, and a direct call lets the
+        // optimizer keep what the caller's closure captures on the stack.
+        // The checks after the attempt are synchronous calls or flags, so
+        // what they read stays on the thread's stack and out of this frame;
+        // a success returns inside the `do`, where the value arrived.
+        var judged: AttemptOutcome?
+        let result: Result<Value, Failure>
+        do throws(Failure) {
+            let value = try await operation(AttemptContext(attempt: 1, credentialRefreshes: 0))
+            let classified = classify(.success(value))
+            if classified == nil {
+                let status = hooks.status(value)
+                if firstTry.isSuccess(status) || setup.plainSuccesses.contains(status) { return value }
+            }
+            let decider = setup.fields.decider
+            let outcome = classified ?? hooks.reading(decider, value)
+            if decider.settlePlainSuccess(ofFirstAttempt: outcome, method: request.method) { return value }
+            judged = outcome
+            result = .success(value)
+        } catch {
+            result = .failure(error)
+        }
+        if let loop = makePlainLoop(request, first: result, judged: judged) {
             return try await plainRun(
-                request, first: result, judged: judged, using: &generator, isolation: isolation, classify: classify,
-                override: override, hooks: hooks, operation: operation, attempt: attempt, hedge: hedge)
+                request, loop, using: &generator, isolation: isolation, classify: classify, override: override,
+                hooks: hooks, operation: operation, attempt: attempt, hedge: hedge)
         }
         return try await machineRun(
             request, after: result, judged: judged, firstStart: firstStart, using: &generator, isolation: isolation,
