@@ -287,7 +287,8 @@ public final class CompiledPolicy: Sendable {
         forRetry k: Int, previousDelay: Duration?, using generator: inout G
     ) -> Duration {
         if k >= 1 && k <= unjitteredDelays.count { return unjitteredDelays[k &- 1] }
-        return policy.backoff.delay(forRetry: k, previousDelay: previousDelay, base: baseDelay(forRetry: k), using: &generator)
+        return policy.backoff.delay(
+            forRetry: k, previousDelay: previousDelay, base: baseDelay(forRetry: k), using: &generator)
     }
 
     /// The base delay of retry `k`, computed once; `nil` past the policy's

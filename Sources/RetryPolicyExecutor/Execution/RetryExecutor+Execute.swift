@@ -171,8 +171,8 @@ extension RetryExecutor {
                 hedge: hedge)
         }
         return try await firstTryAndRest(
-            request, firstStart: firstStart, using: &generator, isolation: isolation, classify: classify, override: override, hooks: hooks,
-                operation: operation, attempt: attempt, hedge: hedge)
+            request, firstStart: firstStart, using: &generator, isolation: isolation, classify: classify,
+            override: override, hooks: hooks, operation: operation, attempt: attempt, hedge: hedge)
     }
 
     /// The first try, sent at once, and what follows it: its value

@@ -41,7 +41,9 @@ extension RetryExecutor {
     ) async throws(RetryFailure) -> Value {
         defer { PlainLoop.release(loop) }
         retrying: while true {
-            switch plainStep(&loop.pointee, request, using: &generator, classify: classify, override: override, hooks: hooks) {
+            switch plainStep(
+                &loop.pointee, request, using: &generator, classify: classify, override: override, hooks: hooks)
+            {
             case .done:
                 if case .success(let value) = loop.pointee.result { return value }
                 // A step is done only on a returned value; the machine
