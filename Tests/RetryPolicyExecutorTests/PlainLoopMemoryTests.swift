@@ -95,6 +95,17 @@ struct PlainLoopMemoryTests {
         RetryExecutor(decider: RetryDecider(policy: policy(attempts: attempts)), clock: clock, tracing: nil)
     }
 
+    /// How a request whose every attempt throws ends.
+    static func failure(of executor: RetryExecutor<TokenClock>, tokens: Tokens) async throws -> RetryFailure {
+        var caught: RetryFailure?
+        do {
+            _ = try await executor.run { _ throws(Failed) -> Int in throw Failed(token: tokens.make()) }
+        } catch {
+            caught = error
+        }
+        return try #require(caught)
+    }
+
     @Test("thrown errors kept for retries and the waits' deadlines are freed when the request succeeds")
     func successAfterThrownFailures() async throws {
         let tokens = Tokens()
@@ -143,14 +154,7 @@ struct PlainLoopMemoryTests {
         let tokens = Tokens()
         let clock = TokenClock(tokens)
         do {
-            let executor = Self.executor(clock, attempts: 3)
-            var caught: RetryFailure?
-            do {
-                _ = try await executor.run { _ throws(Failed) -> Int in throw Failed(token: tokens.make()) }
-            } catch {
-                caught = error
-            }
-            let failure = try #require(caught)
+            let failure = try await Self.failure(of: Self.executor(clock, attempts: 3), tokens: tokens)
             #expect(failure.attempts.count == 3)
             #expect(failure.underlyingError is Failed)
         }
@@ -162,14 +166,7 @@ struct PlainLoopMemoryTests {
         let tokens = Tokens()
         let clock = TokenClock(tokens, sleepsThrow: true)
         do {
-            let executor = Self.executor(clock, attempts: 3)
-            var caught: RetryFailure?
-            do {
-                _ = try await executor.run { _ throws(Failed) -> Int in throw Failed(token: tokens.make()) }
-            } catch {
-                caught = error
-            }
-            let failure = try #require(caught)
+            let failure = try await Self.failure(of: Self.executor(clock, attempts: 3), tokens: tokens)
             #expect(failure.reason == .cancelled)
             #expect(failure.attempts.count == 1)
         }
